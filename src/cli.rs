@@ -1,0 +1,371 @@
+//! The command line: what the user typed ([`Cli`]) and how it resolves into a
+//! [`Config`] (colour, terminal width, buffering), plus the generators for the
+//! man page and shell completions.
+
+use std::fs::File;
+use std::io::{self, BufWriter, IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{CommandFactory, Parser, ValueEnum};
+
+use crate::diag::Diag;
+use crate::dialect::Dialect;
+use crate::output::{Format, OutputOptions};
+use crate::run::{Config, Input, run};
+use crate::transform::NormalizeOptions;
+
+/// Output buffer size.
+pub const WRITE_BUFFER_BYTES: usize = 64 * 1024;
+
+const EXAMPLES: &str = "\
+Examples:
+  Serve a live cursor-agent run to an OpenAI-compatible client... or just read it:
+    cursor-agent -p --output-format stream-json --stream-partial-output \"fix the tests\" | cstream
+
+  The normalized events, one JSON object per line (for dashboards and scripts):
+    cstream --to events run.jsonl
+
+  Read several captures; a missing file is reported and skipped:
+    cstream --to events a.jsonl b.jsonl > all.ndjson
+
+  Fail a CI step on input that is not valid stream-json:
+    cstream --strict --to events run.jsonl > /dev/null
+
+Exit status:
+  0  every line was understood (unknown-but-valid events are kept, and count as understood)
+  1  some lines were not valid input (each reported on stderr), or --strict stopped the run
+  2  usage error, or a file could not be read, or writing the output failed
+  3  only with -e: a session reported failure or ended without a result
+  A closed output pipe (cstream ... | head) ends the run quietly with 0.";
+
+/// Normalize coding-agent event streams (cursor-agent stream-json and others)
+/// and write them as a readable transcript or normalized events.
+#[derive(Debug, Parser)]
+#[command(name = "cstream", version, about, after_help = EXAMPLES, max_term_width = 100)]
+pub struct Cli {
+    /// Files to read, in order ('-' or none: standard input)
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    /// Output format
+    #[arg(short = 't', long = "to", value_enum, value_name = "FORMAT", default_value_t = ToFormat::Text)]
+    pub to: ToFormat,
+
+    /// Input dialect (auto: detected from each input's first lines)
+    #[arg(short = 'f', long = "from", value_enum, value_name = "DIALECT", default_value_t = FromDialect::Auto)]
+    pub from: FromDialect,
+
+    /// Keep recap/replay text exactly as it came (default: emit only what a recap adds)
+    #[arg(long)]
+    pub no_dedupe: bool,
+
+    /// When to colour the text format [NO_COLOR and CLICOLOR_FORCE are honoured with auto]
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorWhen::Auto)]
+    pub color: ColorWhen,
+
+    /// Stop at the first line that is not valid input (after writing its error event), exit 1
+    #[arg(long)]
+    pub strict: bool,
+
+    /// Exit 3 when a session reported failure or ended without a result
+    #[arg(short = 'e', long)]
+    pub exit_status: bool,
+
+    /// Write to FILE instead of standard output
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Flush after every input line, even when more input is waiting
+    #[arg(long)]
+    pub line_buffered: bool,
+
+    /// Generate the man page or a shell completion script
+    #[arg(long, value_enum, value_name = "KIND", hide = true, exclusive = true)]
+    pub generate: Option<Generate>,
+}
+
+/// `--to`
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ToFormat {
+    /// A readable, coloured transcript
+    Text,
+    /// Normalized events, one compact JSON object per line
+    Events,
+}
+
+/// `--from`
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FromDialect {
+    /// Detect from each input's first lines
+    Auto,
+    /// cursor-agent --output-format stream-json
+    Cursor,
+    /// cstream's own --to events output
+    Events,
+}
+
+/// `--color`
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorWhen {
+    /// Colour when writing to a terminal (unless NO_COLOR is set, or CLICOLOR_FORCE asks for it)
+    Auto,
+    /// Always colour the text format
+    Always,
+    /// Never colour
+    Never,
+}
+
+/// `--generate`
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Generate {
+    Man,
+    Bash,
+    Zsh,
+    Fish,
+    Powershell,
+    Elvish,
+}
+
+impl Generate {
+    /// Where the generated file lives in the repository.
+    pub fn path(self) -> &'static str {
+        match self {
+            Generate::Man => "man/cstream.1",
+            Generate::Bash => "completions/cstream.bash",
+            Generate::Zsh => "completions/_cstream",
+            Generate::Fish => "completions/cstream.fish",
+            Generate::Powershell => "completions/_cstream.ps1",
+            Generate::Elvish => "completions/cstream.elv",
+        }
+    }
+
+    /// Every kind.
+    pub const ALL: [Generate; 6] = [
+        Generate::Man,
+        Generate::Bash,
+        Generate::Zsh,
+        Generate::Fish,
+        Generate::Powershell,
+        Generate::Elvish,
+    ];
+}
+
+/// Write the man page or a completion script.
+pub fn generate(kind: Generate, out: &mut dyn Write) -> io::Result<()> {
+    use clap_complete::Shell;
+    let mut cmd = Cli::command();
+    let shell = match kind {
+        Generate::Man => return clap_mangen::Man::new(cmd).render(out),
+        Generate::Bash => Shell::Bash,
+        Generate::Zsh => Shell::Zsh,
+        Generate::Fish => Shell::Fish,
+        Generate::Powershell => Shell::PowerShell,
+        Generate::Elvish => Shell::Elvish,
+    };
+    clap_complete::generate(shell, &mut cmd, "cstream", out);
+    Ok(())
+}
+
+/// The environment colour decisions depend on.
+#[derive(Debug, Clone, Default)]
+pub struct ColorEnv {
+    pub no_color: Option<String>,
+    pub clicolor_force: Option<String>,
+    pub term: Option<String>,
+}
+
+impl ColorEnv {
+    /// Read from the process environment.
+    pub fn from_env() -> Self {
+        ColorEnv {
+            no_color: std::env::var("NO_COLOR").ok(),
+            clicolor_force: std::env::var("CLICOLOR_FORCE").ok(),
+            term: std::env::var("TERM").ok(),
+        }
+    }
+}
+
+/// Resolve `--color`: `always`/`never` win; `auto` is off when `NO_COLOR` is
+/// non-empty (no-color.org), on when `CLICOLOR_FORCE` is non-empty and not
+/// `0`, else on only for a terminal that is not `TERM=dumb`.
+pub fn resolve_color(when: ColorWhen, tty: bool, env: &ColorEnv) -> bool {
+    let set = |v: &Option<String>| v.as_deref().is_some_and(|v| !v.is_empty());
+    match when {
+        ColorWhen::Always => true,
+        ColorWhen::Never => false,
+        ColorWhen::Auto if set(&env.no_color) => false,
+        ColorWhen::Auto
+            if set(&env.clicolor_force) && env.clicolor_force.as_deref() != Some("0") =>
+        {
+            true
+        }
+        ColorWhen::Auto => tty && env.term.as_deref() != Some("dumb"),
+    }
+}
+
+impl Cli {
+    /// The run configuration this command line asks for. `tty`: whether the
+    /// output goes to a terminal.
+    pub fn config(&self, tty: bool, env: &ColorEnv) -> Config {
+        Config {
+            format: match self.to {
+                ToFormat::Text => Format::Text,
+                ToFormat::Events => Format::Events,
+            },
+            from: match self.from {
+                FromDialect::Auto => None,
+                FromDialect::Cursor => Some(Dialect::Cursor),
+                FromDialect::Events => Some(Dialect::Events),
+            },
+            normalize: NormalizeOptions {
+                dedupe: !self.no_dedupe,
+            },
+            output: OutputOptions {
+                color: resolve_color(self.color, tty, env),
+                width: if tty {
+                    terminal_size::terminal_size().map(|(w, _)| w.0 as usize)
+                } else {
+                    None
+                },
+            },
+            strict: self.strict,
+            // A terminal shows every line at once, as ripgrep does.
+            line_buffered: self.line_buffered || tty,
+        }
+    }
+
+    /// The inputs to read (standard input when none is given).
+    pub fn inputs(&self) -> Vec<Input> {
+        if self.files.is_empty() {
+            return vec![Input::Stdin];
+        }
+        self.files
+            .iter()
+            .map(|f| {
+                if f.as_os_str() == "-" {
+                    Input::Stdin
+                } else {
+                    Input::Path(f.clone())
+                }
+            })
+            .collect()
+    }
+}
+
+/// True when `e`, or anything in its chain, is a closed pipe.
+fn is_broken_pipe(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::BrokenPipe
+}
+
+/// Run cstream with the process's arguments and environment.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    if let Some(kind) = cli.generate {
+        let mut out = io::stdout().lock();
+        return match generate(kind, &mut out).and_then(|_| out.flush()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("cstream: error: {e}");
+                ExitCode::from(2)
+            }
+        };
+    }
+    let mut diag = Diag::new(Box::new(io::stderr()));
+    let env = ColorEnv::from_env();
+    let inputs = cli.inputs();
+    let result = match &cli.output {
+        Some(path) => match File::create(path) {
+            Ok(f) => {
+                let cfg = cli.config(false, &env);
+                run(
+                    &cfg,
+                    &inputs,
+                    BufWriter::with_capacity(WRITE_BUFFER_BYTES, f),
+                    &mut diag,
+                )
+            }
+            Err(e) => {
+                diag.error(format_args!("{}: {}", path.display(), e));
+                return ExitCode::from(2);
+            }
+        },
+        None => {
+            let stdout = io::stdout();
+            let tty = stdout.is_terminal();
+            let cfg = cli.config(tty, &env);
+            run(
+                &cfg,
+                &inputs,
+                BufWriter::with_capacity(WRITE_BUFFER_BYTES, stdout.lock()),
+                &mut diag,
+            )
+        }
+    };
+    match result {
+        Ok(report) => ExitCode::from(report.exit_code(cli.exit_status)),
+        // The reader went away (`cstream … | head`): not an error.
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            diag.error(format_args!("writing the output failed: {e}"));
+            ExitCode::from(2)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clap_definition_is_valid() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn color_resolution() {
+        let env = |nc: Option<&str>, force: Option<&str>, term: Option<&str>| ColorEnv {
+            no_color: nc.map(Into::into),
+            clicolor_force: force.map(Into::into),
+            term: term.map(Into::into),
+        };
+        let plain = env(None, None, Some("xterm"));
+        assert!(resolve_color(ColorWhen::Auto, true, &plain));
+        assert!(!resolve_color(ColorWhen::Auto, false, &plain));
+        assert!(resolve_color(ColorWhen::Always, false, &plain));
+        assert!(!resolve_color(ColorWhen::Never, true, &plain));
+        assert!(!resolve_color(
+            ColorWhen::Auto,
+            true,
+            &env(Some("1"), None, None)
+        ));
+        // An empty NO_COLOR does not count (no-color.org).
+        assert!(resolve_color(
+            ColorWhen::Auto,
+            true,
+            &env(Some(""), None, None)
+        ));
+        assert!(resolve_color(
+            ColorWhen::Auto,
+            false,
+            &env(None, Some("1"), None)
+        ));
+        assert!(!resolve_color(
+            ColorWhen::Auto,
+            false,
+            &env(None, Some("0"), None)
+        ));
+        assert!(!resolve_color(
+            ColorWhen::Auto,
+            true,
+            &env(None, None, Some("dumb"))
+        ));
+        // --color always beats NO_COLOR.
+        assert!(resolve_color(
+            ColorWhen::Always,
+            false,
+            &env(Some("1"), None, None)
+        ));
+    }
+}

@@ -1,0 +1,197 @@
+//! Diagnostics: warnings and errors on stderr, and the counters that decide
+//! the exit status.
+//!
+//! Like ripgrep's message module, a problem with one line or one file never
+//! aborts the run: it is reported (`cstream: warning: FILE:LINE: …`),
+//! remembered, and reflected in the exit status at the end. Each kind of
+//! warning is shown at most [`WARNINGS_SHOWN_PER_KIND`] times; the rest are
+//! counted and summarized once at the end.
+
+use std::fmt::Display;
+use std::io::Write;
+
+/// How many warnings of one kind are printed before the rest are only counted.
+pub const WARNINGS_SHOWN_PER_KIND: u64 = 20;
+
+/// The kinds of warning, each capped separately.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Warn {
+    /// A line that is not JSON (exit 1).
+    NotJson,
+    /// Invalid UTF-8 replaced by U+FFFD (a repair: exit status unchanged).
+    InvalidUtf8,
+    /// A value joined back from several lines (a repair).
+    Joined,
+    /// A dialect-level problem: a line that is JSON but breaks the format's rules.
+    Format,
+    /// Something about the run as a whole (several SSE sessions, held events…).
+    Run,
+}
+
+const KINDS: usize = 5;
+
+impl Warn {
+    fn index(self) -> usize {
+        self as usize
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Warn::NotJson => "lines that are not JSON",
+            Warn::InvalidUtf8 => "lines with invalid UTF-8",
+            Warn::Joined => "values joined from several lines",
+            Warn::Format => "format warnings",
+            Warn::Run => "run warnings",
+        }
+    }
+}
+
+/// Collects diagnostics for one run.
+pub struct Diag {
+    out: Box<dyn Write>,
+    counts: [u64; KINDS],
+    /// Input lines that were not valid input (exit status 1).
+    pub bad_lines: u64,
+    /// A file could not be read or an output write failed (exit status 2).
+    pub fatal: bool,
+    /// Display name of the input being read (`-` for standard input).
+    pub file: String,
+}
+
+impl Diag {
+    /// Diagnostics written to `out` (normally stderr).
+    pub fn new(out: Box<dyn Write>) -> Self {
+        Diag {
+            out,
+            counts: [0; KINDS],
+            bad_lines: 0,
+            fatal: false,
+            file: "-".to_owned(),
+        }
+    }
+
+    /// Diagnostics that go nowhere (for embedding and tests).
+    pub fn sink() -> Self {
+        Diag::new(Box::new(std::io::sink()))
+    }
+
+    /// Report a problem at `line` of the current file.
+    pub fn warn(&mut self, kind: Warn, line: u64, msg: impl Display) {
+        let n = &mut self.counts[kind.index()];
+        *n += 1;
+        if *n <= WARNINGS_SHOWN_PER_KIND {
+            // A failed stderr write must not abort the run (ripgrep #1966).
+            let _ = writeln!(self.out, "cstream: warning: {}:{line}: {msg}", self.file);
+        }
+    }
+
+    /// Report something about the run that has no line.
+    pub fn note(&mut self, msg: impl Display) {
+        let n = &mut self.counts[Warn::Run.index()];
+        *n += 1;
+        if *n <= WARNINGS_SHOWN_PER_KIND {
+            let _ = writeln!(self.out, "cstream: warning: {msg}");
+        }
+    }
+
+    /// Report a fatal problem (exit status 2; the run goes on where it can).
+    pub fn error(&mut self, msg: impl Display) {
+        self.fatal = true;
+        let _ = writeln!(self.out, "cstream: error: {msg}");
+    }
+
+    /// Print one line per capped kind saying how many were not shown.
+    pub fn finish(&mut self) {
+        for kind in [
+            Warn::NotJson,
+            Warn::InvalidUtf8,
+            Warn::Joined,
+            Warn::Format,
+            Warn::Run,
+        ] {
+            let n = self.counts[kind.index()];
+            if n > WARNINGS_SHOWN_PER_KIND {
+                let _ = writeln!(
+                    self.out,
+                    "cstream: warning: {} more {} not shown ({n} in all)",
+                    n - WARNINGS_SHOWN_PER_KIND,
+                    kind.label()
+                );
+            }
+        }
+        let _ = self.out.flush();
+    }
+
+    /// How many warnings of `kind` were reported.
+    pub fn count(&self, kind: Warn) -> u64 {
+        self.counts[kind.index()]
+    }
+}
+
+/// A short, printable excerpt of untrusted input for a message: control
+/// characters escaped, cut at `max` characters.
+pub fn excerpt(s: &str, max: usize) -> String {
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i == max {
+            out.push('…');
+            break;
+        }
+        if c.is_control() || is_bidi_or_invisible(c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Bidirectional overrides and invisible characters that could disguise text
+/// on a terminal (the "Trojan Source" set plus zero-width characters).
+pub fn is_bidi_or_invisible(c: char) -> bool {
+    matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::{Arc, Mutex};
+
+    #[derive(Clone, Default)]
+    struct Buf(Arc<Mutex<Vec<u8>>>);
+    impl Write for Buf {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn warnings_are_capped_per_kind() {
+        let buf = Buf::default();
+        let mut d = Diag::new(Box::new(buf.clone()));
+        d.file = "x.jsonl".into();
+        for i in 1..=25 {
+            d.warn(Warn::NotJson, i, "line is not JSON");
+        }
+        d.warn(Warn::InvalidUtf8, 30, "bad utf8");
+        d.finish();
+        let s = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+        assert_eq!(s.matches("line is not JSON").count(), 20);
+        assert!(s.contains("cstream: warning: x.jsonl:1: line is not JSON\n"));
+        assert!(s.contains("x.jsonl:30: bad utf8"));
+        assert!(s.contains("5 more lines that are not JSON not shown (25 in all)"));
+    }
+
+    #[test]
+    fn excerpt_escapes_controls() {
+        assert_eq!(
+            excerpt("a\u{1b}[31mb\u{202e}", 80),
+            "a\\u{1b}[31mb\\u{202e}"
+        );
+        assert_eq!(excerpt("abcdef", 3), "abc…");
+    }
+}

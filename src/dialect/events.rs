@@ -1,0 +1,293 @@
+//! cstream's own `--to events` output, read back (`--from events`).
+//!
+//! The event model is lossless for everything the outputs use, so reading
+//! events and writing any format gives the same bytes as converting the
+//! original stream directly. Sessions are delimited by `session_started`, or
+//! by a change of `sessionId` (a session that had no init event).
+
+use std::borrow::Cow;
+use std::io;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::{Item, Out, Parser};
+use crate::event::{
+    Event, Kind, OutStream, SessionResult, SessionStart, SummaryPhase, ToolEnd, ToolStart, Usage,
+    json_null,
+};
+use crate::input::Parsed;
+use crate::json::S;
+
+/// Every `type` the events format writes.
+const EVENT_TYPES: &[&str] = &[
+    "session_started",
+    "user_message",
+    "thinking_delta",
+    "thinking_completed",
+    "text_delta",
+    "tool_call_started",
+    "tool_call_progress",
+    "shell_output_delta",
+    "tool_call_completed",
+    "usage_delta",
+    "summary",
+    "turn_ended",
+    "result",
+    "error",
+    "unknown",
+    "assistant_message",
+    "thinking",
+    "tool_call",
+];
+
+/// True when `ty` is a `type` cstream's events format uses.
+pub fn is_event_type(ty: &str) -> bool {
+    EVENT_TYPES.contains(&ty)
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct UsageObj {
+    input_tokens: u64,
+    output_tokens: u64,
+    cache_read_tokens: Option<u64>,
+    cache_write_tokens: Option<u64>,
+}
+
+impl From<&UsageObj> for Usage {
+    fn from(u: &UsageObj) -> Usage {
+        Usage {
+            input: u.input_tokens,
+            output: u.output_tokens,
+            cache_read: u.cache_read_tokens,
+            cache_write: u.cache_write_tokens,
+        }
+    }
+}
+
+/// One events line: the union of every event's fields.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Line<'a> {
+    #[serde(rename = "type", borrow)]
+    ty: S<'a>,
+    #[serde(borrow)]
+    session_id: S<'a>,
+    ts: Option<i64>,
+    #[serde(borrow)]
+    dialect: Option<S<'a>>,
+    #[serde(borrow)]
+    model: Option<S<'a>>,
+    #[serde(borrow)]
+    cwd: Option<S<'a>>,
+    #[serde(borrow)]
+    permission_mode: Option<S<'a>>,
+    #[serde(borrow)]
+    text: Option<S<'a>>,
+    duration_ms: Option<u64>,
+    #[serde(borrow)]
+    call_id: Option<S<'a>>,
+    #[serde(borrow)]
+    tool_name: Option<S<'a>>,
+    #[serde(borrow)]
+    args: Option<&'a RawValue>,
+    #[serde(borrow)]
+    command: Option<S<'a>>,
+    #[serde(borrow)]
+    path: Option<S<'a>>,
+    #[serde(borrow)]
+    pattern: Option<S<'a>>,
+    #[serde(borrow)]
+    url: Option<S<'a>>,
+    #[serde(borrow)]
+    query: Option<S<'a>>,
+    #[serde(borrow)]
+    description: Option<S<'a>>,
+    #[serde(borrow)]
+    mcp_server: Option<S<'a>>,
+    #[serde(borrow)]
+    mcp_tool: Option<S<'a>>,
+    #[serde(borrow)]
+    partial: Option<&'a RawValue>,
+    #[serde(borrow)]
+    stream: Option<S<'a>>,
+    ok: Option<bool>,
+    #[serde(borrow)]
+    result: Option<&'a RawValue>,
+    exit_code: Option<i64>,
+    #[serde(borrow)]
+    output: Option<S<'a>>,
+    #[serde(borrow)]
+    patch: Option<S<'a>>,
+    lines_added: Option<u64>,
+    lines_removed: Option<u64>,
+    #[serde(borrow)]
+    error: Option<S<'a>>,
+    cancelled: Option<bool>,
+    delta_input: Option<u64>,
+    delta_output: Option<u64>,
+    delta_cache_read: Option<u64>,
+    delta_cache_write: Option<u64>,
+    #[serde(borrow)]
+    phase: Option<S<'a>>,
+    usage: Option<UsageObj>,
+    cost_usd: Option<f64>,
+    #[serde(borrow)]
+    message: Option<S<'a>>,
+    fatal: Option<bool>,
+    #[serde(borrow)]
+    source: Option<S<'a>>,
+    #[serde(borrow)]
+    raw: Option<&'a RawValue>,
+}
+
+/// Reads cstream events.
+#[derive(Default)]
+pub struct EventsParser {
+    /// The `sessionId` of the session being read.
+    current: Option<String>,
+}
+
+fn s(o: Option<S<'_>>) -> Option<Cow<'_, str>> {
+    o.map(|s| s.0)
+}
+
+impl Parser for EventsParser {
+    fn parse<'a>(&mut self, rec: &'a [u8], out: Out<'_, 'a>) -> io::Result<Parsed> {
+        let l: Line<'a> = match serde_json::from_slice(rec) {
+            Ok(l) => l,
+            Err(e) if e.is_eof() => return Ok(Parsed::Incomplete),
+            Err(e) if e.is_data() => return super::keep_unknown(rec, out),
+            Err(_) => return Ok(Parsed::Invalid),
+        };
+        let Some(kind) = kind(&l) else {
+            return super::keep_unknown(rec, out);
+        };
+        let sid = l.session_id.0;
+        if let Kind::SessionStarted(_) = kind {
+            self.current = Some(sid.to_string());
+        } else if self.current.as_deref() != Some(&sid) {
+            self.current = Some(sid.to_string());
+            out(Item::Resume {
+                session_id: sid.clone(),
+            })?;
+        }
+        let kind = match kind {
+            Kind::SessionStarted(mut st) => {
+                st.session_id = Some(sid);
+                Kind::SessionStarted(st)
+            }
+            k => k,
+        };
+        out(Item::Event(Event::at(l.ts, kind)))?;
+        Ok(Parsed::Done)
+    }
+}
+
+fn tool_start<'a>(l: &Line<'a>) -> Option<ToolStart<'a>> {
+    let mut t = ToolStart::new(
+        l.call_id.clone()?.0,
+        l.tool_name.clone()?.0,
+        l.args.map_or_else(json_null, Cow::Borrowed),
+    );
+    t.command = s(l.command.clone());
+    t.cwd = s(l.cwd.clone());
+    t.path = s(l.path.clone());
+    t.pattern = s(l.pattern.clone());
+    t.url = s(l.url.clone());
+    t.query = s(l.query.clone());
+    t.description = s(l.description.clone());
+    t.mcp_server = s(l.mcp_server.clone());
+    t.mcp_tool = s(l.mcp_tool.clone());
+    Some(t)
+}
+
+fn tool_end<'a>(l: &Line<'a>) -> Option<ToolEnd<'a>> {
+    let mut t = ToolEnd::new(l.call_id.clone()?.0, l.tool_name.clone()?.0, l.ok?);
+    t.result = l.result.filter(|r| r.get() != "null").map(Cow::Borrowed);
+    t.duration_ms = l.duration_ms;
+    t.exit_code = l.exit_code;
+    t.output = s(l.output.clone());
+    t.patch = s(l.patch.clone());
+    t.lines_added = l.lines_added;
+    t.lines_removed = l.lines_removed;
+    t.error = s(l.error.clone());
+    t.cancelled = l.cancelled.unwrap_or(false);
+    Some(t)
+}
+
+/// The event a line describes, or `None` when its fields do not fit its type.
+fn kind<'a>(l: &Line<'a>) -> Option<Kind<'a>> {
+    let text = || s(l.text.clone());
+    let usage = || l.usage.as_ref().map(Usage::from);
+    Some(match l.ty.0.as_ref() {
+        "session_started" => Kind::SessionStarted(SessionStart {
+            session_id: None,
+            dialect: s(l.dialect.clone())?,
+            model: s(l.model.clone()),
+            cwd: s(l.cwd.clone()),
+            permission_mode: s(l.permission_mode.clone()),
+        }),
+        "user_message" => Kind::UserMessage { text: text()? },
+        "thinking_delta" => Kind::ThinkingDelta { text: text()? },
+        "thinking_completed" => Kind::ThinkingCompleted {
+            duration_ms: l.duration_ms,
+        },
+        "text_delta" => Kind::TextDelta { text: text()? },
+        "assistant_message" => Kind::AssistantMessage { text: text()? },
+        "thinking" => Kind::Thinking {
+            text: text()?,
+            duration_ms: l.duration_ms,
+        },
+        "tool_call_started" => Kind::ToolCallStarted(tool_start(l)?),
+        "tool_call_completed" => Kind::ToolCallCompleted(tool_end(l)?),
+        "tool_call" => Kind::ToolCall(Box::new((tool_start(l)?, tool_end(l)?))),
+        "tool_call_progress" => Kind::ToolCallProgress {
+            call_id: l.call_id.clone()?.0,
+            partial: Cow::Borrowed(l.partial?),
+        },
+        "shell_output_delta" => Kind::ShellOutputDelta {
+            call_id: l.call_id.clone()?.0,
+            stream: match l.stream.as_ref()?.0.as_ref() {
+                "stdout" => OutStream::Stdout,
+                "stderr" => OutStream::Stderr,
+                _ => return None,
+            },
+            text: text()?,
+        },
+        "usage_delta" => Kind::UsageDelta(Usage {
+            input: l.delta_input?,
+            output: l.delta_output?,
+            cache_read: l.delta_cache_read,
+            cache_write: l.delta_cache_write,
+        }),
+        "summary" => Kind::Summary {
+            phase: match l.phase.as_ref()?.0.as_ref() {
+                "started" => SummaryPhase::Started,
+                "completed" => SummaryPhase::Completed,
+                "snapshot" => SummaryPhase::Snapshot,
+                _ => return None,
+            },
+            text: text(),
+        },
+        "turn_ended" => Kind::TurnEnded { usage: usage() },
+        "result" => Kind::Result(SessionResult {
+            ok: l.ok?,
+            text: text(),
+            duration_ms: l.duration_ms,
+            usage: usage(),
+            cost_usd: l.cost_usd,
+            error: s(l.error.clone()),
+        }),
+        "error" => Kind::Error {
+            message: s(l.message.clone())?,
+            fatal: l.fatal?,
+            source: s(l.source.clone()),
+        },
+        "unknown" => Kind::Unknown {
+            raw: Cow::Borrowed(l.raw?),
+        },
+        _ => return None,
+    })
+}

@@ -1,0 +1,468 @@
+//! The normalized event model: what every dialect reader produces and every
+//! output format consumes (SPEC §2).
+//!
+//! Events borrow from the input line they were parsed from (`Cow` strings and
+//! raw JSON payloads), so the common path copies nothing; [`Event::into_owned`]
+//! detaches one when it has to outlive its line (events held before a
+//! session's init). The normalized fields beside `args`/`result` are the only
+//! thing output formats read, so no format ever re-parses a dialect's payload.
+
+mod write;
+
+use std::borrow::Cow;
+
+use serde_json::value::RawValue;
+
+pub use write::write_event;
+
+/// A string that usually borrows from the input line.
+pub type Str<'a> = Cow<'a, str>;
+/// A JSON value kept verbatim (an object, array, string, number…).
+pub type Json<'a> = Cow<'a, RawValue>;
+
+/// One normalized event with its source timestamp (epoch milliseconds).
+#[derive(Debug, Clone)]
+pub struct Event<'a> {
+    /// When the source gave a time for this event.
+    pub ts: Option<i64>,
+    /// What happened.
+    pub kind: Kind<'a>,
+}
+
+/// The event vocabulary (`type` on the wire, snake_case).
+#[derive(Debug, Clone)]
+pub enum Kind<'a> {
+    /// A session begins (from the dialect's init event).
+    SessionStarted(SessionStart<'a>),
+    /// The prompt, echoed by the agent.
+    UserMessage { text: Str<'a> },
+    /// A fragment of the model's thinking.
+    ThinkingDelta { text: Str<'a> },
+    /// A thinking phase ended.
+    ThinkingCompleted { duration_ms: Option<u64> },
+    /// A fragment of assistant text.
+    TextDelta { text: Str<'a> },
+    /// A tool call began.
+    ToolCallStarted(ToolStart<'a>),
+    /// Partial arguments or a progress snapshot of a running call.
+    ToolCallProgress { call_id: Str<'a>, partial: Json<'a> },
+    /// Live output of a running shell call.
+    ShellOutputDelta {
+        call_id: Str<'a>,
+        stream: OutStream,
+        text: Str<'a>,
+    },
+    /// A tool call ended.
+    ToolCallCompleted(ToolEnd<'a>),
+    /// Token counts, always as increments.
+    UsageDelta(Usage),
+    /// Summarisation phases and plan snapshots.
+    Summary {
+        phase: SummaryPhase,
+        text: Option<Str<'a>>,
+    },
+    /// One model turn ended.
+    TurnEnded { usage: Option<Usage> },
+    /// The session's final result.
+    Result(SessionResult<'a>),
+    /// An error the agent reported, or an input line that was not JSON.
+    Error {
+        message: Str<'a>,
+        fatal: bool,
+        source: Option<Str<'a>>,
+    },
+    /// Valid JSON that no rule understood, kept unchanged.
+    Unknown { raw: Json<'a> },
+    /// `--coalesce`: a whole assistant message.
+    AssistantMessage { text: Str<'a> },
+    /// `--coalesce`: a whole thinking phase.
+    Thinking {
+        text: Str<'a>,
+        duration_ms: Option<u64>,
+    },
+    /// `--coalesce`: a whole tool call (start and end merged).
+    ToolCall(Box<(ToolStart<'a>, ToolEnd<'a>)>),
+}
+
+/// `session_started` fields.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SessionStart<'a> {
+    /// The id the source gave the session (goes on every event as `sessionId`).
+    pub session_id: Option<Str<'a>>,
+    /// Which input dialect was read (`cursor`, `claude`, …).
+    pub dialect: Str<'a>,
+    pub model: Option<Str<'a>>,
+    pub cwd: Option<Str<'a>>,
+    pub permission_mode: Option<Str<'a>>,
+}
+
+/// `tool_call_started` fields: the source's own `args` plus normalized ones.
+#[derive(Debug, Clone)]
+pub struct ToolStart<'a> {
+    pub call_id: Str<'a>,
+    /// From the closed vocabulary (`shell`, `read`, …) or the source's name in snake_case.
+    pub tool_name: Str<'a>,
+    pub args: Json<'a>,
+    pub command: Option<Str<'a>>,
+    pub cwd: Option<Str<'a>>,
+    pub path: Option<Str<'a>>,
+    pub pattern: Option<Str<'a>>,
+    pub url: Option<Str<'a>>,
+    pub query: Option<Str<'a>>,
+    pub description: Option<Str<'a>>,
+    pub mcp_server: Option<Str<'a>>,
+    pub mcp_tool: Option<Str<'a>>,
+}
+
+impl<'a> ToolStart<'a> {
+    /// A start with only the required fields set.
+    pub fn new(call_id: Str<'a>, tool_name: Str<'a>, args: Json<'a>) -> Self {
+        ToolStart {
+            call_id,
+            tool_name,
+            args,
+            command: None,
+            cwd: None,
+            path: None,
+            pattern: None,
+            url: None,
+            query: None,
+            description: None,
+            mcp_server: None,
+            mcp_tool: None,
+        }
+    }
+
+    /// The argument a one-line summary shows: command, path, pattern, …
+    pub fn key_arg(&self) -> Option<&str> {
+        [
+            &self.command,
+            &self.path,
+            &self.pattern,
+            &self.url,
+            &self.query,
+            &self.description,
+        ]
+        .into_iter()
+        .find_map(|f| f.as_deref())
+        .or_else(|| match (&self.mcp_server, &self.mcp_tool) {
+            (_, Some(t)) => Some(t.as_ref()),
+            (Some(s), None) => Some(s.as_ref()),
+            _ => None,
+        })
+    }
+}
+
+/// `tool_call_completed` fields: the source's own `result` plus normalized ones.
+#[derive(Debug, Clone)]
+pub struct ToolEnd<'a> {
+    pub call_id: Str<'a>,
+    pub tool_name: Str<'a>,
+    pub ok: bool,
+    /// The source's result payload (`None` writes `null`).
+    pub result: Option<Json<'a>>,
+    pub duration_ms: Option<u64>,
+    pub exit_code: Option<i64>,
+    /// Shell output, once (interleaved when the source has it).
+    pub output: Option<Str<'a>>,
+    /// A unified diff.
+    pub patch: Option<Str<'a>>,
+    pub lines_added: Option<u64>,
+    pub lines_removed: Option<u64>,
+    pub error: Option<Str<'a>>,
+    /// Synthesized for a call still open when its session ended.
+    pub cancelled: bool,
+}
+
+impl<'a> ToolEnd<'a> {
+    /// An end with only the required fields set.
+    pub fn new(call_id: Str<'a>, tool_name: Str<'a>, ok: bool) -> Self {
+        ToolEnd {
+            call_id,
+            tool_name,
+            ok,
+            result: None,
+            duration_ms: None,
+            exit_code: None,
+            output: None,
+            patch: None,
+            lines_added: None,
+            lines_removed: None,
+            error: None,
+            cancelled: false,
+        }
+    }
+}
+
+/// Which stream a shell output fragment came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutStream {
+    Stdout,
+    Stderr,
+}
+
+impl OutStream {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OutStream::Stdout => "stdout",
+            OutStream::Stderr => "stderr",
+        }
+    }
+}
+
+/// Phase of a `summary` event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SummaryPhase {
+    Started,
+    Completed,
+    Snapshot,
+}
+
+impl SummaryPhase {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SummaryPhase::Started => "started",
+            SummaryPhase::Completed => "completed",
+            SummaryPhase::Snapshot => "snapshot",
+        }
+    }
+}
+
+/// Token counts. `input` includes cache reads and writes (SPEC §2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Usage {
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: Option<u64>,
+    pub cache_write: Option<u64>,
+}
+
+impl Usage {
+    /// Field-wise sum (an absent cache count plus a present one is the present one).
+    pub fn add(&self, o: &Usage) -> Usage {
+        Usage {
+            input: self.input.saturating_add(o.input),
+            output: self.output.saturating_add(o.output),
+            cache_read: add_opt(self.cache_read, o.cache_read),
+            cache_write: add_opt(self.cache_write, o.cache_write),
+        }
+    }
+
+    /// Field-wise `self - o`, never below zero.
+    pub fn minus(&self, o: &Usage) -> Usage {
+        let sub = |a: Option<u64>, b: Option<u64>| a.map(|a| a.saturating_sub(b.unwrap_or(0)));
+        Usage {
+            input: self.input.saturating_sub(o.input),
+            output: self.output.saturating_sub(o.output),
+            cache_read: sub(self.cache_read, o.cache_read),
+            cache_write: sub(self.cache_write, o.cache_write),
+        }
+    }
+
+    /// True when every count is zero or absent.
+    pub fn is_zero(&self) -> bool {
+        self.input == 0
+            && self.output == 0
+            && self.cache_read.unwrap_or(0) == 0
+            && self.cache_write.unwrap_or(0) == 0
+    }
+}
+
+fn add_opt(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+    match (a, b) {
+        (None, None) => None,
+        (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
+    }
+}
+
+/// `result` fields.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SessionResult<'a> {
+    pub ok: bool,
+    /// The final text the agent reported (authoritative, SPEC §4).
+    pub text: Option<Str<'a>>,
+    pub duration_ms: Option<u64>,
+    /// Session totals.
+    pub usage: Option<Usage>,
+    pub cost_usd: Option<f64>,
+    pub error: Option<Str<'a>>,
+}
+
+impl<'a> Event<'a> {
+    /// An event without a timestamp.
+    pub fn new(kind: Kind<'a>) -> Self {
+        Event { ts: None, kind }
+    }
+
+    /// An event with an optional timestamp.
+    pub fn at(ts: Option<i64>, kind: Kind<'a>) -> Self {
+        Event { ts, kind }
+    }
+
+    /// The wire name of this event's type.
+    pub fn type_name(&self) -> &'static str {
+        self.kind.type_name()
+    }
+
+    /// Detach the event from the line it borrows from.
+    pub fn into_owned(self) -> Event<'static> {
+        Event {
+            ts: self.ts,
+            kind: self.kind.into_owned(),
+        }
+    }
+}
+
+fn own(s: Str<'_>) -> Str<'static> {
+    Cow::Owned(s.into_owned())
+}
+
+fn own_opt(s: Option<Str<'_>>) -> Option<Str<'static>> {
+    s.map(own)
+}
+
+fn own_json(j: Json<'_>) -> Json<'static> {
+    Cow::Owned(j.into_owned())
+}
+
+impl<'a> ToolStart<'a> {
+    /// Detach from the input line.
+    pub fn into_owned(self) -> ToolStart<'static> {
+        ToolStart {
+            call_id: own(self.call_id),
+            tool_name: own(self.tool_name),
+            args: own_json(self.args),
+            command: own_opt(self.command),
+            cwd: own_opt(self.cwd),
+            path: own_opt(self.path),
+            pattern: own_opt(self.pattern),
+            url: own_opt(self.url),
+            query: own_opt(self.query),
+            description: own_opt(self.description),
+            mcp_server: own_opt(self.mcp_server),
+            mcp_tool: own_opt(self.mcp_tool),
+        }
+    }
+}
+
+impl<'a> ToolEnd<'a> {
+    /// Detach from the input line.
+    pub fn into_owned(self) -> ToolEnd<'static> {
+        ToolEnd {
+            call_id: own(self.call_id),
+            tool_name: own(self.tool_name),
+            ok: self.ok,
+            result: self.result.map(own_json),
+            duration_ms: self.duration_ms,
+            exit_code: self.exit_code,
+            output: own_opt(self.output),
+            patch: own_opt(self.patch),
+            lines_added: self.lines_added,
+            lines_removed: self.lines_removed,
+            error: own_opt(self.error),
+            cancelled: self.cancelled,
+        }
+    }
+}
+
+impl<'a> Kind<'a> {
+    /// The wire name of this type.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Kind::SessionStarted(_) => "session_started",
+            Kind::UserMessage { .. } => "user_message",
+            Kind::ThinkingDelta { .. } => "thinking_delta",
+            Kind::ThinkingCompleted { .. } => "thinking_completed",
+            Kind::TextDelta { .. } => "text_delta",
+            Kind::ToolCallStarted(_) => "tool_call_started",
+            Kind::ToolCallProgress { .. } => "tool_call_progress",
+            Kind::ShellOutputDelta { .. } => "shell_output_delta",
+            Kind::ToolCallCompleted(_) => "tool_call_completed",
+            Kind::UsageDelta(_) => "usage_delta",
+            Kind::Summary { .. } => "summary",
+            Kind::TurnEnded { .. } => "turn_ended",
+            Kind::Result(_) => "result",
+            Kind::Error { .. } => "error",
+            Kind::Unknown { .. } => "unknown",
+            Kind::AssistantMessage { .. } => "assistant_message",
+            Kind::Thinking { .. } => "thinking",
+            Kind::ToolCall(_) => "tool_call",
+        }
+    }
+
+    /// Detach from the input line.
+    pub fn into_owned(self) -> Kind<'static> {
+        match self {
+            Kind::SessionStarted(s) => Kind::SessionStarted(SessionStart {
+                session_id: own_opt(s.session_id),
+                dialect: own(s.dialect),
+                model: own_opt(s.model),
+                cwd: own_opt(s.cwd),
+                permission_mode: own_opt(s.permission_mode),
+            }),
+            Kind::UserMessage { text } => Kind::UserMessage { text: own(text) },
+            Kind::ThinkingDelta { text } => Kind::ThinkingDelta { text: own(text) },
+            Kind::ThinkingCompleted { duration_ms } => Kind::ThinkingCompleted { duration_ms },
+            Kind::TextDelta { text } => Kind::TextDelta { text: own(text) },
+            Kind::ToolCallStarted(t) => Kind::ToolCallStarted(t.into_owned()),
+            Kind::ToolCallProgress { call_id, partial } => Kind::ToolCallProgress {
+                call_id: own(call_id),
+                partial: own_json(partial),
+            },
+            Kind::ShellOutputDelta {
+                call_id,
+                stream,
+                text,
+            } => Kind::ShellOutputDelta {
+                call_id: own(call_id),
+                stream,
+                text: own(text),
+            },
+            Kind::ToolCallCompleted(t) => Kind::ToolCallCompleted(t.into_owned()),
+            Kind::UsageDelta(u) => Kind::UsageDelta(u),
+            Kind::Summary { phase, text } => Kind::Summary {
+                phase,
+                text: own_opt(text),
+            },
+            Kind::TurnEnded { usage } => Kind::TurnEnded { usage },
+            Kind::Result(r) => Kind::Result(SessionResult {
+                ok: r.ok,
+                text: own_opt(r.text),
+                duration_ms: r.duration_ms,
+                usage: r.usage,
+                cost_usd: r.cost_usd,
+                error: own_opt(r.error),
+            }),
+            Kind::Error {
+                message,
+                fatal,
+                source,
+            } => Kind::Error {
+                message: own(message),
+                fatal,
+                source: own_opt(source),
+            },
+            Kind::Unknown { raw } => Kind::Unknown { raw: own_json(raw) },
+            Kind::AssistantMessage { text } => Kind::AssistantMessage { text: own(text) },
+            Kind::Thinking { text, duration_ms } => Kind::Thinking {
+                text: own(text),
+                duration_ms,
+            },
+            Kind::ToolCall(b) => {
+                let (s, e) = *b;
+                Kind::ToolCall(Box::new((s.into_owned(), e.into_owned())))
+            }
+        }
+    }
+}
+
+/// The raw JSON `null`.
+pub fn json_null<'a>() -> Json<'a> {
+    Cow::Borrowed(null_raw())
+}
+
+fn null_raw() -> &'static RawValue {
+    // A borrowed `null`, so a missing payload costs no allocation.
+    static NULL: std::sync::OnceLock<Box<RawValue>> = std::sync::OnceLock::new();
+    NULL.get_or_init(|| RawValue::from_string("null".to_owned()).expect("valid JSON"))
+}

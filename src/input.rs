@@ -1,0 +1,786 @@
+//! Input framing (SPEC §5): bytes in, one JSON record at a time out.
+//!
+//! Lines are read into one reused buffer. LF and CRLF endings, a UTF-8 BOM,
+//! blank lines and a last line without a newline are all handled here, so
+//! dialect parsers only ever see one candidate JSON value. Two repairs happen
+//! here too, each with a warning: a value split over several lines is joined
+//! back (bounded), and invalid UTF-8 is replaced with U+FFFD. A top-level
+//! JSON array is read element by element instead of as one huge value.
+//!
+//! Before the reader would block waiting for more input, it calls the
+//! handler's `idle`, which flushes output: a live pipe sees every event at
+//! once, while a file is still processed in large blocks.
+
+use std::io::{self, BufRead, BufReader, Read};
+
+use memchr::memchr;
+
+use crate::diag::{Diag, Warn, excerpt};
+
+/// Read buffer size.
+pub const READ_BUFFER_BYTES: usize = 64 * 1024;
+/// A single line longer than this is skipped (reported, not stored).
+pub const MAX_LINE_BYTES: usize = 512 * 1024 * 1024;
+/// A value joined from several lines may span at most this many lines…
+pub const MAX_JOIN_LINES: usize = 1000;
+/// …and this many bytes. The same cap applies to one element of a top-level array.
+pub const MAX_JOIN_BYTES: usize = 64 * 1024 * 1024;
+
+/// What a handler made of one record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Parsed {
+    /// Understood (events were emitted, possibly `unknown`).
+    Done,
+    /// Not valid JSON because it ended too early: maybe the start of a value
+    /// that continues on the next lines. Nothing was emitted.
+    Incomplete,
+    /// Not valid JSON. Nothing was emitted.
+    Invalid,
+}
+
+/// Receives framed records.
+pub trait Handler {
+    /// Parse one candidate JSON value (`line` is where it starts).
+    fn record(&mut self, bytes: &[u8], line: u64, diag: &mut Diag) -> io::Result<Parsed>;
+    /// A line that is not valid input (already reported on stderr).
+    fn bad_line(&mut self, text: &str, line: u64, diag: &mut Diag) -> io::Result<()>;
+    /// Input has nothing more buffered: a good moment to flush output.
+    fn idle(&mut self) -> io::Result<()>;
+    /// True when the run must stop reading (`--strict` after a bad line).
+    fn stop(&self) -> bool {
+        false
+    }
+}
+
+/// Why reading an input ended early.
+#[derive(Debug)]
+pub enum FrameError {
+    /// Reading the input failed (the file is abandoned, the run goes on).
+    Read(io::Error),
+    /// Writing output failed (the run ends).
+    Write(io::Error),
+}
+
+/// Reads lines from a buffered reader, telling the caller before it blocks.
+struct LineReader<R> {
+    inner: BufReader<R>,
+}
+
+enum LineRead {
+    Line,
+    /// The line was longer than [`MAX_LINE_BYTES`]; it was consumed, not kept.
+    TooLong(u64),
+    Eof,
+}
+
+impl<R: Read> LineReader<R> {
+    fn new(r: R) -> Self {
+        LineReader {
+            inner: BufReader::with_capacity(READ_BUFFER_BYTES, r),
+        }
+    }
+
+    /// Read the next line (without its `\n`) into `buf`, which is cleared first.
+    fn read_line<H: Handler>(
+        &mut self,
+        buf: &mut Vec<u8>,
+        h: &mut H,
+    ) -> Result<LineRead, FrameError> {
+        buf.clear();
+        let mut total: u64 = 0;
+        let mut any = false;
+        loop {
+            if self.inner.buffer().is_empty() {
+                h.idle().map_err(FrameError::Write)?;
+            }
+            let avail = match self.inner.fill_buf() {
+                Ok(a) => a,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(FrameError::Read(e)),
+            };
+            if avail.is_empty() {
+                return Ok(if !any {
+                    LineRead::Eof
+                } else if total as usize > buf.len() {
+                    LineRead::TooLong(total)
+                } else {
+                    LineRead::Line
+                });
+            }
+            any = true;
+            let (take, done) = match memchr(b'\n', avail) {
+                Some(i) => (i, true),
+                None => (avail.len(), false),
+            };
+            total += take as u64;
+            if total as usize <= MAX_LINE_BYTES {
+                buf.extend_from_slice(&avail[..take]);
+            } else if !buf.is_empty() {
+                // Give the memory back at once: the line will not be kept.
+                *buf = Vec::new();
+            }
+            self.inner.consume(if done { take + 1 } else { take });
+            if done {
+                return Ok(if total as usize > MAX_LINE_BYTES {
+                    LineRead::TooLong(total)
+                } else {
+                    LineRead::Line
+                });
+            }
+        }
+    }
+}
+
+/// Tracks JSON structure byte by byte: nesting depth and whether we are
+/// inside a string. Used only off the hot path (joins and arrays).
+#[derive(Debug, Clone, Copy, Default)]
+struct Scan {
+    depth: u64,
+    in_str: bool,
+    esc: bool,
+    /// A closing bracket appeared with nothing open: cannot be completed.
+    broken: bool,
+}
+
+impl Scan {
+    fn feed(&mut self, b: u8) {
+        if self.in_str {
+            if self.esc {
+                self.esc = false;
+            } else if b == b'\\' {
+                self.esc = true;
+            } else if b == b'"' {
+                self.in_str = false;
+            }
+            return;
+        }
+        match b {
+            b'"' => self.in_str = true,
+            b'{' | b'[' => self.depth += 1,
+            b'}' | b']' => {
+                if self.depth == 0 {
+                    self.broken = true;
+                } else {
+                    self.depth -= 1;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn complete(&self) -> bool {
+        self.depth == 0 && !self.in_str && !self.broken
+    }
+}
+
+/// A value being joined from several lines.
+#[derive(Default)]
+struct Join {
+    /// The original lines, separated by `\n` (what is reported if the join fails).
+    raw: Vec<u8>,
+    /// The joined candidate: a newline inside a string is escaped as `\n`.
+    joined: Vec<u8>,
+    first_line: u64,
+    lines: usize,
+    scan: Scan,
+}
+
+impl Join {
+    fn active(&self) -> bool {
+        self.lines > 0
+    }
+
+    fn start(&mut self, line: &[u8], no: u64) {
+        self.raw.clear();
+        self.joined.clear();
+        self.scan = Scan::default();
+        self.first_line = no;
+        self.lines = 0;
+        self.push(line);
+    }
+
+    fn push(&mut self, line: &[u8]) {
+        if self.lines > 0 {
+            self.raw.push(b'\n');
+            if self.scan.in_str {
+                // A raw newline inside a string: keep it as the escape it stood for.
+                self.joined.extend_from_slice(b"\\n");
+            } else {
+                self.joined.push(b'\n');
+            }
+        }
+        self.raw.extend_from_slice(line);
+        self.joined.extend_from_slice(line);
+        for &b in line {
+            self.scan.feed(b);
+        }
+        self.lines += 1;
+    }
+
+    fn over_limit(&self) -> bool {
+        self.lines >= MAX_JOIN_LINES || self.raw.len() > MAX_JOIN_BYTES
+    }
+
+    fn clear(&mut self) {
+        self.lines = 0;
+        // Keep small buffers for reuse, release big ones.
+        if self.raw.capacity() > READ_BUFFER_BYTES {
+            self.raw = Vec::new();
+            self.joined = Vec::new();
+        }
+    }
+}
+
+/// Where we are inside a top-level JSON array.
+#[derive(Default)]
+struct ArrayState {
+    active: bool,
+    /// Expecting an element (after `[` or `,`).
+    want_elem: bool,
+    /// Just after `[`: `]` may close an empty array.
+    at_open: bool,
+    elem: Vec<u8>,
+    elem_line: u64,
+    in_elem: bool,
+    /// The element is a bare scalar (number, literal), which ends at `,`, `]` or space.
+    scalar: bool,
+    scan: Scan,
+    /// The element outgrew [`MAX_JOIN_BYTES`]; its bytes are being skipped.
+    overflow: bool,
+}
+
+/// Frames one input after another, reusing its buffers.
+#[derive(Default)]
+pub struct Framer {
+    line: Vec<u8>,
+    repaired: String,
+    join: Join,
+    array: ArrayState,
+}
+
+fn trim_ascii_ws(b: &[u8]) -> &[u8] {
+    b.trim_ascii()
+}
+
+impl Framer {
+    /// A framer with empty buffers.
+    pub fn new() -> Self {
+        Framer::default()
+    }
+
+    /// Read `reader` to its end, passing each record to `h`.
+    pub fn run<R: Read, H: Handler>(
+        &mut self,
+        reader: R,
+        h: &mut H,
+        diag: &mut Diag,
+    ) -> Result<(), FrameError> {
+        let mut lines = LineReader::new(reader);
+        let mut line = std::mem::take(&mut self.line);
+        let mut no: u64 = 0;
+        self.join.lines = 0;
+        self.array = ArrayState::default();
+        let result = loop {
+            if h.stop() {
+                break Ok(());
+            }
+            let read = match lines.read_line(&mut line, h) {
+                Ok(r) => r,
+                Err(e) => break Err(e),
+            };
+            no += 1;
+            let mut bytes: &[u8] = &line;
+            match read {
+                LineRead::Eof => break Ok(()),
+                LineRead::TooLong(n) => {
+                    if let Err(e) = self.flush_join(h, diag) {
+                        break Err(FrameError::Write(e));
+                    }
+                    diag.warn(
+                        Warn::NotJson,
+                        no,
+                        format!("line of {n} bytes is longer than the limit of {MAX_LINE_BYTES} bytes; skipped"),
+                    );
+                    diag.bad_lines += 1;
+                    let msg =
+                        format!("line of {n} bytes skipped (longer than {MAX_LINE_BYTES} bytes)");
+                    if let Err(e) = h.bad_line(&msg, no, diag) {
+                        break Err(FrameError::Write(e));
+                    }
+                    continue;
+                }
+                LineRead::Line => {}
+            }
+            if no == 1 {
+                bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+            }
+            if let Some(b) = bytes.strip_suffix(b"\r") {
+                bytes = b;
+            }
+            if let Err(e) = self.line_in(bytes, no, h, diag) {
+                break Err(FrameError::Write(e));
+            }
+        };
+        let tail = if result.is_ok() || matches!(result, Err(FrameError::Read(_))) {
+            // At the end (or a read error), whatever is pending is reported, never dropped.
+            self.finish(no, h, diag).map_err(FrameError::Write)
+        } else {
+            Ok(())
+        };
+        self.line = line;
+        if self.line.capacity() > 4 * READ_BUFFER_BYTES {
+            self.line = Vec::new();
+        }
+        result.and(tail)
+    }
+
+    /// Handle one physical line (without its line ending).
+    fn line_in<H: Handler>(
+        &mut self,
+        bytes: &[u8],
+        no: u64,
+        h: &mut H,
+        diag: &mut Diag,
+    ) -> io::Result<()> {
+        if self.array.active {
+            return self.array_bytes(bytes, no, h, diag);
+        }
+        if self.join.active() {
+            return self.join_line(bytes, no, h, diag);
+        }
+        let t = trim_ascii_ws(bytes);
+        if t.is_empty() {
+            return Ok(());
+        }
+        if t[0] == b'[' {
+            self.array = ArrayState {
+                active: true,
+                want_elem: true,
+                at_open: true,
+                ..std::mem::take(&mut self.array)
+            };
+            self.array.elem.clear();
+            let after = &t[1..];
+            return self.array_bytes(after, no, h, diag);
+        }
+        match self.parse(t, no, h, diag)? {
+            Parsed::Done => Ok(()),
+            Parsed::Incomplete if t[0] == b'{' => {
+                self.join.start(t, no);
+                Ok(())
+            }
+            _ => self.bad(t, no, h, diag),
+        }
+    }
+
+    /// Parse a record, repairing invalid UTF-8 once if that is what failed.
+    fn parse<H: Handler>(
+        &mut self,
+        t: &[u8],
+        no: u64,
+        h: &mut H,
+        diag: &mut Diag,
+    ) -> io::Result<Parsed> {
+        let p = h.record(t, no, diag)?;
+        if p == Parsed::Done || std::str::from_utf8(t).is_ok() {
+            return Ok(p);
+        }
+        let mut s = std::mem::take(&mut self.repaired);
+        s.clear();
+        s.push_str(&String::from_utf8_lossy(t));
+        let p = h.record(s.as_bytes(), no, diag)?;
+        if p == Parsed::Done {
+            diag.warn(Warn::InvalidUtf8, no, "invalid UTF-8 replaced with U+FFFD");
+        }
+        self.repaired = s;
+        Ok(p)
+    }
+
+    /// Report a line that is not valid input and hand it on as an error event.
+    fn bad<H: Handler>(&mut self, t: &[u8], no: u64, h: &mut H, diag: &mut Diag) -> io::Result<()> {
+        let text = String::from_utf8_lossy(t);
+        diag.warn(
+            Warn::NotJson,
+            no,
+            format_args!("not JSON: {}", excerpt(&text, 80)),
+        );
+        diag.bad_lines += 1;
+        h.bad_line(&text, no, diag)
+    }
+
+    /// A line while a multi-line value is being joined.
+    fn join_line<H: Handler>(
+        &mut self,
+        bytes: &[u8],
+        no: u64,
+        h: &mut H,
+        diag: &mut Diag,
+    ) -> io::Result<()> {
+        let t = trim_ascii_ws(bytes);
+        // A following line that is itself a complete object starts a new record.
+        if t.first() == Some(&b'{') && {
+            let mut s = Scan::default();
+            t.iter().for_each(|&b| s.feed(b));
+            s.complete()
+        } {
+            self.flush_join(h, diag)?;
+            return self.line_in(bytes, no, h, diag);
+        }
+        self.join.push(bytes);
+        if self.join.scan.complete() {
+            let joined = std::mem::take(&mut self.join.joined);
+            let first = self.join.first_line;
+            let p = self.parse(&joined, first, h, diag)?;
+            self.join.joined = joined;
+            if p == Parsed::Done {
+                diag.warn(
+                    Warn::Joined,
+                    first,
+                    format_args!("a JSON value spread over lines {first}-{no} was joined"),
+                );
+                self.join.clear();
+                return Ok(());
+            }
+            return self.flush_join(h, diag);
+        }
+        if self.join.over_limit() || self.join.scan.broken {
+            return self.flush_join(h, diag);
+        }
+        Ok(())
+    }
+
+    /// Give up on a pending join: every line in it is reported as not JSON.
+    fn flush_join<H: Handler>(&mut self, h: &mut H, diag: &mut Diag) -> io::Result<()> {
+        if !self.join.active() {
+            return Ok(());
+        }
+        let raw = std::mem::take(&mut self.join.raw);
+        let first = self.join.first_line;
+        self.join.lines = 0;
+        for (i, l) in raw.split(|&b| b == b'\n').enumerate() {
+            let t = trim_ascii_ws(l);
+            if !t.is_empty() {
+                self.bad(t, first + i as u64, h, diag)?;
+            }
+        }
+        self.join.raw = raw;
+        self.join.clear();
+        Ok(())
+    }
+
+    /// Bytes of a line inside a top-level array.
+    fn array_bytes<H: Handler>(
+        &mut self,
+        mut rest: &[u8],
+        no: u64,
+        h: &mut H,
+        diag: &mut Diag,
+    ) -> io::Result<()> {
+        while !rest.is_empty() {
+            let a = &mut self.array;
+            if !a.in_elem {
+                let t = rest.trim_ascii_start();
+                let Some(&b) = t.first() else { return Ok(()) };
+                rest = &t[1..];
+                match b {
+                    b']' if !a.want_elem || a.at_open => {
+                        a.active = false;
+                        // Anything after the array on this line is read normally.
+                        return self.line_in(rest, no, h, diag);
+                    }
+                    b',' if !a.want_elem => a.want_elem = true,
+                    _ if a.want_elem => {
+                        a.in_elem = true;
+                        a.want_elem = false;
+                        a.at_open = false;
+                        a.elem.clear();
+                        a.elem_line = no;
+                        a.scan = Scan::default();
+                        a.overflow = false;
+                        a.scalar = !matches!(b, b'{' | b'[' | b'"');
+                        a.elem.push(b);
+                        a.scan.feed(b);
+                        if !a.scalar && a.scan.complete() {
+                            // Cannot happen for an opening bracket or quote.
+                            self.array_elem_done(h, diag)?;
+                        }
+                    }
+                    _ => {
+                        a.active = false;
+                        diag.warn(
+                            Warn::NotJson,
+                            no,
+                            format_args!("unexpected {:?} in a top-level JSON array; reading on line by line", b as char),
+                        );
+                        diag.bad_lines += 1;
+                        let mut s = vec![b];
+                        s.extend_from_slice(rest);
+                        return h.bad_line(&String::from_utf8_lossy(&s), no, diag);
+                    }
+                }
+                continue;
+            }
+            // Inside an element: find where it ends on this line.
+            let mut end = None;
+            for (i, &b) in rest.iter().enumerate() {
+                if a.scalar {
+                    if matches!(b, b',' | b']') || b.is_ascii_whitespace() {
+                        end = Some((i, false));
+                        break;
+                    }
+                } else {
+                    a.scan.feed(b);
+                    if a.scan.complete() {
+                        end = Some((i + 1, true));
+                        break;
+                    }
+                }
+            }
+            let (take, done) = match end {
+                Some((n, _)) => (n, true),
+                None => (rest.len(), false),
+            };
+            if !a.overflow {
+                if a.elem.len() + take > MAX_JOIN_BYTES {
+                    a.overflow = true;
+                    a.elem = Vec::new();
+                } else {
+                    a.elem.extend_from_slice(&rest[..take]);
+                }
+            }
+            rest = &rest[take..];
+            if done {
+                self.array_elem_done(h, diag)?;
+            } else if !a.overflow {
+                a.elem.push(b'\n');
+            }
+        }
+        // An element that is a bare scalar ends at the end of its line.
+        if self.array.in_elem && self.array.scalar {
+            self.array_elem_done(h, diag)?;
+        }
+        Ok(())
+    }
+
+    fn array_elem_done<H: Handler>(&mut self, h: &mut H, diag: &mut Diag) -> io::Result<()> {
+        let a = &mut self.array;
+        a.in_elem = false;
+        let line = a.elem_line;
+        if a.overflow {
+            diag.warn(
+                Warn::NotJson,
+                line,
+                format_args!("array element longer than {MAX_JOIN_BYTES} bytes; skipped"),
+            );
+            diag.bad_lines += 1;
+            return h.bad_line("array element skipped (too large)", line, diag);
+        }
+        let elem = std::mem::take(&mut a.elem);
+        let t = trim_ascii_ws(&elem);
+        let r = match self.parse(t, line, h, diag)? {
+            Parsed::Done => Ok(()),
+            _ => self.bad(t, line, h, diag),
+        };
+        self.array.elem = elem;
+        r
+    }
+
+    /// End of input: report anything still pending.
+    fn finish<H: Handler>(&mut self, last_line: u64, h: &mut H, diag: &mut Diag) -> io::Result<()> {
+        self.flush_join(h, diag)?;
+        if self.array.active {
+            if self.array.in_elem && !self.array.elem.is_empty() {
+                let elem = std::mem::take(&mut self.array.elem);
+                let line = self.array.elem_line;
+                self.bad(trim_ascii_ws(&elem), line, h, diag)?;
+            }
+            diag.warn(
+                Warn::NotJson,
+                last_line,
+                "input ended inside a top-level JSON array",
+            );
+            self.array = ArrayState::default();
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Records what the framer hands on; "parses" with serde_json.
+    #[derive(Default)]
+    struct Rec {
+        got: Vec<(u64, String)>,
+        bad: Vec<(u64, String)>,
+        idles: usize,
+    }
+
+    impl Handler for Rec {
+        fn record(&mut self, bytes: &[u8], line: u64, _: &mut Diag) -> io::Result<Parsed> {
+            match serde_json::from_slice::<serde_json::Value>(bytes) {
+                Ok(v) => {
+                    self.got.push((line, v.to_string()));
+                    Ok(Parsed::Done)
+                }
+                Err(e) if e.is_eof() => Ok(Parsed::Incomplete),
+                Err(_) => Ok(Parsed::Invalid),
+            }
+        }
+        fn bad_line(&mut self, text: &str, line: u64, _: &mut Diag) -> io::Result<()> {
+            self.bad.push((line, text.to_owned()));
+            Ok(())
+        }
+        fn idle(&mut self) -> io::Result<()> {
+            self.idles += 1;
+            Ok(())
+        }
+    }
+
+    fn frame(input: &[u8]) -> (Rec, Diag) {
+        let mut r = Rec::default();
+        let mut d = Diag::sink();
+        Framer::new().run(input, &mut r, &mut d).unwrap();
+        (r, d)
+    }
+
+    fn got(r: &Rec) -> Vec<(u64, &str)> {
+        r.got.iter().map(|(l, s)| (*l, s.as_str())).collect()
+    }
+
+    #[test]
+    fn lines_crlf_bom_blank_and_last_line() {
+        let (r, d) = frame(b"\xEF\xBB\xBF{\"a\":1}\r\n\r\n   \n{\"b\":2}\n{\"c\":3}");
+        assert_eq!(
+            got(&r),
+            vec![(1, r#"{"a":1}"#), (4, r#"{"b":2}"#), (5, r#"{"c":3}"#)]
+        );
+        assert!(r.bad.is_empty());
+        assert_eq!(d.bad_lines, 0);
+    }
+
+    #[test]
+    fn non_json_lines_are_bad_and_counted() {
+        let (r, d) = frame(b"T: model not available\n{\"a\":1}\n");
+        assert_eq!(r.bad, vec![(1, "T: model not available".to_owned())]);
+        assert_eq!(got(&r), vec![(2, r#"{"a":1}"#)]);
+        assert_eq!(d.bad_lines, 1);
+    }
+
+    #[test]
+    fn pretty_printed_values_are_joined() {
+        let (r, d) = frame(b"{\n  \"a\": [1,\n 2]\n}\n{\"b\":2}\n");
+        assert_eq!(got(&r), vec![(1, r#"{"a":[1,2]}"#), (5, r#"{"b":2}"#)]);
+        assert_eq!(d.count(Warn::Joined), 1);
+        assert_eq!(d.bad_lines, 0);
+    }
+
+    #[test]
+    fn raw_newline_inside_a_string_is_joined_as_an_escape() {
+        let (r, _) = frame(b"{\"t\":\"hello\nworld\"}\n");
+        assert_eq!(got(&r), vec![(1, r#"{"t":"hello\nworld"}"#)]);
+    }
+
+    #[test]
+    fn complete_object_after_a_broken_one_starts_a_new_record() {
+        let (r, d) = frame(b"{\"a\":\n{\"b\":2}\n");
+        assert_eq!(got(&r), vec![(2, r#"{"b":2}"#)]);
+        assert_eq!(r.bad, vec![(1, "{\"a\":".to_owned())]);
+        assert_eq!(d.bad_lines, 1);
+    }
+
+    #[test]
+    fn unfinished_value_at_eof_reports_every_line() {
+        let (r, d) = frame(b"{\"a\":\n\"x\",\n");
+        assert!(r.got.is_empty());
+        assert_eq!(r.bad.len(), 2);
+        assert_eq!(d.bad_lines, 2);
+    }
+
+    #[test]
+    fn join_is_bounded_in_lines() {
+        let mut input = b"{\"a\":[\n".to_vec();
+        for _ in 0..1200 {
+            input.extend_from_slice(b"1,\n");
+        }
+        let (r, d) = frame(&input);
+        assert!(r.got.is_empty());
+        // The first MAX_JOIN_LINES lines are given up on; the rest are bad on their own.
+        assert_eq!(d.bad_lines, 1201);
+        assert_eq!(r.bad.len(), 1201);
+    }
+
+    #[test]
+    fn top_level_array_is_read_element_by_element() {
+        let (r, d) = frame(b"[{\"a\":1}, {\"b\":\"]\"},\n  {\"c\":\n 3}, 7, \"s\"]\n{\"d\":4}\n");
+        assert_eq!(
+            got(&r),
+            vec![
+                (1, r#"{"a":1}"#),
+                (1, r#"{"b":"]"}"#),
+                (2, r#"{"c":3}"#),
+                (3, "7"),
+                (3, r#""s""#),
+                (4, r#"{"d":4}"#)
+            ]
+        );
+        assert_eq!(d.bad_lines, 0);
+    }
+
+    #[test]
+    fn pretty_printed_array() {
+        let (r, _) = frame(b"[\n  {\n    \"a\": 1\n  },\n  {\"b\": 2}\n]\n");
+        assert_eq!(got(&r), vec![(2, r#"{"a":1}"#), (5, r#"{"b":2}"#)]);
+    }
+
+    #[test]
+    fn empty_and_unclosed_arrays() {
+        let (r, d) = frame(b"[]\n");
+        assert!(r.got.is_empty() && r.bad.is_empty());
+        assert_eq!(d.bad_lines, 0);
+        let (r, d) = frame(b"[{\"a\":1},{\"b\":");
+        assert_eq!(got(&r), vec![(1, r#"{"a":1}"#)]);
+        assert_eq!(r.bad.len(), 1);
+        assert_eq!(d.bad_lines, 1);
+    }
+
+    #[test]
+    fn invalid_utf8_is_replaced_with_a_warning() {
+        let (r, d) = frame(b"{\"t\":\"a\xffb\"}\n");
+        assert_eq!(got(&r), vec![(1, "{\"t\":\"a\u{fffd}b\"}")]);
+        assert_eq!(d.count(Warn::InvalidUtf8), 1);
+        assert_eq!(d.bad_lines, 0);
+    }
+
+    #[test]
+    fn idle_is_called_before_blocking() {
+        let (r, _) = frame(b"{\"a\":1}\n{\"b\":2}\n");
+        assert!(r.idles >= 1);
+    }
+
+    /// A reader that returns one byte per read, like a slow pipe.
+    struct Trickle<'a>(&'a [u8]);
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.0.is_empty() || buf.is_empty() {
+                return Ok(0);
+            }
+            buf[0] = self.0[0];
+            self.0 = &self.0[1..];
+            Ok(1)
+        }
+    }
+
+    #[test]
+    fn framing_does_not_depend_on_read_sizes() {
+        let input = b"[{\"a\":1},\n{\"b\":[1,\n2]}]\n{\n\"c\":3}\nnot json\n{\"d\":\"x\xffy\"}";
+        let (whole, _) = frame(input);
+        let mut r = Rec::default();
+        let mut d = Diag::sink();
+        Framer::new().run(Trickle(input), &mut r, &mut d).unwrap();
+        assert_eq!(r.got, whole.got);
+        assert_eq!(r.bad, whole.bad);
+        assert!(r.idles > input.len() / 2);
+    }
+}

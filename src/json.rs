@@ -1,0 +1,421 @@
+//! Small JSON helpers shared by readers and writers: escaping strings
+//! straight into a writer, and borrowed, lenient field types for the typed
+//! line parsers.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::io::{self, Write};
+
+use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
+use serde_json::value::RawValue;
+
+// ---------------------------------------------------------------- writing
+
+/// For each byte: the escape it needs inside a JSON string, or 0.
+/// `u` means `\u00XX`; the rest are the letter after the backslash.
+static ESCAPE: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 0x20 {
+        t[i] = b'u';
+        i += 1;
+    }
+    t[0x08] = b'b';
+    t[0x09] = b't';
+    t[0x0a] = b'n';
+    t[0x0c] = b'f';
+    t[0x0d] = b'r';
+    t[b'"' as usize] = b'"';
+    t[b'\\' as usize] = b'\\';
+    t
+};
+
+/// Write `s` as a quoted JSON string (same escapes as serde_json).
+pub fn write_str<W: Write + ?Sized>(w: &mut W, s: &str) -> io::Result<()> {
+    w.write_all(b"\"")?;
+    write_str_body(w, s)?;
+    w.write_all(b"\"")
+}
+
+/// Write the escaped contents of a JSON string, without the quotes.
+pub fn write_str_body<W: Write + ?Sized>(w: &mut W, s: &str) -> io::Result<()> {
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let esc = ESCAPE[b as usize];
+        if esc == 0 {
+            continue;
+        }
+        if start < i {
+            w.write_all(&bytes[start..i])?;
+        }
+        if esc == b'u' {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            w.write_all(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[(b >> 4) as usize],
+                HEX[(b & 0xf) as usize],
+            ])?;
+        } else {
+            w.write_all(&[b'\\', esc])?;
+        }
+        start = i + 1;
+    }
+    w.write_all(&bytes[start..])
+}
+
+/// Write an unsigned integer.
+pub fn write_u64<W: Write + ?Sized>(w: &mut W, v: u64) -> io::Result<()> {
+    write!(w, "{v}")
+}
+
+/// Write a float as serde_json would (`null` when not finite).
+pub fn write_f64<W: Write + ?Sized>(w: &mut W, v: f64) -> io::Result<()> {
+    if v.is_finite() {
+        let s = serde_json::to_string(&v).map_err(io::Error::other)?;
+        w.write_all(s.as_bytes())
+    } else {
+        w.write_all(b"null")
+    }
+}
+
+/// A JSON string literal for `s` (quoted and escaped).
+pub fn quote(s: &str) -> String {
+    let mut v = Vec::with_capacity(s.len() + 2);
+    write_str(&mut v, s).expect("writing to a Vec cannot fail");
+    String::from_utf8(v).expect("escaping keeps UTF-8")
+}
+
+/// Build an owned raw JSON value from text known to be valid JSON.
+pub fn raw_owned(json: String) -> Box<RawValue> {
+    RawValue::from_string(json).expect("cstream built this JSON itself")
+}
+
+// ---------------------------------------------------------------- reading
+
+/// A string field that borrows from the line when it has no escapes.
+///
+/// A newtype because `Option<Cow<str>>` fields never borrow under serde's
+/// derive; through a newtype they do.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct S<'a>(pub Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for S<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = S<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<S<'de>, E> {
+                Ok(S(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<S<'de>, E> {
+                Ok(S(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<S<'de>, E> {
+                Ok(S(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// A field that is a string when it is one, and `None` for any other JSON
+/// value, so a surprising type never makes a whole line unreadable.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct LaxStr<'a>(pub Option<Cow<'a, str>>);
+
+impl<'a> LaxStr<'a> {
+    /// The string, if the field was one.
+    pub fn get(self) -> Option<Cow<'a, str>> {
+        self.0
+    }
+
+    /// The string, if the field was one (borrowed).
+    pub fn as_deref(&self) -> Option<&str> {
+        self.0.as_deref()
+    }
+}
+
+/// Accepts any JSON value; keeps strings (borrowed when possible), numbers
+/// and booleans as what they are, and skips everything else.
+enum Lax<'de> {
+    Str(Cow<'de, str>),
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Lax<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Lax<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Lax<'de>, E> {
+                Ok(Lax::Str(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Lax<'de>, E> {
+                Ok(Lax::Str(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Lax<'de>, E> {
+                Ok(Lax::Str(Cow::Owned(v)))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Lax<'de>, E> {
+                Ok(Lax::Int(v))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Lax<'de>, E> {
+                Ok(i64::try_from(v).map_or(Lax::Float(v as f64), Lax::Int))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Lax<'de>, E> {
+                Ok(Lax::Float(v))
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Lax<'de>, E> {
+                Ok(Lax::Bool(v))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Lax<'de>, E> {
+                Ok(Lax::Other)
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Lax<'de>, E> {
+                Ok(Lax::Other)
+            }
+            fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Lax<'de>, D::Error> {
+                Lax::deserialize(d)
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut a: A) -> Result<Lax<'de>, A::Error> {
+                while a.next_element::<de::IgnoredAny>()?.is_some() {}
+                Ok(Lax::Other)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Lax<'de>, A::Error> {
+                while a.next_entry::<de::IgnoredAny, de::IgnoredAny>()?.is_some() {}
+                Ok(Lax::Other)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for LaxStr<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(LaxStr(match Lax::deserialize(d)? {
+            Lax::Str(s) => Some(s),
+            _ => None,
+        }))
+    }
+}
+
+/// The string inside a raw JSON value, if it is a string.
+pub fn raw_as_str(raw: &RawValue) -> Option<Cow<'_, str>> {
+    let t = raw.get();
+    if !t.starts_with('"') {
+        return None;
+    }
+    let inner = &t[1..t.len() - 1];
+    if !inner.contains('\\') {
+        return Some(Cow::Borrowed(inner));
+    }
+    serde_json::from_str::<String>(t).ok().map(Cow::Owned)
+}
+
+/// A number field read leniently: integers, floats (truncated) and numeric
+/// strings (cursor-agent 2026.07 writes `startedAtMs` as a string) all count;
+/// anything else is `None`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LaxInt(pub Option<i64>);
+
+impl<'de> Deserialize<'de> for LaxInt {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(LaxInt(match Lax::deserialize(d)? {
+            Lax::Int(i) => Some(i),
+            Lax::Float(f) => float_to_i64(f),
+            Lax::Str(s) => str_to_i64(&s),
+            _ => None,
+        }))
+    }
+}
+
+fn float_to_i64(f: f64) -> Option<i64> {
+    (f.is_finite() && f.abs() < 9.2e18).then_some(f as i64)
+}
+
+fn str_to_i64(t: &str) -> Option<i64> {
+    t.parse::<i64>()
+        .ok()
+        .or_else(|| t.parse::<f64>().ok().and_then(float_to_i64))
+}
+
+/// The integer inside a raw JSON value (number or numeric string).
+pub fn raw_as_i64(raw: &RawValue) -> Option<i64> {
+    let t = raw.get();
+    let t = t
+        .strip_prefix('"')
+        .and_then(|s| s.strip_suffix('"'))
+        .unwrap_or(t);
+    str_to_i64(t)
+}
+
+/// A boolean field read leniently (`None` unless `true`/`false`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LaxBool(pub Option<bool>);
+
+impl<'de> Deserialize<'de> for LaxBool {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(LaxBool(match Lax::deserialize(d)? {
+            Lax::Bool(b) => Some(b),
+            _ => None,
+        }))
+    }
+}
+
+/// The members of a JSON object in source order, values kept raw.
+/// Deserializing anything but an object yields an error.
+#[derive(Debug, Default)]
+pub struct Members<'a>(pub Vec<(Cow<'a, str>, &'a RawValue)>);
+
+impl<'a> Members<'a> {
+    /// Parse the members of the object in `raw` (None when it is not an object).
+    pub fn of(raw: &'a RawValue) -> Option<Members<'a>> {
+        serde_json::from_str(raw.get()).ok()
+    }
+
+    /// The value of the first member named `key`.
+    pub fn get(&self, key: &str) -> Option<&'a RawValue> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| *v)
+    }
+
+    /// The string member `key`, if it is a string.
+    pub fn str(&self, key: &str) -> Option<Cow<'a, str>> {
+        self.get(key).and_then(raw_as_str)
+    }
+
+    /// A non-empty string member `key`.
+    pub fn nonempty_str(&self, key: &str) -> Option<Cow<'a, str>> {
+        self.str(key).filter(|s| !s.is_empty())
+    }
+
+    /// The integer member `key`.
+    pub fn int(&self, key: &str) -> Option<i64> {
+        self.get(key).and_then(raw_as_i64)
+    }
+
+    /// The object member `key`, parsed.
+    pub fn obj(&self, key: &str) -> Option<Members<'a>> {
+        self.get(key).and_then(Members::of)
+    }
+
+    /// Re-serialize the object without the members named in `drop`.
+    pub fn to_json_without(&self, drop: &[&str]) -> Box<RawValue> {
+        self.to_json_with(|k, v| {
+            if drop.contains(&k) {
+                None
+            } else {
+                Some(Cow::Borrowed(v))
+            }
+        })
+    }
+
+    /// Re-serialize the object, replacing or dropping members through `f`.
+    pub fn to_json_with<'b>(
+        &'b self,
+        mut f: impl FnMut(&str, &'b RawValue) -> Option<Cow<'b, RawValue>>,
+    ) -> Box<RawValue> {
+        let mut out = Vec::with_capacity(256);
+        out.push(b'{');
+        let mut first = true;
+        for (k, v) in &self.0 {
+            let Some(v) = f(k, v) else { continue };
+            if !first {
+                out.push(b',');
+            }
+            first = false;
+            write_str(&mut out, k).expect("Vec write");
+            out.push(b':');
+            out.extend_from_slice(v.get().as_bytes());
+        }
+        out.push(b'}');
+        raw_owned(String::from_utf8(out).expect("built from UTF-8 pieces"))
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Members<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Members<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Members<'de>, A::Error> {
+                let mut v = Vec::with_capacity(m.size_hint().unwrap_or(8));
+                while let Some(k) = m.next_key::<S<'de>>()? {
+                    let val: &'de RawValue = m.next_value()?;
+                    v.push((k.0, val));
+                }
+                Ok(Members(v))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_like_serde_json() {
+        for s in [
+            "plain",
+            "quote \" and \\ backslash",
+            "ctl \u{0}\u{1}\u{8}\t\n\u{b}\u{c}\r\u{1b}\u{1f}",
+            "unicode ✓ \u{2028} é",
+            "",
+        ] {
+            assert_eq!(quote(s), serde_json::to_string(s).unwrap(), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn lax_fields_tolerate_other_types() {
+        #[derive(serde::Deserialize)]
+        struct T<'a> {
+            #[serde(borrow)]
+            a: LaxStr<'a>,
+            b: LaxInt,
+            c: LaxInt,
+            d: LaxBool,
+        }
+        let t: T =
+            serde_json::from_str(r#"{"a":5,"b":"1785547476498","c":12.7,"d":"yes"}"#).unwrap();
+        assert_eq!(t.a.0, None);
+        assert_eq!(t.b.0, Some(1785547476498));
+        assert_eq!(t.c.0, Some(12));
+        assert_eq!(t.d.0, None);
+    }
+
+    #[test]
+    fn strings_borrow_unless_escaped() {
+        let j = r#"{"a":"plain","b":"esc\naped"}"#;
+        let m: Members = serde_json::from_str(j).unwrap();
+        assert!(matches!(m.str("a"), Some(Cow::Borrowed("plain"))));
+        assert_eq!(m.str("b").as_deref(), Some("esc\naped"));
+        assert!(matches!(m.str("b"), Some(Cow::Owned(_))));
+    }
+
+    #[test]
+    fn members_keep_order_and_drop() {
+        let raw: Box<RawValue> =
+            serde_json::from_str(r#"{"z":1,"a":{"x":[1,2]},"m":"s"}"#).unwrap();
+        let m = Members::of(&raw).unwrap();
+        assert_eq!(m.to_json_without(&["a"]).get(), r#"{"z":1,"m":"s"}"#);
+        assert!(Members::of(&serde_json::from_str::<Box<RawValue>>("[1]").unwrap()).is_none());
+    }
+}

@@ -1,0 +1,647 @@
+//! `--to text` (the default): a readable transcript, streamed (SPEC §3).
+//!
+//! ```text
+//! ● cursor · Auto · /home/user/project  (session d43015b9-…)
+//! › Run `sleep 5` using bash
+//! ┆ Planning the two commands…
+//! I'll run `sleep 5` in bash.
+//! ▸ shell  sleep 5  ✓ exit 0 · 5.4s
+//! ── ok · 21.5s · 1 tool call · tokens 27119 in (467 cached) / 40 out
+//! ```
+//!
+//! A tool call's line is written when it starts and its outcome appended when
+//! it completes; if anything else is written in between, the outcome gets a
+//! line of its own. Everything taken from the stream goes through
+//! [`visible`], so control characters, escape sequences and bidi overrides
+//! are shown, never interpreted by the terminal.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+use std::io::{self, Write};
+
+use owo_colors::{OwoColorize, Style};
+
+use super::{OutputOptions, Session, Sink};
+use crate::diag::is_bidi_or_invisible;
+use crate::event::{Event, Kind, OutStream, SessionResult, ToolEnd, ToolStart, Usage};
+
+/// Lines of completion-time shell output shown (the last ones).
+pub const OUTPUT_TAIL_LINES: usize = 10;
+
+/// The styles of each element; all plain when colour is off.
+#[derive(Clone, Copy)]
+struct Palette {
+    on: bool,
+    header: Style,
+    dim: Style,
+    prompt: Style,
+    thinking: Style,
+    tool: Style,
+    ok: Style,
+    fail: Style,
+    warn: Style,
+    stderr: Style,
+}
+
+impl Palette {
+    fn new(on: bool) -> Self {
+        Palette {
+            on,
+            header: Style::new().bold().cyan(),
+            dim: Style::new().dimmed(),
+            prompt: Style::new().bold(),
+            thinking: Style::new().dimmed().italic(),
+            tool: Style::new().cyan(),
+            ok: Style::new().green(),
+            fail: Style::new().red(),
+            warn: Style::new().yellow(),
+            stderr: Style::new().red().dimmed(),
+        }
+    }
+}
+
+/// What kind of streamed text the cursor is in the middle of.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Block {
+    None,
+    Thinking,
+    Text,
+    Output(String),
+}
+
+struct OpenCall {
+    call_id: String,
+    /// `shell  sleep 5`: name and key argument, already made visible.
+    label: String,
+    /// Output arrived live, so none is repeated at completion.
+    streamed: bool,
+}
+
+/// Per-session figures for the final line.
+#[derive(Default)]
+struct Tally {
+    tool_calls: u64,
+    usage: Option<Usage>,
+    first_ts: Option<i64>,
+    last_ts: Option<i64>,
+    result: bool,
+}
+
+/// Writes the transcript.
+pub struct TextSink<W: Write> {
+    w: W,
+    p: Palette,
+    width: Option<usize>,
+    /// Nothing written yet on the current line.
+    at_line_start: bool,
+    block: Block,
+    /// A tool line written without its newline, awaiting its outcome.
+    pending: Option<String>,
+    open: Vec<OpenCall>,
+    thinking_shown: bool,
+    tally: Tally,
+    sessions: usize,
+    /// Reused for building lines.
+    buf: String,
+}
+
+impl<W: Write> TextSink<W> {
+    pub fn new(w: W, opts: &OutputOptions) -> Self {
+        TextSink {
+            w,
+            p: Palette::new(opts.color),
+            width: opts.width,
+            at_line_start: true,
+            block: Block::None,
+            pending: None,
+            open: Vec::new(),
+            thinking_shown: false,
+            tally: Tally::default(),
+            sessions: 0,
+            buf: String::new(),
+        }
+    }
+
+    /// Write `s` in `style` (plain when colour is off).
+    fn paint(&mut self, style: Style, s: &str) -> io::Result<()> {
+        if s.is_empty() {
+            return Ok(());
+        }
+        if self.p.on {
+            write!(self.w, "{}", s.style(style))?;
+        } else {
+            self.w.write_all(s.as_bytes())?;
+        }
+        self.at_line_start = s.ends_with('\n');
+        Ok(())
+    }
+
+    fn plain(&mut self, s: &str) -> io::Result<()> {
+        if s.is_empty() {
+            return Ok(());
+        }
+        self.w.write_all(s.as_bytes())?;
+        self.at_line_start = s.ends_with('\n');
+        Ok(())
+    }
+
+    fn newline(&mut self) -> io::Result<()> {
+        self.w.write_all(b"\n")?;
+        self.at_line_start = true;
+        Ok(())
+    }
+
+    /// Finish any partial line (a pending tool line, streamed text).
+    fn break_line(&mut self) -> io::Result<()> {
+        self.pending = None;
+        if !self.at_line_start {
+            self.newline()?;
+        }
+        Ok(())
+    }
+
+    /// Start a block of streamed text, ending whatever was before it.
+    fn enter(&mut self, block: Block) -> io::Result<()> {
+        if self.block != block || self.pending.is_some() {
+            self.break_line()?;
+            self.block = block;
+        }
+        Ok(())
+    }
+
+    /// Write streamed text line by line, each line starting with `prefix`.
+    fn stream(
+        &mut self,
+        prefix: &str,
+        prefix_style: Style,
+        style: Option<Style>,
+        text: &str,
+    ) -> io::Result<()> {
+        let text = visible(text, true);
+        for piece in text.split_inclusive('\n') {
+            if self.at_line_start {
+                // No trailing blank on an empty line.
+                let prefix = if piece == "\n" {
+                    prefix.trim_end()
+                } else {
+                    prefix
+                };
+                self.paint(prefix_style, prefix)?;
+                self.at_line_start = false;
+            }
+            match style {
+                Some(s) => self.paint(s, piece)?,
+                None => self.plain(piece)?,
+            }
+        }
+        Ok(())
+    }
+
+    fn header(&mut self, s: &Session, st: &crate::event::SessionStart) -> io::Result<()> {
+        self.break_line()?;
+        let mut line = String::new();
+        line.push_str(&visible(&st.dialect, false));
+        for part in [&st.model, &st.cwd].into_iter().flatten() {
+            line.push_str(" · ");
+            line.push_str(&visible(part, false));
+        }
+        self.paint(self.p.header, "● ")?;
+        self.paint(self.p.prompt, &line)?;
+        let id = format!("  (session {})", visible(&s.id, false));
+        self.paint(self.p.dim, &id)?;
+        self.newline()
+    }
+
+    fn tool_start(&mut self, t: &ToolStart) -> io::Result<()> {
+        self.enter(Block::None)?;
+        self.tally.tool_calls += 1;
+        let name = visible(&t.tool_name, false).into_owned();
+        let arg = t
+            .key_arg()
+            .map(|a| visible(a, false).into_owned())
+            .unwrap_or_default();
+        // Room left on a terminal line for the argument after "▸ name  ".
+        let arg = match self.width {
+            Some(w) => truncate(
+                &arg,
+                w.saturating_sub(name.chars().count() + 4 + 22).max(16),
+            ),
+            None => arg,
+        };
+        let label = if arg.is_empty() {
+            name.clone()
+        } else {
+            format!("{name}  {arg}")
+        };
+        self.paint(self.p.tool, "▸ ")?;
+        self.paint(self.p.tool, &name)?;
+        if !arg.is_empty() {
+            self.plain("  ")?;
+            self.plain(&arg)?;
+        }
+        self.pending = Some(t.call_id.to_string());
+        if let Some(i) = self.open.iter().position(|c| c.call_id == t.call_id) {
+            self.open.remove(i);
+        }
+        self.open.push(OpenCall {
+            call_id: t.call_id.to_string(),
+            label,
+            streamed: false,
+        });
+        Ok(())
+    }
+
+    fn tool_end(&mut self, t: &ToolEnd) -> io::Result<()> {
+        let call = self
+            .open
+            .iter()
+            .position(|c| c.call_id == t.call_id)
+            .map(|i| self.open.remove(i));
+        let inline = self.pending.as_deref() == Some(&t.call_id) && self.block == Block::None;
+        if inline {
+            self.plain("  ")?;
+        } else {
+            self.enter(Block::None)?;
+            if call.is_none() {
+                // A completion whose start was never seen still counts.
+                self.tally.tool_calls += 1;
+            }
+        }
+        self.pending = None;
+        let (glyph, style) = if t.cancelled {
+            ("⊘", self.p.warn)
+        } else if t.ok {
+            ("✓", self.p.ok)
+        } else {
+            ("✗", self.p.fail)
+        };
+        self.paint(style, glyph)?;
+        if !inline {
+            let label = call.as_ref().map_or_else(
+                || visible(&t.tool_name, false).into_owned(),
+                |c| c.label.clone(),
+            );
+            self.plain(" ")?;
+            self.paint(self.p.tool, &label)?;
+            self.plain("  ")?;
+        } else {
+            self.plain(" ")?;
+        }
+        let outcome = outcome(t);
+        self.paint(if t.ok { self.p.dim } else { style }, &outcome)?;
+        self.newline()?;
+        let streamed = call.as_ref().is_some_and(|c| c.streamed);
+        if let (Some(out), false) = (t.output.as_deref(), streamed) {
+            self.output_tail(out)?;
+        }
+        Ok(())
+    }
+
+    /// The last lines of output that arrived only at completion.
+    fn output_tail(&mut self, out: &str) -> io::Result<()> {
+        let out = out.strip_suffix('\n').unwrap_or(out);
+        if out.is_empty() {
+            return Ok(());
+        }
+        let total = out.split('\n').count();
+        let skip = total.saturating_sub(OUTPUT_TAIL_LINES);
+        if skip > 0 {
+            let note = format!(
+                "  │ … {skip} more line{} above\n",
+                if skip == 1 { "" } else { "s" }
+            );
+            self.paint(self.p.dim, &note)?;
+        }
+        for line in out.split('\n').skip(skip) {
+            let line = line.strip_suffix('\r').unwrap_or(line);
+            self.paint(self.p.dim, "  │ ")?;
+            let shown = visible(line, false);
+            let shown = match self.width {
+                Some(w) => truncate(&shown, w.saturating_sub(4).max(16)),
+                None => shown.into_owned(),
+            };
+            self.plain(&shown)?;
+            self.newline()?;
+        }
+        Ok(())
+    }
+
+    fn final_line(&mut self, r: Option<&SessionResult>) -> io::Result<()> {
+        self.enter(Block::None)?;
+        let mut line = std::mem::take(&mut self.buf);
+        line.clear();
+        let style = match r {
+            Some(r) if r.ok => {
+                line.push_str("── ok");
+                self.p.ok
+            }
+            Some(r) => {
+                line.push_str("── failed");
+                if let Some(e) = &r.error {
+                    line.push_str(": ");
+                    line.push_str(&visible(first_line(e), false));
+                }
+                self.p.fail
+            }
+            None => {
+                line.push_str("── incomplete: the stream ended without a result");
+                self.p.warn
+            }
+        };
+        let duration = r.and_then(|r| r.duration_ms).or_else(|| {
+            match (self.tally.first_ts, self.tally.last_ts) {
+                (Some(a), Some(b)) if b > a => Some((b - a) as u64),
+                _ => None,
+            }
+        });
+        if let Some(d) = duration {
+            let _ = write!(line, " · {}", fmt_ms(d));
+        }
+        let n = self.tally.tool_calls;
+        let _ = write!(line, " · {n} tool call{}", if n == 1 { "" } else { "s" });
+        if let Some(u) = r.and_then(|r| r.usage).or(self.tally.usage) {
+            let _ = write!(line, " · tokens {} in", u.input);
+            if let Some(c) = u.cache_read.filter(|c| *c > 0) {
+                let _ = write!(line, " ({c} cached)");
+            }
+            let _ = write!(line, " / {} out", u.output);
+        }
+        self.paint(style, &line)?;
+        self.buf = line;
+        self.newline()
+    }
+
+    fn one_liner(&mut self, style: Style, glyph: &str, text: &str) -> io::Result<()> {
+        self.enter(Block::None)?;
+        let mut shown = visible(text, false).into_owned();
+        if let Some(w) = self.width {
+            shown = truncate(&shown, w.saturating_sub(2).max(16));
+        }
+        self.paint(style, glyph)?;
+        self.paint(style, " ")?;
+        self.paint(style, &shown)?;
+        self.newline()
+    }
+}
+
+impl<W: Write> Sink for TextSink<W> {
+    fn begin(&mut self, _s: &Session) -> io::Result<()> {
+        self.break_line()?;
+        if self.sessions > 0 {
+            self.newline()?;
+        }
+        self.sessions += 1;
+        self.block = Block::None;
+        self.open.clear();
+        self.thinking_shown = false;
+        self.tally = Tally::default();
+        Ok(())
+    }
+
+    fn event(&mut self, s: &Session, ev: &Event<'_>) -> io::Result<()> {
+        if let Some(ts) = ev.ts {
+            self.tally.first_ts.get_or_insert(ts);
+            self.tally.last_ts = Some(ts);
+        }
+        match &ev.kind {
+            Kind::SessionStarted(st) => self.header(s, st)?,
+            Kind::UserMessage { text } => {
+                self.enter(Block::None)?;
+                self.paint(self.p.prompt, "› ")?;
+                self.at_line_start = false;
+                let text = text.trim_end_matches('\n');
+                for (i, line) in text.split('\n').enumerate() {
+                    if i > 0 {
+                        self.newline()?;
+                        self.plain("  ")?;
+                    }
+                    self.paint(self.p.prompt, &visible(line, false))?;
+                }
+                self.newline()?;
+            }
+            Kind::ThinkingDelta { text } | Kind::Thinking { text, .. } => {
+                if !text.is_empty() {
+                    self.enter(Block::Thinking)?;
+                    self.thinking_shown = true;
+                    let (dim, th) = (self.p.dim, self.p.thinking);
+                    self.stream("┆ ", dim, Some(th), text)?;
+                }
+                if let Kind::Thinking { duration_ms, .. } = &ev.kind {
+                    self.thinking_done(*duration_ms)?;
+                }
+            }
+            Kind::ThinkingCompleted { duration_ms } => self.thinking_done(*duration_ms)?,
+            Kind::TextDelta { text } | Kind::AssistantMessage { text } => {
+                if !text.is_empty() {
+                    self.enter(Block::Text)?;
+                    self.stream("", self.p.dim, None, text)?;
+                }
+            }
+            Kind::ToolCallStarted(t) => self.tool_start(t)?,
+            Kind::ToolCallCompleted(t) => self.tool_end(t)?,
+            Kind::ToolCall(b) => {
+                self.tool_start(&b.0)?;
+                self.tool_end(&b.1)?;
+            }
+            Kind::ToolCallProgress { .. } => {}
+            Kind::ShellOutputDelta {
+                call_id,
+                stream,
+                text,
+            } => {
+                if let Some(c) = self.open.iter_mut().find(|c| c.call_id == *call_id) {
+                    c.streamed = true;
+                }
+                self.enter(Block::Output(call_id.to_string()))?;
+                let style = match stream {
+                    OutStream::Stdout => None,
+                    OutStream::Stderr => Some(self.p.stderr),
+                };
+                self.stream("  │ ", self.p.dim, style, text)?;
+            }
+            Kind::UsageDelta(u) => {
+                self.tally.usage = Some(self.tally.usage.map_or(*u, |t| t.add(u)));
+            }
+            Kind::Summary { phase, text } => {
+                let what = match text {
+                    Some(t) => format!("summary ({}): {}", phase.as_str(), first_line(t)),
+                    None => format!("summary {}", phase.as_str()),
+                };
+                self.one_liner(self.p.dim, "≡", &what)?;
+            }
+            Kind::TurnEnded { .. } => {}
+            Kind::Result(r) => {
+                self.tally.result = true;
+                self.final_line(Some(r))?;
+            }
+            Kind::Error {
+                message,
+                fatal,
+                source,
+            } => {
+                let text = match source {
+                    Some(src) => format!("{src}: {}", first_line(message)),
+                    None => first_line(message).to_owned(),
+                };
+                if *fatal {
+                    self.one_liner(self.p.fail, "✗ error:", &text)?;
+                } else {
+                    self.one_liner(self.p.warn, "!", &text)?;
+                }
+            }
+            Kind::Unknown { raw } => {
+                let mut text = String::from("unknown event ");
+                text.push_str(&truncate(raw.get(), 160));
+                self.one_liner(self.p.dim, "?", &text)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn end(&mut self, _s: &Session) -> io::Result<()> {
+        if !self.tally.result {
+            self.final_line(None)?;
+        }
+        self.break_line()
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.w.flush()
+    }
+}
+
+impl<W: Write> TextSink<W> {
+    fn thinking_done(&mut self, duration_ms: Option<u64>) -> io::Result<()> {
+        if self.thinking_shown {
+            if self.block == Block::Thinking {
+                self.break_line()?;
+                self.block = Block::None;
+            }
+        } else {
+            let what = match duration_ms {
+                Some(d) => format!("thought for {}", fmt_ms(d)),
+                None => "thought".to_owned(),
+            };
+            self.enter(Block::None)?;
+            self.paint(self.p.dim, "┆ ")?;
+            self.paint(self.p.thinking, &what)?;
+            self.newline()?;
+        }
+        self.thinking_shown = false;
+        Ok(())
+    }
+}
+
+/// `exit 0 · 5.4s`, `+12 −3 · 20ms`, `cancelled`…
+fn outcome(t: &ToolEnd) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    if t.cancelled {
+        parts.push("cancelled".into());
+    } else if let Some(e) = t.error.as_deref().filter(|_| !t.ok) {
+        parts.push(visible(first_line(e), false).into_owned());
+    }
+    if let Some(c) = t.exit_code {
+        parts.push(format!("exit {c}"));
+    }
+    match (t.lines_added, t.lines_removed) {
+        (Some(a), Some(r)) => parts.push(format!("+{a} −{r}")),
+        (Some(a), None) => parts.push(format!("+{a}")),
+        (None, Some(r)) => parts.push(format!("−{r}")),
+        _ => {}
+    }
+    if let Some(d) = t.duration_ms {
+        parts.push(fmt_ms(d));
+    }
+    if parts.is_empty() {
+        parts.push(if t.ok { "done".into() } else { "failed".into() });
+    }
+    parts.join(" · ")
+}
+
+fn first_line(s: &str) -> &str {
+    let s = s.trim_start_matches('\n');
+    s.split('\n').next().unwrap_or("")
+}
+
+/// A duration for people: `850ms`, `5.4s`, `2m03s`.
+pub fn fmt_ms(ms: u64) -> String {
+    if ms < 1000 {
+        format!("{ms}ms")
+    } else if ms < 60_000 {
+        format!("{:.1}s", ms as f64 / 1000.0)
+    } else {
+        let s = ms / 1000;
+        format!("{}m{:02}s", s / 60, s % 60)
+    }
+}
+
+/// Cut `s` to at most `max` characters, marking the cut with `…`.
+fn truncate(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_owned();
+    }
+    let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+/// Make text from the stream safe for a terminal: control characters (but
+/// newlines and tabs when `keep_newlines`), C1 controls, bidi overrides and
+/// invisible characters are shown as `\u{…}` escapes; `\r\n` becomes `\n`.
+pub fn visible(s: &str, keep_newlines: bool) -> Cow<'_, str> {
+    let needs = |c: char| {
+        (c.is_control() && !(keep_newlines && (c == '\n' || c == '\t'))) || is_bidi_or_invisible(c)
+    };
+    if !s.chars().any(needs) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\r' && keep_newlines && chars.peek() == Some(&'\n') {
+            continue;
+        }
+        if needs(c) {
+            match c {
+                '\n' => out.push_str("\\n"),
+                '\t' => out.push_str("\\t"),
+                '\r' => out.push_str("\\r"),
+                _ => {
+                    let _ = write!(out, "\\u{{{:x}}}", c as u32);
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn visible_escapes_what_a_terminal_would_interpret() {
+        assert_eq!(visible("plain\ttext\n", true), "plain\ttext\n");
+        assert_eq!(visible("a\u{1b}[31mred", true), "a\\u{1b}[31mred");
+        assert_eq!(visible("crlf\r\nline", true), "crlf\nline");
+        assert_eq!(visible("bare\rcr", true), "bare\\rcr");
+        assert_eq!(visible("two\nlines", false), "two\\nlines");
+        assert_eq!(visible("rtl \u{202e}x", true), "rtl \\u{202e}x");
+        assert_eq!(visible("c1 \u{9b}x", true), "c1 \\u{9b}x");
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(fmt_ms(850), "850ms");
+        assert_eq!(fmt_ms(5399), "5.4s");
+        assert_eq!(fmt_ms(123_000), "2m03s");
+    }
+
+    #[test]
+    fn truncation_marks_the_cut() {
+        assert_eq!(truncate("abcdef", 4), "abc…");
+        assert_eq!(truncate("abc", 4), "abc");
+    }
+}

@@ -1,0 +1,249 @@
+//! The pipeline: inputs → framing → dialect parser → normalizer → sink.
+//!
+//! [`run`] processes several inputs the way `cat` does (a missing file is
+//! reported and skipped); [`convert`] is the single-reader form for embedding
+//! cstream in another program (a proxy) or for tests.
+
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::path::PathBuf;
+
+use crate::diag::{Diag, Warn};
+use crate::dialect::{AutoParser, Dialect, Item, Parser};
+use crate::event::{Event, Kind};
+use crate::input::{FrameError, Framer, Handler, Parsed};
+use crate::output::{self, Format, OutputOptions, Sink};
+use crate::transform::{NormalizeOptions, Normalizer, Outcomes};
+
+/// Non-JSON lines become `error` events carrying the line, cut at this many bytes.
+pub const ERROR_LINE_BYTES: usize = 1024;
+
+/// Everything that decides what a run does (what the command line resolves to).
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    /// Output format.
+    pub format: Format,
+    /// Input dialect, or `None` to detect it per input.
+    pub from: Option<Dialect>,
+    /// Dedupe and related normalization switches.
+    pub normalize: NormalizeOptions,
+    /// How the sink writes.
+    pub output: OutputOptions,
+    /// Stop at the first line that is not valid input.
+    pub strict: bool,
+    /// Flush after every input record, even when more input is waiting.
+    pub line_buffered: bool,
+}
+
+/// One input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Input {
+    /// Standard input (`-`).
+    Stdin,
+    /// A file.
+    Path(PathBuf),
+}
+
+impl Input {
+    /// The name diagnostics use.
+    pub fn display_name(&self) -> String {
+        match self {
+            Input::Stdin => "-".to_owned(),
+            Input::Path(p) => p.display().to_string(),
+        }
+    }
+}
+
+/// What a run saw, for the exit status and `--stats`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Report {
+    /// How sessions ended.
+    pub outcomes: Outcomes,
+    /// Lines that were not valid input.
+    pub bad_lines: u64,
+    /// A file could not be read (exit status 2).
+    pub fatal: bool,
+    /// `--strict` stopped the run.
+    pub stopped: bool,
+}
+
+impl Report {
+    /// The exit status of SPEC §1 (without the closed-pipe case, which never
+    /// gets here): 2, then 3 (only with `-e`), then 1, then 0.
+    pub fn exit_code(&self, exit_status: bool) -> u8 {
+        if self.fatal {
+            2
+        } else if exit_status && (self.outcomes.failed > 0 || self.outcomes.incomplete > 0) {
+            3
+        } else if self.bad_lines > 0 || self.stopped {
+            1
+        } else {
+            0
+        }
+    }
+}
+
+/// The framer's handler: parse, normalize, write.
+struct Pipeline<'s> {
+    parser: AutoParser,
+    norm: Normalizer,
+    sink: Box<dyn Sink + 's>,
+    strict: bool,
+    line_buffered: bool,
+    stop: bool,
+}
+
+impl Handler for Pipeline<'_> {
+    fn record(&mut self, bytes: &[u8], _line: u64, diag: &mut Diag) -> io::Result<Parsed> {
+        let norm = &mut self.norm;
+        let sink = &mut *self.sink;
+        let parsed = self
+            .parser
+            .parse(bytes, &mut |item| norm.item(item, sink, diag))?;
+        if self.line_buffered && parsed == Parsed::Done {
+            self.sink.flush()?;
+        }
+        Ok(parsed)
+    }
+
+    fn bad_line(&mut self, text: &str, _line: u64, diag: &mut Diag) -> io::Result<()> {
+        let cut = floor_char_boundary(text, ERROR_LINE_BYTES);
+        let ev = Event::new(Kind::Error {
+            message: text[..cut].into(),
+            fatal: false,
+            source: Some("stdout".into()),
+        });
+        self.norm.item(Item::Event(ev), &mut *self.sink, diag)?;
+        if self.strict {
+            self.stop = true;
+        }
+        if self.line_buffered {
+            self.sink.flush()?;
+        }
+        Ok(())
+    }
+
+    fn idle(&mut self) -> io::Result<()> {
+        self.sink.flush()
+    }
+
+    fn stop(&self) -> bool {
+        self.stop
+    }
+}
+
+/// The largest index ≤ `max` that is a char boundary of `s`.
+pub fn floor_char_boundary(s: &str, max: usize) -> usize {
+    if s.len() <= max {
+        return s.len();
+    }
+    let mut i = max;
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// Convert `inputs` in order, writing to `out` and reporting on `diag`.
+///
+/// Returns `Err` only when writing the output fails (the run stops there; a
+/// `BrokenPipe` means the reader went away). Unreadable inputs are reported
+/// on `diag` and skipped.
+pub fn run<W: Write>(cfg: &Config, inputs: &[Input], out: W, diag: &mut Diag) -> io::Result<Report> {
+    run_with_stdin(cfg, inputs, io::stdin().lock(), out, diag)
+}
+
+/// [`run`], with `stdin` read wherever the inputs name standard input.
+pub fn run_with_stdin<R: Read, W: Write>(
+    cfg: &Config,
+    inputs: &[Input],
+    mut stdin: R,
+    out: W,
+    diag: &mut Diag,
+) -> io::Result<Report> {
+    let sink = output::sink(cfg.format, &cfg.output, out);
+    let mut p = Pipeline {
+        parser: AutoParser::new(cfg.from),
+        norm: Normalizer::new(cfg.normalize),
+        sink,
+        strict: cfg.strict,
+        line_buffered: cfg.line_buffered,
+        stop: false,
+    };
+    let mut framer = Framer::new();
+    for input in inputs {
+        diag.file = input.display_name();
+        match input {
+            Input::Stdin => one_input(&mut p, &mut framer, &mut stdin, diag)?,
+            Input::Path(path) => match File::open(path) {
+                Ok(f) => one_input(&mut p, &mut framer, f, diag)?,
+                Err(e) => {
+                    diag.error(format_args!("{}: {}", path.display(), e));
+                    continue;
+                }
+            },
+        }
+        if p.stop {
+            break;
+        }
+    }
+    finish(p, diag)
+}
+
+/// Convert one reader to one writer: the embedding entry point.
+///
+/// Diagnostics go to `diag` (use [`Diag::sink`] to drop them).
+pub fn convert<R: Read, W: Write>(
+    cfg: &Config,
+    input: R,
+    out: W,
+    diag: &mut Diag,
+) -> io::Result<Report> {
+    let sink = output::sink(cfg.format, &cfg.output, out);
+    let mut p = Pipeline {
+        parser: AutoParser::new(cfg.from),
+        norm: Normalizer::new(cfg.normalize),
+        sink,
+        strict: cfg.strict,
+        line_buffered: cfg.line_buffered,
+        stop: false,
+    };
+    one_input(&mut p, &mut Framer::new(), input, diag)?;
+    finish(p, diag)
+}
+
+fn one_input<R: Read>(
+    p: &mut Pipeline<'_>,
+    framer: &mut Framer,
+    reader: R,
+    diag: &mut Diag,
+) -> io::Result<()> {
+    p.parser.reset();
+    match framer.run(reader, p, diag) {
+        Ok(()) => {}
+        Err(FrameError::Read(e)) => {
+            let file = diag.file.clone();
+            diag.error(format_args!("{file}: {e}"));
+        }
+        Err(FrameError::Write(e)) => return Err(e),
+    }
+    if p.parser.undecided() {
+        diag.warn(
+            Warn::Format,
+            1,
+            "could not tell which agent wrote this input; reading it as cursor-agent (use --from to say)",
+        );
+    }
+    p.norm.end_input(&mut *p.sink, diag)
+}
+
+fn finish(mut p: Pipeline<'_>, diag: &mut Diag) -> io::Result<Report> {
+    p.sink.finish()?;
+    diag.finish();
+    Ok(Report {
+        outcomes: p.norm.outcomes,
+        bad_lines: diag.bad_lines,
+        fatal: diag.fatal,
+        stopped: p.stop,
+    })
+}

@@ -1,0 +1,462 @@
+//! Transforms: parsed items in, a well-formed event stream out (SPEC §2, §4).
+//!
+//! The [`Normalizer`] owns everything that spans lines:
+//! - sessions: an init (or a new input) starts one; items before an input's
+//!   first init are held (bounded) and replayed after its `session_started`;
+//!   an input with no events at all is still a session (without a result);
+//! - recap dedupe: a recap emits only the tail it adds beyond the text
+//!   emitted since the last tool-call start, or else since the last recap;
+//! - the result's text is authoritative: a tail it adds is emitted before it;
+//! - usage: running totals and result totals become `usage_delta` increments;
+//! - tool calls: durations filled from start/end times, calls still open
+//!   when a session ends (or its result arrives) closed as cancelled.
+//!
+//! Memory is bounded: texts are remembered as length + hash ([`Prefix`]),
+//! open calls and held items are capped.
+
+pub mod prefix;
+
+use std::borrow::Cow;
+use std::io;
+
+use crate::diag::Diag;
+use crate::dialect::{Channel, Item};
+use crate::event::{Event, Kind, SessionResult, SessionStart, ToolEnd, Usage};
+use crate::output::{Session, Sink};
+use prefix::Prefix;
+
+/// Items held before an input's first init are capped at this many…
+pub const MAX_HELD_ITEMS: usize = 10_000;
+/// …and roughly this many bytes of text.
+pub const MAX_HELD_BYTES: usize = 8 * 1024 * 1024;
+/// Tool calls tracked as open at once; beyond it the oldest is closed.
+pub const MAX_OPEN_CALLS: usize = 4096;
+
+/// How sessions ended, for `-e` and `--stats`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Outcomes {
+    /// Sessions seen.
+    pub sessions: u64,
+    /// Sessions that reported failure (error result or fatal error).
+    pub failed: u64,
+    /// Sessions that ended without a result.
+    pub incomplete: u64,
+}
+
+/// Options of the normalizer.
+#[derive(Debug, Clone, Copy)]
+pub struct NormalizeOptions {
+    /// Recap dedupe and the authoritative result tail (off with `--no-dedupe`).
+    pub dedupe: bool,
+}
+
+impl Default for NormalizeOptions {
+    fn default() -> Self {
+        NormalizeOptions { dedupe: true }
+    }
+}
+
+/// What has been emitted on one text channel, for recap dedupe.
+#[derive(Debug, Default)]
+struct ChannelText {
+    /// Since the last tool-call start.
+    segment: Prefix,
+    /// Since the last recap (or tool-call start).
+    since_recap: Prefix,
+}
+
+impl ChannelText {
+    fn push(&mut self, s: &str) {
+        self.segment.push(s);
+        self.since_recap.push(s);
+    }
+
+    fn reset(&mut self) {
+        self.segment.reset();
+        self.since_recap.reset();
+    }
+}
+
+#[derive(Debug)]
+struct OpenCall {
+    call_id: String,
+    tool_name: String,
+    ts: Option<i64>,
+}
+
+/// State of the open session.
+#[derive(Debug)]
+struct SessionState {
+    info: Session,
+    text: ChannelText,
+    thinking: ChannelText,
+    /// All assistant text of the session (for the result tail).
+    all_text: Prefix,
+    open: Vec<OpenCall>,
+    usage_sum: Usage,
+    usage_emitted: bool,
+    result_seen: bool,
+    failed: bool,
+}
+
+impl SessionState {
+    fn new(info: Session) -> Self {
+        SessionState {
+            info,
+            text: ChannelText::default(),
+            thinking: ChannelText::default(),
+            all_text: Prefix::default(),
+            open: Vec::new(),
+            usage_sum: Usage::default(),
+            usage_emitted: false,
+            result_seen: false,
+            failed: false,
+        }
+    }
+}
+
+/// Turns parsed items into the normalized event stream, session by session.
+pub struct Normalizer {
+    opts: NormalizeOptions,
+    cur: Option<SessionState>,
+    /// Items before this input's first init.
+    held: Vec<Item<'static>>,
+    held_bytes: usize,
+    /// The session id the source's lines carry (for a session without init).
+    hint: Option<String>,
+    /// Whether this input has produced any item.
+    input_has_items: bool,
+    /// Sessions opened in the run so far.
+    ordinal: usize,
+    /// How sessions ended.
+    pub outcomes: Outcomes,
+}
+
+impl Normalizer {
+    pub fn new(opts: NormalizeOptions) -> Self {
+        Normalizer {
+            opts,
+            cur: None,
+            held: Vec::new(),
+            held_bytes: 0,
+            hint: None,
+            input_has_items: false,
+            ordinal: 0,
+            outcomes: Outcomes::default(),
+        }
+    }
+
+    /// True while items are being held for an init that has not come yet.
+    fn holding(&self) -> bool {
+        self.cur.is_none()
+    }
+
+    /// Take one parsed item.
+    pub fn item(&mut self, item: Item<'_>, sink: &mut dyn Sink, diag: &mut Diag) -> io::Result<()> {
+        self.input_has_items = true;
+        match item {
+            Item::IdHint(id) => {
+                if self.hint.is_none() {
+                    self.hint = Some(id.into_owned());
+                }
+                Ok(())
+            }
+            Item::Event(Event {
+                ts,
+                kind: Kind::SessionStarted(start),
+            }) => {
+                self.close(sink)?;
+                let id = start.session_id.as_deref().map(str::to_owned);
+                self.open(id, sink)?;
+                let start = SessionStart {
+                    session_id: None,
+                    ..start
+                };
+                self.emit(sink, Event::at(ts, Kind::SessionStarted(start)))?;
+                self.replay_held(sink, diag)
+            }
+            Item::Resume { session_id } => {
+                self.close(sink)?;
+                self.open(Some(session_id.into_owned()), sink)?;
+                self.replay_held(sink, diag)
+            }
+            item if self.holding() => {
+                self.held_bytes += item_size(&item);
+                self.held.push(own_item(item));
+                if self.held.len() > MAX_HELD_ITEMS || self.held_bytes > MAX_HELD_BYTES {
+                    let file = diag.file.clone();
+                    diag.note(format_args!(
+                        "{file}: {} events before any init event; reading them as a session without init",
+                        self.held.len()
+                    ));
+                    self.open_anonymous(sink)?;
+                    self.replay_held(sink, diag)?;
+                }
+                Ok(())
+            }
+            item => self.process(item, sink),
+        }
+    }
+
+    /// The end of one input: close its session (a session without events if
+    /// it had none) and forget per-input state.
+    pub fn end_input(&mut self, sink: &mut dyn Sink, diag: &mut Diag) -> io::Result<()> {
+        if self.cur.is_none() && (!self.held.is_empty() || !self.input_has_items) {
+            self.open_anonymous(sink)?;
+            self.replay_held(sink, diag)?;
+        }
+        self.close(sink)?;
+        self.hint = None;
+        self.input_has_items = false;
+        Ok(())
+    }
+
+    fn open_anonymous(&mut self, sink: &mut dyn Sink) -> io::Result<()> {
+        let id = self.hint.clone();
+        self.open(id, sink)
+    }
+
+    fn open(&mut self, id: Option<String>, sink: &mut dyn Sink) -> io::Result<()> {
+        self.ordinal += 1;
+        let info = Session {
+            id: id.unwrap_or_else(|| format!("session-{}", self.ordinal)),
+            ordinal: self.ordinal,
+        };
+        self.outcomes.sessions += 1;
+        sink.begin(&info)?;
+        self.cur = Some(SessionState::new(info));
+        Ok(())
+    }
+
+    fn replay_held(&mut self, sink: &mut dyn Sink, _diag: &mut Diag) -> io::Result<()> {
+        let held = std::mem::take(&mut self.held);
+        self.held_bytes = 0;
+        for item in held {
+            self.process(item, sink)?;
+        }
+        Ok(())
+    }
+
+    /// Close the open session: cancel its open calls, record its outcome.
+    fn close(&mut self, sink: &mut dyn Sink) -> io::Result<()> {
+        if self.cur.is_none() {
+            return Ok(());
+        }
+        self.cancel_open(None, sink)?;
+        let st = self.cur.take().expect("checked above");
+        if !st.result_seen {
+            self.outcomes.incomplete += 1;
+        } else if st.failed {
+            self.outcomes.failed += 1;
+        }
+        sink.end(&st.info)
+    }
+
+    /// Synthesize a cancelled completion for every open call.
+    fn cancel_open(&mut self, ts: Option<i64>, sink: &mut dyn Sink) -> io::Result<()> {
+        let Some(st) = self.cur.as_mut() else {
+            return Ok(());
+        };
+        let open = std::mem::take(&mut st.open);
+        for call in open {
+            self.emit(sink, cancelled(call, ts))?;
+        }
+        Ok(())
+    }
+
+    fn emit(&mut self, sink: &mut dyn Sink, ev: Event<'_>) -> io::Result<()> {
+        let st = self.cur.as_ref().expect("a session is open");
+        sink.event(&st.info, &ev)
+    }
+
+    /// Handle an item inside the open session.
+    fn process(&mut self, item: Item<'_>, sink: &mut dyn Sink) -> io::Result<()> {
+        let dedupe = self.opts.dedupe;
+        match item {
+            Item::IdHint(_) | Item::Resume { .. } => Ok(()),
+            Item::Recap { ts, channel, text } => {
+                if !dedupe {
+                    return self.process(Item::Event(Event::at(ts, delta(channel, text))), sink);
+                }
+                let st = self.cur.as_mut().expect("open session");
+                let ch = match channel {
+                    Channel::Text => &mut st.text,
+                    Channel::Thinking => &mut st.thinking,
+                };
+                let tail = ch
+                    .segment
+                    .tail_of(&text)
+                    .or_else(|| ch.since_recap.tail_of(&text));
+                let tail = tail.filter(|t| !t.is_empty()).map(str::to_owned);
+                if let Some(tail) = tail {
+                    self.process(
+                        Item::Event(Event::at(ts, delta(channel, Cow::Owned(tail)))),
+                        sink,
+                    )?;
+                }
+                let st = self.cur.as_mut().expect("open session");
+                match channel {
+                    Channel::Text => st.text.since_recap.reset(),
+                    Channel::Thinking => st.thinking.since_recap.reset(),
+                }
+                Ok(())
+            }
+            Item::UsageTotal { ts, usage } => {
+                let st = self.cur.as_mut().expect("open session");
+                let rem = usage.minus(&st.usage_sum);
+                if rem.is_zero() {
+                    return Ok(());
+                }
+                self.process(Item::Event(Event::at(ts, Kind::UsageDelta(rem))), sink)
+            }
+            Item::Event(ev) => self.event(ev, sink),
+        }
+    }
+
+    fn event(&mut self, mut ev: Event<'_>, sink: &mut dyn Sink) -> io::Result<()> {
+        let dedupe = self.opts.dedupe;
+        let st = self.cur.as_mut().expect("open session");
+        match &mut ev.kind {
+            Kind::TextDelta { text } => {
+                st.text.push(text);
+                st.all_text.push(text);
+            }
+            Kind::ThinkingDelta { text } => st.thinking.push(text),
+            Kind::ToolCallStarted(t) => {
+                st.text.reset();
+                st.thinking.reset();
+                if let Some(i) = st.open.iter().position(|c| c.call_id == t.call_id) {
+                    st.open.remove(i);
+                }
+                st.open.push(OpenCall {
+                    call_id: t.call_id.to_string(),
+                    tool_name: t.tool_name.to_string(),
+                    ts: ev.ts,
+                });
+                if st.open.len() > MAX_OPEN_CALLS {
+                    let oldest = st.open.remove(0);
+                    let c = cancelled(oldest, ev.ts);
+                    sink.event(&st.info, &c)?;
+                }
+            }
+            Kind::ToolCallCompleted(t) => {
+                if let Some(i) = st.open.iter().position(|c| c.call_id == t.call_id) {
+                    let call = st.open.remove(i);
+                    if t.duration_ms.is_none()
+                        && let (Some(a), Some(b)) = (call.ts, ev.ts)
+                    {
+                        t.duration_ms = u64::try_from(b - a).ok();
+                    }
+                }
+            }
+            Kind::UsageDelta(u) => {
+                st.usage_sum = st.usage_sum.add(u);
+                st.usage_emitted = true;
+            }
+            Kind::Error { fatal: true, .. } => st.failed = true,
+            Kind::Result(r) => {
+                let r = std::mem::take(r);
+                return self.result(ev.ts, r, dedupe, sink);
+            }
+            _ => {}
+        }
+        let st = self.cur.as_ref().expect("open session");
+        sink.event(&st.info, &ev)
+    }
+
+    /// A result: close open calls, emit the text tail and the usage remainder, then the result.
+    fn result(
+        &mut self,
+        ts: Option<i64>,
+        r: SessionResult<'_>,
+        dedupe: bool,
+        sink: &mut dyn Sink,
+    ) -> io::Result<()> {
+        self.cancel_open(ts, sink)?;
+        let tail = match (dedupe, r.text.as_deref()) {
+            (true, Some(text)) => {
+                let st = self.cur.as_ref().expect("open session");
+                st.all_text
+                    .tail_of(text)
+                    .filter(|t| !t.is_empty())
+                    .map(str::to_owned)
+            }
+            _ => None,
+        };
+        if let Some(tail) = tail {
+            let delta = Kind::TextDelta {
+                text: Cow::Owned(tail),
+            };
+            self.event(Event::at(ts, delta), sink)?;
+        }
+        if let Some(total) = r.usage {
+            let st = self.cur.as_ref().expect("open session");
+            let rem = total.minus(&st.usage_sum);
+            if !rem.is_zero() || !st.usage_emitted {
+                self.event(Event::at(ts, Kind::UsageDelta(rem)), sink)?;
+            }
+        }
+        let st = self.cur.as_mut().expect("open session");
+        st.result_seen = true;
+        if !r.ok {
+            st.failed = true;
+        }
+        sink.event(&st.info, &Event::at(ts, Kind::Result(r)))
+    }
+}
+
+fn delta(channel: Channel, text: Cow<'_, str>) -> Kind<'_> {
+    match channel {
+        Channel::Text => Kind::TextDelta { text },
+        Channel::Thinking => Kind::ThinkingDelta { text },
+    }
+}
+
+fn cancelled(call: OpenCall, ts: Option<i64>) -> Event<'static> {
+    let mut end = ToolEnd::new(Cow::Owned(call.call_id), Cow::Owned(call.tool_name), false);
+    end.cancelled = true;
+    end.error = Some(Cow::Borrowed(
+        "cancelled: the session ended before the call completed",
+    ));
+    if let (Some(a), Some(b)) = (call.ts, ts) {
+        end.duration_ms = u64::try_from(b - a).ok();
+    }
+    Event::at(ts, Kind::ToolCallCompleted(end))
+}
+
+/// Rough size of an item, for the held-items cap.
+fn item_size(item: &Item<'_>) -> usize {
+    64 + match item {
+        Item::Event(e) => match &e.kind {
+            Kind::Unknown { raw } => raw.get().len(),
+            Kind::ToolCallStarted(t) => t.args.get().len(),
+            Kind::ToolCallCompleted(t) => {
+                t.result.as_ref().map_or(0, |r| r.get().len())
+                    + t.output.as_ref().map_or(0, |o| o.len())
+            }
+            Kind::TextDelta { text }
+            | Kind::ThinkingDelta { text }
+            | Kind::UserMessage { text } => text.len(),
+            Kind::Error { message, .. } => message.len(),
+            _ => 0,
+        },
+        Item::Recap { text, .. } => text.len(),
+        _ => 0,
+    }
+}
+
+fn own_item(item: Item<'_>) -> Item<'static> {
+    match item {
+        Item::Event(e) => Item::Event(e.into_owned()),
+        Item::Recap { ts, channel, text } => Item::Recap {
+            ts,
+            channel,
+            text: Cow::Owned(text.into_owned()),
+        },
+        Item::UsageTotal { ts, usage } => Item::UsageTotal { ts, usage },
+        Item::Resume { session_id } => Item::Resume {
+            session_id: Cow::Owned(session_id.into_owned()),
+        },
+        Item::IdHint(s) => Item::IdHint(Cow::Owned(s.into_owned())),
+    }
+}

@@ -1,0 +1,137 @@
+//! Shared test helpers: run cstream in-process with a command line, and the
+//! table of output formats every fixture is snapshotted in.
+#![allow(dead_code)]
+
+use std::cell::RefCell;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+use clap::Parser;
+use cstream::cli::{Cli, ColorEnv};
+use cstream::diag::Diag;
+use cstream::run::run_with_stdin;
+
+/// Every output format with the flags that select it. Snapshot, round-trip
+/// and invariant tests run each fixture through every row; a new format adds
+/// its row here.
+pub const FORMATS: &[(&str, &[&str])] = &[
+    ("events", &["--to", "events"]),
+    ("text", &["--to", "text", "--color", "never"]),
+    ("text_color", &["--to", "text", "--color", "always"]),
+];
+
+/// What a run produced.
+#[derive(Debug)]
+pub struct Run {
+    pub stdout: Vec<u8>,
+    pub stderr: String,
+    pub code: u8,
+}
+
+impl Run {
+    pub fn out(&self) -> String {
+        String::from_utf8(self.stdout.clone()).expect("output is UTF-8")
+    }
+}
+
+#[derive(Clone, Default)]
+struct Shared(Rc<RefCell<Vec<u8>>>);
+
+impl Write for Shared {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Run cstream in-process: `args` as on the command line, `stdin` as standard
+/// input, output not a terminal, no colour variables set.
+pub fn cstream(args: &[&str], stdin: &[u8]) -> Run {
+    let cli = Cli::try_parse_from(std::iter::once("cstream").chain(args.iter().copied()))
+        .unwrap_or_else(|e| panic!("bad test arguments {args:?}: {e}"));
+    let cfg = cli.config(false, &ColorEnv::default());
+    let err = Shared::default();
+    let mut diag = Diag::new(Box::new(err.clone()));
+    let mut out = Vec::new();
+    let report = run_with_stdin(&cfg, &cli.inputs(), stdin, &mut out, &mut diag).expect("writing to a Vec");
+    let stderr = String::from_utf8(err.0.borrow().clone()).expect("stderr is UTF-8");
+    Run {
+        stdout: out,
+        stderr,
+        code: report.exit_code(cli.exit_status),
+    }
+}
+
+/// Run cstream on a file with extra arguments.
+pub fn cstream_file(args: &[&str], file: &Path) -> Run {
+    let mut all: Vec<&str> = args.to_vec();
+    let f = file.to_str().expect("UTF-8 path");
+    all.push(f);
+    cstream(&all, b"")
+}
+
+/// The repository's `fixtures/` directory.
+pub fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+}
+
+/// Every fixture file (`*.jsonl`, `*.json`), sorted.
+pub fn fixtures() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    walk(&fixtures_dir(), &mut out);
+    out.sort();
+    out
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    for e in rd.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            walk(&p, out);
+        } else if matches!(p.extension().and_then(|e| e.to_str()), Some("jsonl" | "json")) {
+            out.push(p);
+        }
+    }
+}
+
+/// Extra flags for a fixture, from a sibling `<name>.args` file (one per line).
+pub fn fixture_args(path: &Path) -> Vec<String> {
+    let args = path.with_extension("args");
+    std::fs::read_to_string(args)
+        .map(|s| s.lines().map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect())
+        .unwrap_or_default()
+}
+
+/// Run a fixture in one format (with the fixture's own extra flags).
+pub fn run_fixture(path: &Path, format_args: &[&str]) -> Run {
+    let extra = fixture_args(path);
+    let mut args: Vec<&str> = format_args.to_vec();
+    args.extend(extra.iter().map(String::as_str));
+    cstream_file(&args, path)
+}
+
+/// Make terminal escapes readable in snapshots.
+pub fn show_escapes(s: &str) -> String {
+    s.replace('\u{1b}', "\\e")
+}
+
+/// The real captures in `../shared/corpus/<dialect>/`, when that folder exists.
+pub fn corpus(dialect: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus").join(dialect);
+    let mut out = Vec::new();
+    walk(&dir, &mut out);
+    out.sort();
+    out
+}
+
+/// The events a run wrote, parsed.
+pub fn events(out: &str) -> Vec<serde_json::Value> {
+    out.lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {e}: {l}")))
+        .collect()
+}
