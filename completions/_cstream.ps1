@@ -1,0 +1,47 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'cstream' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'cstream'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'cstream' {
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Input dialect (auto: detected from each input''s first lines)')
+            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Input dialect (auto: detected from each input''s first lines)')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour the text format [NO_COLOR and CLICOLOR_FORCE are honoured with auto]')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write to FILE instead of standard output')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write to FILE instead of standard output')
+            [CompletionResult]::new('--generate', '--generate', [CompletionResultType]::ParameterName, 'Generate the man page or a shell completion script')
+            [CompletionResult]::new('--no-dedupe', '--no-dedupe', [CompletionResultType]::ParameterName, 'Keep recap/replay text exactly as it came (default: emit only what a recap adds)')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Stop at the first line that is not valid input (after writing its error event), exit 1')
+            [CompletionResult]::new('-e', '-e', [CompletionResultType]::ParameterName, 'Exit 3 when a session reported failure or ended without a result')
+            [CompletionResult]::new('--exit-status', '--exit-status', [CompletionResultType]::ParameterName, 'Exit 3 when a session reported failure or ended without a result')
+            [CompletionResult]::new('--line-buffered', '--line-buffered', [CompletionResultType]::ParameterName, 'Flush after every input line, even when more input is waiting')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}
