@@ -10,7 +10,12 @@ fn fixtures_in_every_format() {
     let fixtures = fixtures();
     assert!(!fixtures.is_empty(), "no fixtures found");
     for path in fixtures {
-        let rel = path.strip_prefix(fixtures_dir()).unwrap().to_str().unwrap().replace(['/', '\\'], "__");
+        let rel = path
+            .strip_prefix(fixtures_dir())
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .replace(['/', '\\'], "__");
         for (name, args) in FORMATS {
             let run = run_fixture(&path, args);
             let mut shown = show_escapes(&run.out());
