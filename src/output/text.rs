@@ -128,7 +128,13 @@ impl<W: Write> TextSink<W> {
             return Ok(());
         }
         if self.p.on {
-            write!(self.w, "{}", s.style(style))?;
+            // End the style before a trailing newline, so no escape sequence
+            // spans two lines (pagers and `grep` see each line complete).
+            match s.strip_suffix('\n') {
+                Some("") => self.w.write_all(b"\n")?,
+                Some(body) => writeln!(self.w, "{}", body.style(style))?,
+                None => write!(self.w, "{}", s.style(style))?,
+            }
         } else {
             self.w.write_all(s.as_bytes())?;
         }
@@ -314,7 +320,8 @@ impl<W: Write> TextSink<W> {
         }
         for line in out.split('\n').skip(skip) {
             let line = line.strip_suffix('\r').unwrap_or(line);
-            self.paint(self.p.dim, "  │ ")?;
+            // No trailing blank on an empty line (as `stream` does).
+            self.paint(self.p.dim, if line.is_empty() { "  │" } else { "  │ " })?;
             let shown = visible(line, false);
             let shown = match self.width {
                 Some(w) => truncate(&shown, w.saturating_sub(4).max(16)),
