@@ -149,7 +149,12 @@ pub fn floor_char_boundary(s: &str, max: usize) -> usize {
 /// Returns `Err` only when writing the output fails (the run stops there; a
 /// `BrokenPipe` means the reader went away). Unreadable inputs are reported
 /// on `diag` and skipped.
-pub fn run<W: Write>(cfg: &Config, inputs: &[Input], out: W, diag: &mut Diag) -> io::Result<Report> {
+pub fn run<W: Write>(
+    cfg: &Config,
+    inputs: &[Input],
+    out: W,
+    diag: &mut Diag,
+) -> io::Result<Report> {
     run_with_stdin(cfg, inputs, io::stdin().lock(), out, diag)
 }
 
