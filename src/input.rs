@@ -337,6 +337,9 @@ impl Framer {
                     if let Err(e) = self.flush_join(h, diag) {
                         break Err(FrameError::Write(e));
                     }
+                    if h.stop() {
+                        break Ok(());
+                    }
                     diag.warn(
                         Warn::NotJson,
                         no,
@@ -468,6 +471,10 @@ impl Framer {
             s.complete()
         } {
             self.flush_join(h, diag)?;
+            if h.stop() {
+                // `--strict`: the failed join was the first bad line.
+                return Ok(());
+            }
             return self.line_in(bytes, no, h, diag);
         }
         self.join.push(bytes);
@@ -505,7 +512,7 @@ impl Framer {
         self.join.lines = 0;
         for (i, l) in raw.split(|&b| b == b'\n').enumerate() {
             let t = trim_ascii_ws(l);
-            if !t.is_empty() {
+            if !t.is_empty() && !h.stop() {
                 self.bad(t, first + i as u64, h, diag)?;
             }
         }
@@ -523,6 +530,10 @@ impl Framer {
         diag: &mut Diag,
     ) -> io::Result<()> {
         while !rest.is_empty() {
+            if h.stop() {
+                // `--strict` after a bad element: nothing more is read.
+                return Ok(());
+            }
             let a = &mut self.array;
             if !a.in_elem {
                 let t = rest.trim_ascii_start();
