@@ -85,6 +85,8 @@ struct Tally {
     first_ts: Option<i64>,
     last_ts: Option<i64>,
     result: bool,
+    /// Any event at all: an input without events writes nothing (SPEC §4).
+    any: bool,
 }
 
 /// Writes the transcript.
@@ -394,10 +396,6 @@ impl<W: Write> TextSink<W> {
 impl<W: Write> Sink for TextSink<W> {
     fn begin(&mut self, _s: &Session) -> io::Result<()> {
         self.break_line()?;
-        if self.sessions > 0 {
-            self.newline()?;
-        }
-        self.sessions += 1;
         self.block = Block::None;
         self.open.clear();
         self.thinking_shown = false;
@@ -406,6 +404,15 @@ impl<W: Write> Sink for TextSink<W> {
     }
 
     fn event(&mut self, s: &Session, ev: &Event<'_>) -> io::Result<()> {
+        if !self.tally.any {
+            // The blank line between sessions waits for the first event, so
+            // an input without events leaves no trace.
+            self.tally.any = true;
+            if self.sessions > 0 {
+                self.newline()?;
+            }
+            self.sessions += 1;
+        }
         if let Some(ts) = ev.ts {
             self.tally.first_ts.get_or_insert(ts);
             self.tally.last_ts = Some(ts);
@@ -506,7 +513,7 @@ impl<W: Write> Sink for TextSink<W> {
     }
 
     fn end(&mut self, _s: &Session) -> io::Result<()> {
-        if !self.tally.result {
+        if !self.tally.result && self.tally.any {
             self.final_line(None)?;
         }
         self.break_line()
