@@ -108,7 +108,7 @@ struct Line<'a> {
     mcp_server: Option<S<'a>>,
     #[serde(borrow)]
     mcp_tool: Option<S<'a>>,
-    #[serde(borrow)]
+    #[serde(borrow, default, deserialize_with = "present")]
     partial: Option<&'a RawValue>,
     #[serde(borrow)]
     stream: Option<S<'a>>,
@@ -138,8 +138,15 @@ struct Line<'a> {
     fatal: Option<bool>,
     #[serde(borrow)]
     source: Option<S<'a>>,
-    #[serde(borrow)]
+    #[serde(borrow, default, deserialize_with = "present")]
     raw: Option<&'a RawValue>,
+}
+
+/// A payload that may itself be JSON `null` (an `unknown` event whose input
+/// line was `null`): present-but-null must stay `Some("null")`, which a plain
+/// `Option` would turn into `None`. A missing field is `None` (`default`).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
 }
 
 /// Reads cstream events.
