@@ -642,6 +642,7 @@ fn created_falls_back_to_the_run_start() {
     let early_ts = lines(&[
         INIT,
         r#"{"type":"thinking","subtype":"completed","session_id":"s1","timestamp_ms":1750000000000}"#,
+        r#"{"type":"thinking","subtype":"completed","session_id":"s1","timestamp_ms":1750000009000}"#,
         r#"{"type":"assistant","message":{"content":[{"type":"text","text":"hi"}]},"session_id":"s1"}"#,
         RESULT,
     ]);
