@@ -91,6 +91,22 @@ struct Pipeline<'s> {
     strict: bool,
     line_buffered: bool,
     stop: bool,
+    /// The format writes one SSE stream per session: warn (once) when a
+    /// second session begins, since most clients read only the first.
+    warn_sessions: bool,
+}
+
+impl Pipeline<'_> {
+    fn check_sessions(&mut self, diag: &mut Diag) {
+        if self.warn_sessions && self.norm.outcomes.sessions > 1 {
+            self.warn_sessions = false;
+            let file = diag.file.clone();
+            diag.note(format_args!(
+                "{file}: a second session begins; writing one SSE stream per session \
+                 (most clients read only the first)"
+            ));
+        }
+    }
 }
 
 impl Handler for Pipeline<'_> {
@@ -100,6 +116,7 @@ impl Handler for Pipeline<'_> {
         let parsed = self
             .parser
             .parse(bytes, &mut |item| norm.item(item, sink, diag))?;
+        self.check_sessions(diag);
         if self.line_buffered && parsed == Parsed::Done {
             self.sink.flush()?;
         }
@@ -114,6 +131,7 @@ impl Handler for Pipeline<'_> {
             source: Some("stdout".into()),
         });
         self.norm.item(Item::Event(ev), &mut *self.sink, diag)?;
+        self.check_sessions(diag);
         if self.strict {
             self.stop = true;
         }
@@ -174,6 +192,7 @@ pub fn run_with_stdin<R: Read, W: Write>(
         strict: cfg.strict,
         line_buffered: cfg.line_buffered,
         stop: false,
+        warn_sessions: cfg.format.is_sse(),
     };
     let mut framer = Framer::new();
     for input in inputs {
@@ -212,6 +231,7 @@ pub fn convert<R: Read, W: Write>(
         strict: cfg.strict,
         line_buffered: cfg.line_buffered,
         stop: false,
+        warn_sessions: cfg.format.is_sse(),
     };
     one_input(&mut p, &mut Framer::new(), input, diag)?;
     finish(p, diag)
@@ -239,7 +259,9 @@ fn one_input<R: Read>(
             "could not tell which agent wrote this input; reading it as cursor-agent (use --from to say)",
         );
     }
-    p.norm.end_input(&mut *p.sink, diag)
+    p.norm.end_input(&mut *p.sink, diag)?;
+    p.check_sessions(diag);
+    Ok(())
 }
 
 fn finish(mut p: Pipeline<'_>, diag: &mut Diag) -> io::Result<Report> {

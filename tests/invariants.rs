@@ -82,8 +82,9 @@ fn sessions(name: &str, out: &str) -> Vec<Session> {
 fn text_of(s: &Session) -> String {
     s.events
         .iter()
-        .filter(|e| ty(e) == "text_delta")
-        .map(|e| e["text"].as_str().expect("text_delta has text"))
+        // A coalesced `assistant_message` (read back with --from events) is text too.
+        .filter(|e| matches!(ty(e), "text_delta" | "assistant_message"))
+        .map(|e| e["text"].as_str().expect("text events have text"))
         .collect()
 }
 
@@ -97,8 +98,13 @@ fn check(name: &str, run: &Run) {
         let results: Vec<&Value> = s.events.iter().filter(|e| ty(e) == "result").collect();
         assert!(results.len() <= 1, "{ctx}: more than one result");
 
-        // Text: the deltas rebuild the authoritative result text.
-        if let Some(want) = results.first().and_then(|r| r["text"].as_str()) {
+        // Text: the deltas rebuild the authoritative result text (of a
+        // successful result: an error result's text is not the answer).
+        if let Some(want) = results
+            .first()
+            .filter(|r| r["ok"] == true)
+            .and_then(|r| r["text"].as_str())
+        {
             let got = text_of(&s);
             if divergent {
                 diverged |= got != want;

@@ -6,11 +6,13 @@
 //! hold one session's result and write it at `end`.
 
 pub mod events;
+pub mod openai;
 pub mod text;
 
 use std::io::{self, Write};
 
 use crate::event::Event;
+pub use openai::{ReasoningField, ToolCallMode};
 
 /// Identifies the session events belong to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,12 +51,16 @@ pub enum Format {
     Text,
     /// cstream's event model, one JSON object per line.
     Events,
+    /// OpenAI Chat Completions streaming (`chat.completion.chunk` SSE).
+    OpenAiSse,
+    /// The non-streaming OpenAI `chat.completion` object, one per session.
+    OpenAiJson,
 }
 
 impl Format {
     /// True for formats that write one SSE stream per session.
     pub fn is_sse(self) -> bool {
-        false
+        matches!(self, Format::OpenAiSse)
     }
 }
 
@@ -65,6 +71,24 @@ pub struct OutputOptions {
     pub color: bool,
     /// Terminal width for truncating long lines in `text` (None: no truncation).
     pub width: Option<usize>,
+    /// openai formats: the delta/message field thinking goes to (`--reasoning-field`).
+    pub reasoning_field: ReasoningField,
+    /// openai formats: how executed tool calls appear (`--tool-calls`).
+    pub tool_calls: ToolCallMode,
+    /// openai-sse: write the usage chunk when usage is known (`--include-usage`).
+    pub include_usage: bool,
+    /// `--model`: overrides the model the init event names.
+    pub model: Option<String>,
+    /// `--id`: overrides the derived response id.
+    pub id: Option<String>,
+    /// `--created` (Unix seconds): overrides the derived creation time.
+    pub created: Option<i64>,
+    /// When the run started (Unix seconds): `created` for a session that gave
+    /// no timestamp before its first chunk. `None`: read the clock when the
+    /// sink is made.
+    pub run_start: Option<i64>,
+    /// One-line JSON for the whole-value formats (`-c`).
+    pub compact: bool,
 }
 
 /// The sink for `format`, writing to `w`.
@@ -72,5 +96,7 @@ pub fn sink<'w, W: Write + 'w>(format: Format, opts: &OutputOptions, w: W) -> Bo
     match format {
         Format::Text => Box::new(text::TextSink::new(w, opts)),
         Format::Events => Box::new(events::EventsSink::new(w)),
+        Format::OpenAiSse => Box::new(openai::SseSink::new(w, opts)),
+        Format::OpenAiJson => Box::new(openai::JsonSink::new(w, opts)),
     }
 }
