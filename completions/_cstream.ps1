@@ -28,6 +28,8 @@ Register-ArgumentCompleter -Native -CommandName 'cstream' -ScriptBlock {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour the text format [NO_COLOR and CLICOLOR_FORCE are honoured with auto]')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write to FILE instead of standard output')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write to FILE instead of standard output')
+            [CompletionResult]::new('--truncate-shell', '--truncate-shell', [CompletionResultType]::ParameterName, 'Cap each tool call''s shell output at SIZE bytes (64K, 1M, …): live output up to SIZE, then a marker; the completed output keeps its last SIZE bytes')
+            [CompletionResult]::new('--coalesce', '--coalesce', [CompletionResultType]::ParameterName, 'With --to events: merge deltas into whole messages and tool calls (whole, the default), or merge adjacent deltas that arrived together (burst)')
             [CompletionResult]::new('--reasoning-field', '--reasoning-field', [CompletionResultType]::ParameterName, 'openai formats: the delta/message field thinking goes to')
             [CompletionResult]::new('--tool-calls', '--tool-calls', [CompletionResultType]::ParameterName, 'openai formats: how tool calls the agent already executed appear')
             [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'openai formats: the model name to write (default: the one the agent reported, else "unknown")')

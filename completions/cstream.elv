@@ -25,6 +25,8 @@ set edit:completion:arg-completer[cstream] = {|@words|
             cand --color 'When to colour the text format [NO_COLOR and CLICOLOR_FORCE are honoured with auto]'
             cand -o 'Write to FILE instead of standard output'
             cand --output 'Write to FILE instead of standard output'
+            cand --truncate-shell 'Cap each tool call''s shell output at SIZE bytes (64K, 1M, …): live output up to SIZE, then a marker; the completed output keeps its last SIZE bytes'
+            cand --coalesce 'With --to events: merge deltas into whole messages and tool calls (whole, the default), or merge adjacent deltas that arrived together (burst)'
             cand --reasoning-field 'openai formats: the delta/message field thinking goes to'
             cand --tool-calls 'openai formats: how tool calls the agent already executed appear'
             cand --model 'openai formats: the model name to write (default: the one the agent reported, else "unknown")'

@@ -9,6 +9,9 @@ complete -c cstream -l color -d 'When to colour the text format [NO_COLOR and CL
 always\t'Always colour the text format'
 never\t'Never colour'"
 complete -c cstream -s o -l output -d 'Write to FILE instead of standard output' -r -F
+complete -c cstream -l truncate-shell -d 'Cap each tool call\'s shell output at SIZE bytes (64K, 1M, …): live output up to SIZE, then a marker; the completed output keeps its last SIZE bytes' -r
+complete -c cstream -l coalesce -d 'With --to events: merge deltas into whole messages and tool calls (whole, the default), or merge adjacent deltas that arrived together (burst)' -r -f -a "whole\t'Whole messages, thinking phases and tool calls'
+burst\t'Adjacent deltas of one kind that were read together'"
 complete -c cstream -l reasoning-field -d 'openai formats: the delta/message field thinking goes to' -r -f -a "reasoning_content\t'delta.reasoning_content (DeepSeek style; AI SDK, LiteLLM)'
 reasoning\t'delta.reasoning (OpenRouter style)'
 none\t'Drop thinking'"

@@ -14,6 +14,8 @@ use crate::dialect::Dialect;
 use crate::output::{Format, OutputOptions, ReasoningField, ToolCallMode};
 use crate::run::{Config, Input, run};
 use crate::transform::NormalizeOptions;
+use crate::transform::coalesce::CoalesceMode;
+use crate::transform::truncate::parse_size;
 
 /// Output buffer size.
 pub const WRITE_BUFFER_BYTES: usize = 64 * 1024;
@@ -80,6 +82,17 @@ pub struct Cli {
     #[arg(long)]
     pub line_buffered: bool,
 
+    /// Cap each tool call's shell output at SIZE bytes (64K, 1M, …): live output up to SIZE, then a
+    /// marker; the completed output keeps its last SIZE bytes
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub truncate_shell: Option<usize>,
+
+    /// With --to events: merge deltas into whole messages and tool calls (whole, the default), or
+    /// merge adjacent deltas that arrived together (burst)
+    #[arg(long, value_enum, value_name = "MODE", num_args = 0..=1, require_equals = true,
+          default_missing_value = "whole")]
+    pub coalesce: Option<CoalesceArg>,
+
     /// openai formats: the delta/message field thinking goes to
     #[arg(long, value_enum, value_name = "NAME", default_value_t = ReasoningFieldArg::ReasoningContent)]
     pub reasoning_field: ReasoningFieldArg,
@@ -125,6 +138,15 @@ pub enum ToFormat {
     OpenaiSse,
     /// The OpenAI chat.completion object, one per session
     OpenaiJson,
+}
+
+/// `--coalesce`
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CoalesceArg {
+    /// Whole messages, thinking phases and tool calls
+    Whole,
+    /// Adjacent deltas of one kind that were read together
+    Burst,
 }
 
 /// `--reasoning-field`
@@ -307,9 +329,25 @@ impl Cli {
                 compact: self.compact,
             },
             strict: self.strict,
+            truncate_shell: self.truncate_shell,
+            coalesce: self.coalesce.map(|c| match c {
+                CoalesceArg::Whole => CoalesceMode::Whole,
+                CoalesceArg::Burst => CoalesceMode::Burst,
+            }),
             // A terminal shows every line at once, as ripgrep does.
             line_buffered: self.line_buffered || tty,
         }
+    }
+
+    /// Reject combinations the options cannot express on their own.
+    pub fn validate(&self) -> Result<(), clap::Error> {
+        if self.coalesce.is_some() && self.to != ToFormat::Events {
+            return Err(Cli::command().error(
+                clap::error::ErrorKind::ArgumentConflict,
+                "--coalesce works with --to events only",
+            ));
+        }
+        Ok(())
     }
 
     /// The inputs to read (standard input when none is given).
@@ -338,6 +376,9 @@ fn is_broken_pipe(e: &io::Error) -> bool {
 /// Run cstream with the process's arguments and environment.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Err(e) = cli.validate() {
+        e.exit();
+    }
     if let Some(kind) = cli.generate {
         let mut out = io::stdout().lock();
         return match generate(kind, &mut out).and_then(|_| out.flush()) {

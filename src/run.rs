@@ -13,6 +13,8 @@ use crate::dialect::{AutoParser, Dialect, Item, Parser};
 use crate::event::{Event, Kind};
 use crate::input::{FrameError, Framer, Handler, Parsed};
 use crate::output::{self, Format, OutputOptions, Sink};
+use crate::transform::coalesce::{Coalesce, CoalesceMode};
+use crate::transform::truncate::Truncate;
 use crate::transform::{NormalizeOptions, Normalizer, Outcomes};
 
 /// Non-JSON lines become `error` events carrying the line, cut at this many bytes.
@@ -33,6 +35,10 @@ pub struct Config {
     pub strict: bool,
     /// Flush after every input record, even when more input is waiting.
     pub line_buffered: bool,
+    /// `--truncate-shell`: cap each call's shell output at this many bytes.
+    pub truncate_shell: Option<usize>,
+    /// `--coalesce`: merge deltas before writing (`--to events`).
+    pub coalesce: Option<CoalesceMode>,
 }
 
 /// One input.
@@ -96,7 +102,28 @@ struct Pipeline<'s> {
     warn_sessions: bool,
 }
 
-impl Pipeline<'_> {
+impl<'s> Pipeline<'s> {
+    /// The pipeline for `cfg`, writing to `out`: normalizer → truncation →
+    /// coalescing → the format's sink.
+    fn new<W: Write + 's>(cfg: &Config, out: W) -> Self {
+        let mut sink = output::sink(cfg.format, &cfg.output, out);
+        if let Some(mode) = cfg.coalesce {
+            sink = Box::new(Coalesce::new(sink, mode));
+        }
+        if let Some(cap) = cfg.truncate_shell {
+            sink = Box::new(Truncate::new(sink, cap));
+        }
+        Pipeline {
+            parser: AutoParser::new(cfg.from),
+            norm: Normalizer::new(cfg.normalize),
+            sink,
+            strict: cfg.strict,
+            line_buffered: cfg.line_buffered,
+            stop: false,
+            warn_sessions: cfg.format.is_sse(),
+        }
+    }
+
     fn check_sessions(&mut self, diag: &mut Diag) {
         if self.warn_sessions && self.norm.outcomes.sessions > 1 {
             self.warn_sessions = false;
@@ -187,16 +214,7 @@ pub fn run_with_stdin<R: Read, W: Write>(
     out: W,
     diag: &mut Diag,
 ) -> io::Result<Report> {
-    let sink = output::sink(cfg.format, &cfg.output, out);
-    let mut p = Pipeline {
-        parser: AutoParser::new(cfg.from),
-        norm: Normalizer::new(cfg.normalize),
-        sink,
-        strict: cfg.strict,
-        line_buffered: cfg.line_buffered,
-        stop: false,
-        warn_sessions: cfg.format.is_sse(),
-    };
+    let mut p = Pipeline::new(cfg, out);
     let mut framer = Framer::new();
     for input in inputs {
         diag.file = input.display_name();
@@ -226,16 +244,7 @@ pub fn convert<R: Read, W: Write>(
     out: W,
     diag: &mut Diag,
 ) -> io::Result<Report> {
-    let sink = output::sink(cfg.format, &cfg.output, out);
-    let mut p = Pipeline {
-        parser: AutoParser::new(cfg.from),
-        norm: Normalizer::new(cfg.normalize),
-        sink,
-        strict: cfg.strict,
-        line_buffered: cfg.line_buffered,
-        stop: false,
-        warn_sessions: cfg.format.is_sse(),
-    };
+    let mut p = Pipeline::new(cfg, out);
     one_input(&mut p, &mut Framer::new(), input, diag)?;
     finish(p, diag)
 }

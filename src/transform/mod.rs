@@ -14,7 +14,9 @@
 //! Memory is bounded: texts are remembered as length + hash ([`Prefix`]),
 //! open calls and held items are capped.
 
+pub mod coalesce;
 pub mod prefix;
+pub mod truncate;
 
 use std::borrow::Cow;
 use std::io;

@@ -17,6 +17,7 @@ use cstream::run::run_with_stdin;
 /// its row here.
 pub const FORMATS: &[(&str, &[&str])] = &[
     ("events", &["--to", "events"]),
+    ("events_coalesced", &["--to", "events", "--coalesce"]),
     ("text", &["--to", "text", "--color", "never"]),
     ("text_color", &["--to", "text", "--color", "always"]),
     (
@@ -84,6 +85,8 @@ impl Write for Shared {
 /// input, output not a terminal, no colour variables set.
 pub fn cstream(args: &[&str], stdin: &[u8]) -> Run {
     let cli = Cli::try_parse_from(std::iter::once("cstream").chain(args.iter().copied()))
+        .unwrap_or_else(|e| panic!("bad test arguments {args:?}: {e}"));
+    cli.validate()
         .unwrap_or_else(|e| panic!("bad test arguments {args:?}: {e}"));
     let cfg = cli.config(false, &ColorEnv::default());
     let err = Shared::default();

@@ -1,0 +1,148 @@
+//! `--coalesce` and `--truncate-shell` beyond the fixture snapshots.
+
+mod common;
+
+use std::io::Read;
+
+use clap::Parser;
+use cstream::cli::{Cli, ColorEnv};
+use cstream::diag::Diag;
+use cstream::run::convert;
+
+use common::{cstream, events, fixtures_dir};
+
+/// Hands out one line per read, like an agent writing to a pipe.
+struct LinePerRead<'a>(&'a [u8]);
+
+impl Read for LinePerRead<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self
+            .0
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(self.0.len(), |i| i + 1);
+        let n = n.min(buf.len());
+        buf[..n].copy_from_slice(&self.0[..n]);
+        self.0 = &self.0[n..];
+        Ok(n)
+    }
+}
+
+fn convert_with(args: &[&str], input: impl Read) -> String {
+    let cli = Cli::try_parse_from(std::iter::once("cstream").chain(args.iter().copied())).unwrap();
+    let mut out = Vec::new();
+    convert(
+        &cli.config(false, &ColorEnv::default()),
+        input,
+        &mut out,
+        &mut Diag::sink(),
+    )
+    .unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+fn types(out: &str) -> Vec<String> {
+    events(out)
+        .iter()
+        .map(|e| e["type"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn burst_merges_what_was_read_together_and_stays_live_otherwise() {
+    let input = std::fs::read(fixtures_dir().join("cursor/partial-output.jsonl")).unwrap();
+    let args = ["--to", "events", "--coalesce=burst"];
+    // All at once: each run of adjacent deltas becomes one event.
+    let together = convert_with(&args, &input[..]);
+    let t = types(&together);
+    assert_eq!(
+        t.iter().filter(|t| *t == "text_delta").count(),
+        2,
+        "{together}"
+    );
+    assert_eq!(t.iter().filter(|t| *t == "thinking_delta").count(), 1);
+    // One line per read: nothing waits for the next line, so nothing merges.
+    let live = convert_with(&args, LinePerRead(&input));
+    let plain = convert_with(&["--to", "events"], &input[..]);
+    assert_eq!(live, plain);
+    // Merging loses no text.
+    let text = |out: &str| -> String {
+        events(out)
+            .iter()
+            .filter(|e| e["type"] == "text_delta")
+            .map(|e| e["text"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(text(&together), text(&plain));
+}
+
+#[test]
+fn whole_gives_whole_events_and_drops_nothing_else() {
+    let path = fixtures_dir().join("cursor/partial-output.jsonl");
+    let out = cstream(
+        &["--to", "events", "--coalesce", path.to_str().unwrap()],
+        b"",
+    )
+    .out();
+    assert_eq!(
+        types(&out),
+        [
+            "session_started",
+            "user_message",
+            "thinking",
+            "assistant_message",
+            "tool_call",
+            "assistant_message",
+            "usage_delta",
+            "result"
+        ]
+    );
+    let ev = events(&out);
+    assert_eq!(ev[3]["text"], "Let me count them.\n\n");
+    assert_eq!(ev[4]["command"], "grep -rn TODO src/ | wc -l");
+    assert_eq!(ev[4]["exitCode"], 0);
+    assert_eq!(ev[4]["output"], "7\n");
+    assert_eq!(ev[2]["durationMs"], 800);
+}
+
+#[test]
+fn coalesce_needs_events_output() {
+    let cli = Cli::try_parse_from(["cstream", "--coalesce", "--to", "text"]).unwrap();
+    assert!(cli.validate().is_err());
+    // `--coalesce FILE` does not take the file as its mode.
+    let cli =
+        Cli::try_parse_from(["cstream", "--to", "events", "--coalesce", "run.jsonl"]).unwrap();
+    assert_eq!(cli.files.len(), 1);
+}
+
+#[test]
+fn truncating_twice_is_truncating_once() {
+    let path = fixtures_dir().join("events/truncate-shell_live-and-completed.jsonl");
+    let p = path.to_str().unwrap();
+    let once = cstream(&["--to", "events", "--truncate-shell", "25", p], b"");
+    let twice = cstream(
+        &[
+            "--to",
+            "events",
+            "--truncate-shell",
+            "25",
+            "--from",
+            "events",
+        ],
+        &once.stdout,
+    );
+    assert_eq!(twice.out(), once.out());
+    // Live output stops at the cap (plus one marker per call).
+    let live: usize = events(&once.out())
+        .iter()
+        .filter(|e| {
+            e["type"] == "shell_output_delta" && !e["text"].as_str().unwrap().contains("[cstream:")
+        })
+        .map(|e| e["text"].as_str().unwrap().len())
+        .sum();
+    assert_eq!(
+        live,
+        25 + 24,
+        "two calls: 25 bytes, and 24 (the cap falls inside an é)"
+    );
+}
