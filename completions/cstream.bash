@@ -23,18 +23,18 @@ _cstream() {
 
     case "${cmd}" in
         cstream)
-            opts="-t -f -e -o -h -V --to --from --no-dedupe --color --strict --exit-status --output --line-buffered --generate --help --version"
+            opts="-t -f -c -e -o -h -V --to --from --no-dedupe --compact --model --id --created --thinking --color --strict --exit-status --output --line-buffered --generate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --to)
-                    COMPREPLY=($(compgen -W "text events" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text events documents documents-sse" -- "${cur}"))
                     return 0
                     ;;
                 -t)
-                    COMPREPLY=($(compgen -W "text events" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text events documents documents-sse" -- "${cur}"))
                     return 0
                     ;;
                 --from)
@@ -43,6 +43,18 @@ _cstream() {
                     ;;
                 -f)
                     COMPREPLY=($(compgen -W "auto cursor events" -- "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --created)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)

@@ -60,6 +60,26 @@ pub struct Cli {
     #[arg(long)]
     pub no_dedupe: bool,
 
+    /// One-line JSON for documents / openai-json (default: pretty, 2-space indent)
+    #[arg(short = 'c', long)]
+    pub compact: bool,
+
+    /// Override the model name the openai and documents formats report
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+
+    /// Override the response id the openai and documents formats derive
+    #[arg(long, value_name = "ID")]
+    pub id: Option<String>,
+
+    /// Override the creation time (Unix seconds) the openai and documents formats derive
+    #[arg(long, value_name = "UNIX", allow_negative_numbers = true)]
+    pub created: Option<i64>,
+
+    /// documents: include thinking documents (off by default)
+    #[arg(long)]
+    pub thinking: bool,
+
     /// When to colour the text format [NO_COLOR and CLICOLOR_FORCE are honoured with auto]
     #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorWhen::Auto)]
     pub color: ColorWhen,
@@ -92,6 +112,10 @@ pub enum ToFormat {
     Text,
     /// Normalized events, one compact JSON object per line
     Events,
+    /// One ChatResponse JSON per session, the answer split into typed documents
+    Documents,
+    /// The same documents as a live Server-Sent Events stream
+    DocumentsSse,
 }
 
 /// `--from`
@@ -212,6 +236,8 @@ impl Cli {
             format: match self.to {
                 ToFormat::Text => Format::Text,
                 ToFormat::Events => Format::Events,
+                ToFormat::Documents => Format::Documents,
+                ToFormat::DocumentsSse => Format::DocumentsSse,
             },
             from: match self.from {
                 FromDialect::Auto => None,
@@ -228,6 +254,11 @@ impl Cli {
                 } else {
                     None
                 },
+                compact: self.compact,
+                thinking: self.thinking,
+                model: self.model.clone(),
+                id: self.id.clone(),
+                created: self.created,
             },
             strict: self.strict,
             // A terminal shows every line at once, as ripgrep does.

@@ -91,6 +91,8 @@ struct Pipeline<'s> {
     strict: bool,
     line_buffered: bool,
     stop: bool,
+    /// The format writes one SSE stream per session (several draw a warning).
+    sse: bool,
 }
 
 impl Handler for Pipeline<'_> {
@@ -149,7 +151,12 @@ pub fn floor_char_boundary(s: &str, max: usize) -> usize {
 /// Returns `Err` only when writing the output fails (the run stops there; a
 /// `BrokenPipe` means the reader went away). Unreadable inputs are reported
 /// on `diag` and skipped.
-pub fn run<W: Write>(cfg: &Config, inputs: &[Input], out: W, diag: &mut Diag) -> io::Result<Report> {
+pub fn run<W: Write>(
+    cfg: &Config,
+    inputs: &[Input],
+    out: W,
+    diag: &mut Diag,
+) -> io::Result<Report> {
     run_with_stdin(cfg, inputs, io::stdin().lock(), out, diag)
 }
 
@@ -169,6 +176,7 @@ pub fn run_with_stdin<R: Read, W: Write>(
         strict: cfg.strict,
         line_buffered: cfg.line_buffered,
         stop: false,
+        sse: cfg.format.is_sse(),
     };
     let mut framer = Framer::new();
     for input in inputs {
@@ -207,6 +215,7 @@ pub fn convert<R: Read, W: Write>(
         strict: cfg.strict,
         line_buffered: cfg.line_buffered,
         stop: false,
+        sse: cfg.format.is_sse(),
     };
     one_input(&mut p, &mut Framer::new(), input, diag)?;
     finish(p, diag)
@@ -239,6 +248,12 @@ fn one_input<R: Read>(
 
 fn finish(mut p: Pipeline<'_>, diag: &mut Diag) -> io::Result<Report> {
     p.sink.finish()?;
+    if p.sse && p.norm.outcomes.sessions > 1 {
+        diag.note(format_args!(
+            "{} sessions written as {0} SSE streams one after another; most clients read only the first",
+            p.norm.outcomes.sessions
+        ));
+    }
     diag.finish();
     Ok(Report {
         outcomes: p.norm.outcomes,

@@ -5,7 +5,10 @@
 //! the next line is read; whole-value formats (`documents`, `openai-json`)
 //! hold one session's result and write it at `end`.
 
+pub mod documents;
+pub mod documents_sse;
 pub mod events;
+pub mod markdown;
 pub mod text;
 
 use std::io::{self, Write};
@@ -49,12 +52,16 @@ pub enum Format {
     Text,
     /// cstream's event model, one JSON object per line.
     Events,
+    /// One `ChatResponse` JSON value per session, its answer split into documents.
+    Documents,
+    /// The same documents as a live SSE stream.
+    DocumentsSse,
 }
 
 impl Format {
     /// True for formats that write one SSE stream per session.
     pub fn is_sse(self) -> bool {
-        false
+        matches!(self, Format::DocumentsSse)
     }
 }
 
@@ -65,6 +72,16 @@ pub struct OutputOptions {
     pub color: bool,
     /// Terminal width for truncating long lines in `text` (None: no truncation).
     pub width: Option<usize>,
+    /// One-line JSON for `documents` (default: pretty, 2-space indent).
+    pub compact: bool,
+    /// `documents`: include `thinking` documents.
+    pub thinking: bool,
+    /// `--model`: the model name to report instead of the stream's.
+    pub model: Option<String>,
+    /// `--id`: the response id to report instead of the derived one.
+    pub id: Option<String>,
+    /// `--created`: the creation time (Unix seconds) to report instead of the derived one.
+    pub created: Option<i64>,
 }
 
 /// The sink for `format`, writing to `w`.
@@ -72,5 +89,7 @@ pub fn sink<'w, W: Write + 'w>(format: Format, opts: &OutputOptions, w: W) -> Bo
     match format {
         Format::Text => Box::new(text::TextSink::new(w, opts)),
         Format::Events => Box::new(events::EventsSink::new(w)),
+        Format::Documents => Box::new(documents::DocumentsSink::new(w, opts)),
+        Format::DocumentsSse => Box::new(documents_sse::DocumentsSseSink::new(w, opts)),
     }
 }
