@@ -19,6 +19,18 @@ pub const FORMATS: &[(&str, &[&str])] = &[
     ("events", &["--to", "events"]),
     ("text", &["--to", "text", "--color", "never"]),
     ("text_color", &["--to", "text", "--color", "always"]),
+    (
+        "documents",
+        &["--to", "documents", "--created", "1700000000"],
+    ),
+    (
+        "documents_compact",
+        &["--to", "documents", "-c", "--created", "1700000000"],
+    ),
+    (
+        "documents_sse",
+        &["--to", "documents-sse", "--created", "1700000000"],
+    ),
 ];
 
 /// What a run produced.
@@ -57,7 +69,8 @@ pub fn cstream(args: &[&str], stdin: &[u8]) -> Run {
     let err = Shared::default();
     let mut diag = Diag::new(Box::new(err.clone()));
     let mut out = Vec::new();
-    let report = run_with_stdin(&cfg, &cli.inputs(), stdin, &mut out, &mut diag).expect("writing to a Vec");
+    let report =
+        run_with_stdin(&cfg, &cli.inputs(), stdin, &mut out, &mut diag).expect("writing to a Vec");
     let stderr = String::from_utf8(err.0.borrow().clone()).expect("stderr is UTF-8");
     Run {
         stdout: out,
@@ -88,12 +101,17 @@ pub fn fixtures() -> Vec<PathBuf> {
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
     for e in rd.flatten() {
         let p = e.path();
         if p.is_dir() {
             walk(&p, out);
-        } else if matches!(p.extension().and_then(|e| e.to_str()), Some("jsonl" | "json")) {
+        } else if matches!(
+            p.extension().and_then(|e| e.to_str()),
+            Some("jsonl" | "json")
+        ) {
             out.push(p);
         }
     }
@@ -103,7 +121,13 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
 pub fn fixture_args(path: &Path) -> Vec<String> {
     let args = path.with_extension("args");
     std::fs::read_to_string(args)
-        .map(|s| s.lines().map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect())
+        .map(|s| {
+            s.lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(String::from)
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -122,7 +146,9 @@ pub fn show_escapes(s: &str) -> String {
 
 /// The real captures in `../shared/corpus/<dialect>/`, when that folder exists.
 pub fn corpus(dialect: &str) -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus").join(dialect);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus")
+        .join(dialect);
     let mut out = Vec::new();
     walk(&dir, &mut out);
     out.sort();
