@@ -118,7 +118,7 @@ impl Parser for CursorParser {
             (Some("thinking"), Some("completed")) => {
                 let since = self.thinking_since.take();
                 let duration_ms = match (since, ts) {
-                    (Some(a), Some(b)) if b >= a => Some((b - a) as u64),
+                    (Some(a), Some(b)) => b.checked_sub(a).and_then(|d| u64::try_from(d).ok()),
                     _ => None,
                 };
                 out(ev(Kind::ThinkingCompleted { duration_ms }))?;
@@ -385,7 +385,7 @@ impl<'a> ToolCall<'a> {
     fn wall_ms(&self) -> Option<u64> {
         let a = self.outer.int("startedAtMs")?;
         let b = self.outer.int("completedAtMs")?;
-        u64::try_from(b - a).ok()
+        b.checked_sub(a).and_then(|d| u64::try_from(d).ok())
     }
 }
 

@@ -609,7 +609,7 @@ impl Builder {
             .unwrap_or(self.opts.run_start);
         let duration_ms = result.and_then(|r| {
             r.duration_ms.or(match (self.first_ts, r.ts) {
-                (Some(a), Some(b)) => u64::try_from(b - a).ok(),
+                (Some(a), Some(b)) => b.checked_sub(a).and_then(|d| u64::try_from(d).ok()),
                 _ => None,
             })
         });
