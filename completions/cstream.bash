@@ -23,18 +23,18 @@ _cstream() {
 
     case "${cmd}" in
         cstream)
-            opts="-t -f -c -e -o -h -V --to --from --no-dedupe --compact --model --id --created --thinking --color --strict --exit-status --output --line-buffered --generate --help --version"
+            opts="-t -f -e -o -c -h -V --to --from --no-dedupe --color --strict --exit-status --output --line-buffered --reasoning-field --tool-calls --include-usage --model --id --created --compact --thinking --generate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --to)
-                    COMPREPLY=($(compgen -W "text events documents documents-sse" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text events openai-sse openai-json documents documents-sse" -- "${cur}"))
                     return 0
                     ;;
                 -t)
-                    COMPREPLY=($(compgen -W "text events documents documents-sse" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text events openai-sse openai-json documents documents-sse" -- "${cur}"))
                     return 0
                     ;;
                 --from)
@@ -43,18 +43,6 @@ _cstream() {
                     ;;
                 -f)
                     COMPREPLY=($(compgen -W "auto cursor events" -- "${cur}"))
-                    return 0
-                    ;;
-                --model)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --id)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --created)
-                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -66,6 +54,26 @@ _cstream() {
                     return 0
                     ;;
                 -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --reasoning-field)
+                    COMPREPLY=($(compgen -W "reasoning_content reasoning none" -- "${cur}"))
+                    return 0
+                    ;;
+                --tool-calls)
+                    COMPREPLY=($(compgen -W "reasoning content omit calls" -- "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --created)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -11,7 +11,7 @@ use clap::{CommandFactory, Parser, ValueEnum};
 
 use crate::diag::Diag;
 use crate::dialect::Dialect;
-use crate::output::{Format, OutputOptions};
+use crate::output::{Format, OutputOptions, ReasoningField, ToolCallMode};
 use crate::run::{Config, Input, run};
 use crate::transform::NormalizeOptions;
 
@@ -60,26 +60,6 @@ pub struct Cli {
     #[arg(long)]
     pub no_dedupe: bool,
 
-    /// One-line JSON for documents / openai-json (default: pretty, 2-space indent)
-    #[arg(short = 'c', long)]
-    pub compact: bool,
-
-    /// Override the model name the openai and documents formats report
-    #[arg(long, value_name = "NAME")]
-    pub model: Option<String>,
-
-    /// Override the response id the openai and documents formats derive
-    #[arg(long, value_name = "ID")]
-    pub id: Option<String>,
-
-    /// Override the creation time (Unix seconds) the openai and documents formats derive
-    #[arg(long, value_name = "UNIX", allow_negative_numbers = true)]
-    pub created: Option<i64>,
-
-    /// documents: include thinking documents (off by default)
-    #[arg(long)]
-    pub thinking: bool,
-
     /// When to colour the text format [NO_COLOR and CLICOLOR_FORCE are honoured with auto]
     #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorWhen::Auto)]
     pub color: ColorWhen,
@@ -100,6 +80,42 @@ pub struct Cli {
     #[arg(long)]
     pub line_buffered: bool,
 
+    /// openai formats: the delta/message field thinking goes to
+    #[arg(long, value_enum, value_name = "NAME", default_value_t = ReasoningFieldArg::ReasoningContent)]
+    pub reasoning_field: ReasoningFieldArg,
+
+    /// openai formats: how tool calls the agent already executed appear
+    #[arg(long, value_enum, value_name = "MODE", default_value_t = ToolCallsArg::Reasoning)]
+    pub tool_calls: ToolCallsArg,
+
+    /// openai-sse: write the usage chunk after the finish chunk (when usage is known)
+    #[arg(long)]
+    pub include_usage: bool,
+
+    /// openai and documents formats: the model name to write (default: the one the agent
+    /// reported, else "unknown")
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+
+    /// openai and documents formats: the response id to write (default: chatcmpl-<session id>,
+    /// chat_<session id>)
+    #[arg(long, value_name = "ID")]
+    pub id: Option<String>,
+
+    /// openai and documents formats: the creation time to write, Unix seconds (default: the
+    /// session's first timestamp, else the time the run started)
+    #[arg(long, value_name = "UNIX", allow_negative_numbers = true)]
+    pub created: Option<i64>,
+
+    /// One-line JSON for openai-json and documents (default: pretty, 2-space indent)
+    #[arg(short = 'c', long)]
+    pub compact: bool,
+
+    /// documents formats: include thinking documents (off by default: the documents[] spec has
+    /// no such type)
+    #[arg(long)]
+    pub thinking: bool,
+
     /// Generate the man page or a shell completion script
     #[arg(long, value_enum, value_name = "KIND", hide = true, exclusive = true)]
     pub generate: Option<Generate>,
@@ -112,10 +128,39 @@ pub enum ToFormat {
     Text,
     /// Normalized events, one compact JSON object per line
     Events,
+    /// OpenAI Chat Completions streaming (SSE), one stream per session
+    OpenaiSse,
+    /// The OpenAI chat.completion object, one per session
+    OpenaiJson,
     /// One ChatResponse JSON per session, the answer split into typed documents
     Documents,
     /// The same documents as a live Server-Sent Events stream
     DocumentsSse,
+}
+
+/// `--reasoning-field`
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReasoningFieldArg {
+    /// delta.reasoning_content (DeepSeek style; AI SDK, LiteLLM)
+    #[value(name = "reasoning_content")]
+    ReasoningContent,
+    /// delta.reasoning (OpenRouter style)
+    Reasoning,
+    /// Drop thinking
+    None,
+}
+
+/// `--tool-calls`
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ToolCallsArg {
+    /// One line per call in the reasoning channel (omitted with --reasoning-field none)
+    Reasoning,
+    /// One line per call in the content
+    Content,
+    /// Leave them out
+    Omit,
+    /// Forward as tool_calls, for display only (a client that runs tools would run them again)
+    Calls,
 }
 
 /// `--from`
@@ -236,6 +281,8 @@ impl Cli {
             format: match self.to {
                 ToFormat::Text => Format::Text,
                 ToFormat::Events => Format::Events,
+                ToFormat::OpenaiSse => Format::OpenAiSse,
+                ToFormat::OpenaiJson => Format::OpenAiJson,
                 ToFormat::Documents => Format::Documents,
                 ToFormat::DocumentsSse => Format::DocumentsSse,
             },
@@ -254,11 +301,24 @@ impl Cli {
                 } else {
                     None
                 },
-                compact: self.compact,
-                thinking: self.thinking,
+                reasoning_field: match self.reasoning_field {
+                    ReasoningFieldArg::ReasoningContent => ReasoningField::ReasoningContent,
+                    ReasoningFieldArg::Reasoning => ReasoningField::Reasoning,
+                    ReasoningFieldArg::None => ReasoningField::None,
+                },
+                tool_calls: match self.tool_calls {
+                    ToolCallsArg::Reasoning => ToolCallMode::Reasoning,
+                    ToolCallsArg::Content => ToolCallMode::Content,
+                    ToolCallsArg::Omit => ToolCallMode::Omit,
+                    ToolCallsArg::Calls => ToolCallMode::Calls,
+                },
+                include_usage: self.include_usage,
                 model: self.model.clone(),
                 id: self.id.clone(),
                 created: self.created,
+                run_start: None,
+                compact: self.compact,
+                thinking: self.thinking,
             },
             strict: self.strict,
             // A terminal shows every line at once, as ripgrep does.

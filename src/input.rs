@@ -247,6 +247,8 @@ struct ArrayState {
     scan: Scan,
     /// The element outgrew [`MAX_JOIN_BYTES`]; its bytes are being skipped.
     overflow: bool,
+    /// The element spans several lines (its whitespace is compacted).
+    multiline: bool,
 }
 
 /// Frames one input after another, reusing its buffers.
@@ -254,12 +256,51 @@ struct ArrayState {
 pub struct Framer {
     line: Vec<u8>,
     repaired: String,
+    /// A joined value with the whitespace between its tokens removed.
+    compacted: Vec<u8>,
     join: Join,
     array: ArrayState,
 }
 
 fn trim_ascii_ws(b: &[u8]) -> &[u8] {
     b.trim_ascii()
+}
+
+/// Copy `src` to `dst` without the whitespace between JSON tokens.
+///
+/// A value joined from several lines keeps its line breaks and indentation
+/// between tokens, and parsers copy payloads (`args`, `result`, `raw`)
+/// verbatim: without this, one `--to events` record would span many output
+/// lines. Whitespace inside strings is kept; between two bare tokens (`1 2`)
+/// one space stays, so input that was not valid JSON does not become valid.
+fn compact_ws(src: &[u8], dst: &mut Vec<u8>) {
+    // Bytes that can end or start a number or literal (not structural, not a quote).
+    let bare = |b: u8| !matches!(b, b'{' | b'}' | b'[' | b']' | b',' | b':' | b'"');
+    dst.clear();
+    let (mut in_str, mut esc, mut gap) = (false, false, false);
+    for &b in src {
+        if in_str {
+            if esc {
+                esc = false;
+            } else if b == b'\\' {
+                esc = true;
+            } else if b == b'"' {
+                in_str = false;
+            }
+            dst.push(b);
+            continue;
+        }
+        if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+            gap = true;
+            continue;
+        }
+        if gap && bare(b) && dst.last().is_some_and(|&p| bare(p)) {
+            dst.push(b' ');
+        }
+        gap = false;
+        in_str = b == b'"';
+        dst.push(b);
+    }
 }
 
 impl Framer {
@@ -296,6 +337,9 @@ impl Framer {
                     if let Err(e) = self.flush_join(h, diag) {
                         break Err(FrameError::Write(e));
                     }
+                    if h.stop() {
+                        break Ok(());
+                    }
                     diag.warn(
                         Warn::NotJson,
                         no,
@@ -330,6 +374,9 @@ impl Framer {
         self.line = line;
         if self.line.capacity() > 4 * READ_BUFFER_BYTES {
             self.line = Vec::new();
+        }
+        if self.compacted.capacity() > 4 * READ_BUFFER_BYTES {
+            self.compacted = Vec::new();
         }
         result.and(tail)
     }
@@ -424,14 +471,20 @@ impl Framer {
             s.complete()
         } {
             self.flush_join(h, diag)?;
+            if h.stop() {
+                // `--strict`: the failed join was the first bad line.
+                return Ok(());
+            }
             return self.line_in(bytes, no, h, diag);
         }
         self.join.push(bytes);
         if self.join.scan.complete() {
-            let joined = std::mem::take(&mut self.join.joined);
+            let mut c = std::mem::take(&mut self.compacted);
+            compact_ws(&self.join.joined, &mut c);
             let first = self.join.first_line;
-            let p = self.parse(&joined, first, h, diag)?;
-            self.join.joined = joined;
+            let p = self.parse(&c, first, h, diag);
+            self.compacted = c;
+            let p = p?;
             if p == Parsed::Done {
                 diag.warn(
                     Warn::Joined,
@@ -459,7 +512,7 @@ impl Framer {
         self.join.lines = 0;
         for (i, l) in raw.split(|&b| b == b'\n').enumerate() {
             let t = trim_ascii_ws(l);
-            if !t.is_empty() {
+            if !t.is_empty() && !h.stop() {
                 self.bad(t, first + i as u64, h, diag)?;
             }
         }
@@ -477,6 +530,10 @@ impl Framer {
         diag: &mut Diag,
     ) -> io::Result<()> {
         while !rest.is_empty() {
+            if h.stop() {
+                // `--strict` after a bad element: nothing more is read.
+                return Ok(());
+            }
             let a = &mut self.array;
             if !a.in_elem {
                 let t = rest.trim_ascii_start();
@@ -497,6 +554,7 @@ impl Framer {
                         a.elem_line = no;
                         a.scan = Scan::default();
                         a.overflow = false;
+                        a.multiline = false;
                         a.scalar = !matches!(b, b'{' | b'[' | b'"');
                         a.elem.push(b);
                         a.scan.feed(b);
@@ -552,7 +610,13 @@ impl Framer {
             if done {
                 self.array_elem_done(h, diag)?;
             } else if !a.overflow {
-                a.elem.push(b'\n');
+                // As in joins: a raw newline inside a string stands for `\n`.
+                if a.scan.in_str {
+                    a.elem.extend_from_slice(b"\\n");
+                } else {
+                    a.elem.push(b'\n');
+                }
+                a.multiline = true;
             }
         }
         // An element that is a bare scalar ends at the end of its line.
@@ -575,10 +639,20 @@ impl Framer {
             diag.bad_lines += 1;
             return h.bad_line("array element skipped (too large)", line, diag);
         }
+        let multiline = a.multiline;
         let elem = std::mem::take(&mut a.elem);
         let t = trim_ascii_ws(&elem);
-        let r = match self.parse(t, line, h, diag)? {
+        let mut c = std::mem::take(&mut self.compacted);
+        let parsed = if multiline {
+            compact_ws(t, &mut c);
+            self.parse(&c, line, h, diag)
+        } else {
+            self.parse(t, line, h, diag)
+        };
+        self.compacted = c;
+        let r = match parsed? {
             Parsed::Done => Ok(()),
+            // Reported as it was written, not compacted.
             _ => self.bad(t, line, h, diag),
         };
         self.array.elem = elem;
@@ -751,6 +825,56 @@ mod tests {
         assert_eq!(got(&r), vec![(1, "{\"t\":\"a\u{fffd}b\"}")]);
         assert_eq!(d.count(Warn::InvalidUtf8), 1);
         assert_eq!(d.bad_lines, 0);
+    }
+
+    #[test]
+    fn joined_values_are_compacted_to_one_line() {
+        let mut c = Vec::new();
+        compact_ws(
+            b"{\n  \"a b\": [1,\n   2],\n  \"s\": \"x \\\" y\"\n}",
+            &mut c,
+        );
+        assert_eq!(c, br#"{"a b":[1,2],"s":"x \" y"}"#);
+        // Bare tokens stay apart, so invalid input stays invalid.
+        compact_ws(b"{\"a\": 1\n 2, \"b\": tr ue}", &mut c);
+        assert_eq!(c, br#"{"a":1 2,"b":tr ue}"#);
+    }
+
+    /// Records the raw bytes each record was handed over as.
+    struct Raw(Vec<Vec<u8>>);
+    impl Handler for Raw {
+        fn record(&mut self, bytes: &[u8], _: u64, _: &mut Diag) -> io::Result<Parsed> {
+            match serde_json::from_slice::<serde_json::Value>(bytes) {
+                Ok(_) => {
+                    self.0.push(bytes.to_vec());
+                    Ok(Parsed::Done)
+                }
+                Err(e) if e.is_eof() => Ok(Parsed::Incomplete),
+                Err(_) => Ok(Parsed::Invalid),
+            }
+        }
+        fn bad_line(&mut self, _: &str, _: u64, _: &mut Diag) -> io::Result<()> {
+            Ok(())
+        }
+        fn idle(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn joined_and_multiline_array_records_have_no_line_breaks() {
+        let input = b"{\n  \"a\": {\n    \"b\": [1, 2]\n  }\n}\n[{\"c\":\n  {\"d\": \"x\ny\"}}]\n";
+        let mut r = Raw(Vec::new());
+        Framer::new()
+            .run(&input[..], &mut r, &mut Diag::sink())
+            .unwrap();
+        assert_eq!(
+            r.0,
+            vec![
+                br#"{"a":{"b":[1,2]}}"#.to_vec(),
+                br#"{"c":{"d":"x\ny"}}"#.to_vec()
+            ]
+        );
     }
 
     #[test]

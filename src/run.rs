@@ -91,8 +91,22 @@ struct Pipeline<'s> {
     strict: bool,
     line_buffered: bool,
     stop: bool,
-    /// The format writes one SSE stream per session (several draw a warning).
-    sse: bool,
+    /// The format writes one SSE stream per session: warn (once) when a
+    /// second session begins, since most clients read only the first.
+    warn_sessions: bool,
+}
+
+impl Pipeline<'_> {
+    fn check_sessions(&mut self, diag: &mut Diag) {
+        if self.warn_sessions && self.norm.outcomes.sessions > 1 {
+            self.warn_sessions = false;
+            let file = diag.file.clone();
+            diag.note(format_args!(
+                "{file}: a second session begins; writing one SSE stream per session \
+                 (most clients read only the first)"
+            ));
+        }
+    }
 }
 
 impl Handler for Pipeline<'_> {
@@ -102,6 +116,7 @@ impl Handler for Pipeline<'_> {
         let parsed = self
             .parser
             .parse(bytes, &mut |item| norm.item(item, sink, diag))?;
+        self.check_sessions(diag);
         if self.line_buffered && parsed == Parsed::Done {
             self.sink.flush()?;
         }
@@ -116,6 +131,7 @@ impl Handler for Pipeline<'_> {
             source: Some("stdout".into()),
         });
         self.norm.item(Item::Event(ev), &mut *self.sink, diag)?;
+        self.check_sessions(diag);
         if self.strict {
             self.stop = true;
         }
@@ -176,7 +192,7 @@ pub fn run_with_stdin<R: Read, W: Write>(
         strict: cfg.strict,
         line_buffered: cfg.line_buffered,
         stop: false,
-        sse: cfg.format.is_sse(),
+        warn_sessions: cfg.format.is_sse(),
     };
     let mut framer = Framer::new();
     for input in inputs {
@@ -215,7 +231,7 @@ pub fn convert<R: Read, W: Write>(
         strict: cfg.strict,
         line_buffered: cfg.line_buffered,
         stop: false,
-        sse: cfg.format.is_sse(),
+        warn_sessions: cfg.format.is_sse(),
     };
     one_input(&mut p, &mut Framer::new(), input, diag)?;
     finish(p, diag)
@@ -243,17 +259,13 @@ fn one_input<R: Read>(
             "could not tell which agent wrote this input; reading it as cursor-agent (use --from to say)",
         );
     }
-    p.norm.end_input(&mut *p.sink, diag)
+    p.norm.end_input(&mut *p.sink, diag)?;
+    p.check_sessions(diag);
+    Ok(())
 }
 
 fn finish(mut p: Pipeline<'_>, diag: &mut Diag) -> io::Result<Report> {
     p.sink.finish()?;
-    if p.sse && p.norm.outcomes.sessions > 1 {
-        diag.note(format_args!(
-            "{} sessions written as {0} SSE streams one after another; most clients read only the first",
-            p.norm.outcomes.sessions
-        ));
-    }
     diag.finish();
     Ok(Report {
         outcomes: p.norm.outcomes,

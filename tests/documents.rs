@@ -334,7 +334,7 @@ fn several_sessions_warn_once_for_sse() {
     let path = common::fixtures_dir().join("cursor/two-sessions.jsonl");
     let r = cstream_file(&["--to", "documents-sse", "--created", CREATED], &path);
     assert_eq!(r.out().matches("data: [DONE]").count(), 2);
-    assert_eq!(r.stderr.matches("SSE streams").count(), 1, "{}", r.stderr);
+    assert_eq!(r.stderr.matches("SSE stream").count(), 1, "{}", r.stderr);
     let r = cstream_file(&["--to", "documents", "--created", CREATED], &path);
     assert!(r.stderr.is_empty());
 }

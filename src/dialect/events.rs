@@ -126,7 +126,7 @@ struct Line<'a> {
     todos: Option<Vec<TodoLine<'a>>>,
     #[serde(borrow)]
     questions: Option<Vec<QuestionLine<'a>>>,
-    #[serde(borrow)]
+    #[serde(borrow, default, deserialize_with = "present")]
     partial: Option<&'a RawValue>,
     #[serde(borrow)]
     stream: Option<S<'a>>,
@@ -156,7 +156,7 @@ struct Line<'a> {
     fatal: Option<bool>,
     #[serde(borrow)]
     source: Option<S<'a>>,
-    #[serde(borrow)]
+    #[serde(borrow, default, deserialize_with = "present")]
     raw: Option<&'a RawValue>,
 }
 
@@ -188,6 +188,13 @@ struct ChoiceLine<'a> {
     id: Option<S<'a>>,
     #[serde(borrow)]
     label: S<'a>,
+}
+
+/// A payload that may itself be JSON `null` (an `unknown` event whose input
+/// line was `null`): present-but-null must stay `Some("null")`, which a plain
+/// `Option` would turn into `None`. A missing field is `None` (`default`).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
 }
 
 /// Reads cstream events.

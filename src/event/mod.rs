@@ -253,12 +253,13 @@ impl<'a> ToolStart<'a> {
         }
     }
 
-    /// The argument a one-line summary shows: command, path, pattern, …
+    /// The argument a one-line summary shows: command, pattern, path, …
+    /// (a search's pattern says more than the folder it searched).
     pub fn key_arg(&self) -> Option<&str> {
         [
             &self.command,
-            &self.path,
             &self.pattern,
+            &self.path,
             &self.url,
             &self.query,
             &self.description,

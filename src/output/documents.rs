@@ -342,9 +342,11 @@ impl DocOptions {
             model: o.model.clone(),
             id: o.id.clone(),
             created: o.created,
-            run_start: SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX)),
+            run_start: o.run_start.unwrap_or_else(|| {
+                SystemTime::now()
+                    .duration_since(UNIX_EPOCH)
+                    .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+            }),
         }
     }
 }

@@ -9,11 +9,13 @@ pub mod documents;
 pub mod documents_sse;
 pub mod events;
 pub mod markdown;
+pub mod openai;
 pub mod text;
 
 use std::io::{self, Write};
 
 use crate::event::Event;
+pub use openai::{ReasoningField, ToolCallMode};
 
 /// Identifies the session events belong to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,6 +54,10 @@ pub enum Format {
     Text,
     /// cstream's event model, one JSON object per line.
     Events,
+    /// OpenAI Chat Completions streaming (`chat.completion.chunk` SSE).
+    OpenAiSse,
+    /// The non-streaming OpenAI `chat.completion` object, one per session.
+    OpenAiJson,
     /// One `ChatResponse` JSON value per session, its answer split into documents.
     Documents,
     /// The same documents as a live SSE stream.
@@ -61,7 +67,7 @@ pub enum Format {
 impl Format {
     /// True for formats that write one SSE stream per session.
     pub fn is_sse(self) -> bool {
-        matches!(self, Format::DocumentsSse)
+        matches!(self, Format::OpenAiSse | Format::DocumentsSse)
     }
 }
 
@@ -72,16 +78,26 @@ pub struct OutputOptions {
     pub color: bool,
     /// Terminal width for truncating long lines in `text` (None: no truncation).
     pub width: Option<usize>,
-    /// One-line JSON for `documents` (default: pretty, 2-space indent).
-    pub compact: bool,
-    /// `documents`: include `thinking` documents.
-    pub thinking: bool,
-    /// `--model`: the model name to report instead of the stream's.
+    /// openai formats: the delta/message field thinking goes to (`--reasoning-field`).
+    pub reasoning_field: ReasoningField,
+    /// openai formats: how executed tool calls appear (`--tool-calls`).
+    pub tool_calls: ToolCallMode,
+    /// openai-sse: write the usage chunk when usage is known (`--include-usage`).
+    pub include_usage: bool,
+    /// `--model`: overrides the model the init event names.
     pub model: Option<String>,
-    /// `--id`: the response id to report instead of the derived one.
+    /// `--id`: overrides the derived response id.
     pub id: Option<String>,
-    /// `--created`: the creation time (Unix seconds) to report instead of the derived one.
+    /// `--created` (Unix seconds): overrides the derived creation time.
     pub created: Option<i64>,
+    /// When the run started (Unix seconds): `created` for a session that gave
+    /// no timestamp before its first chunk. `None`: read the clock when the
+    /// sink is made.
+    pub run_start: Option<i64>,
+    /// One-line JSON for the whole-value formats (`-c`).
+    pub compact: bool,
+    /// documents formats: include `thinking` documents (`--thinking`).
+    pub thinking: bool,
 }
 
 /// The sink for `format`, writing to `w`.
@@ -89,6 +105,8 @@ pub fn sink<'w, W: Write + 'w>(format: Format, opts: &OutputOptions, w: W) -> Bo
     match format {
         Format::Text => Box::new(text::TextSink::new(w, opts)),
         Format::Events => Box::new(events::EventsSink::new(w)),
+        Format::OpenAiSse => Box::new(openai::SseSink::new(w, opts)),
+        Format::OpenAiJson => Box::new(openai::JsonSink::new(w, opts)),
         Format::Documents => Box::new(documents::DocumentsSink::new(w, opts)),
         Format::DocumentsSse => Box::new(documents_sse::DocumentsSseSink::new(w, opts)),
     }

@@ -85,6 +85,8 @@ struct Tally {
     first_ts: Option<i64>,
     last_ts: Option<i64>,
     result: bool,
+    /// Any event at all: an input without events writes nothing (SPEC §4).
+    any: bool,
 }
 
 /// Writes the transcript.
@@ -128,7 +130,13 @@ impl<W: Write> TextSink<W> {
             return Ok(());
         }
         if self.p.on {
-            write!(self.w, "{}", s.style(style))?;
+            // End the style before a trailing newline, so no escape sequence
+            // spans two lines (pagers and `grep` see each line complete).
+            match s.strip_suffix('\n') {
+                Some("") => self.w.write_all(b"\n")?,
+                Some(body) => writeln!(self.w, "{}", body.style(style))?,
+                None => write!(self.w, "{}", s.style(style))?,
+            }
         } else {
             self.w.write_all(s.as_bytes())?;
         }
@@ -314,7 +322,8 @@ impl<W: Write> TextSink<W> {
         }
         for line in out.split('\n').skip(skip) {
             let line = line.strip_suffix('\r').unwrap_or(line);
-            self.paint(self.p.dim, "  │ ")?;
+            // No trailing blank on an empty line (as `stream` does).
+            self.paint(self.p.dim, if line.is_empty() { "  │" } else { "  │ " })?;
             let shown = visible(line, false);
             let shown = match self.width {
                 Some(w) => truncate(&shown, w.saturating_sub(4).max(16)),
@@ -387,10 +396,6 @@ impl<W: Write> TextSink<W> {
 impl<W: Write> Sink for TextSink<W> {
     fn begin(&mut self, _s: &Session) -> io::Result<()> {
         self.break_line()?;
-        if self.sessions > 0 {
-            self.newline()?;
-        }
-        self.sessions += 1;
         self.block = Block::None;
         self.open.clear();
         self.thinking_shown = false;
@@ -399,6 +404,15 @@ impl<W: Write> Sink for TextSink<W> {
     }
 
     fn event(&mut self, s: &Session, ev: &Event<'_>) -> io::Result<()> {
+        if !self.tally.any {
+            // The blank line between sessions waits for the first event, so
+            // an input without events leaves no trace.
+            self.tally.any = true;
+            if self.sessions > 0 {
+                self.newline()?;
+            }
+            self.sessions += 1;
+        }
         if let Some(ts) = ev.ts {
             self.tally.first_ts.get_or_insert(ts);
             self.tally.last_ts = Some(ts);
@@ -499,7 +513,7 @@ impl<W: Write> Sink for TextSink<W> {
     }
 
     fn end(&mut self, _s: &Session) -> io::Result<()> {
-        if !self.tally.result {
+        if !self.tally.result && self.tally.any {
             self.final_line(None)?;
         }
         self.break_line()

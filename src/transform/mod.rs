@@ -317,11 +317,13 @@ impl Normalizer {
         let dedupe = self.opts.dedupe;
         let st = self.cur.as_mut().expect("open session");
         match &mut ev.kind {
-            Kind::TextDelta { text } => {
+            // Whole messages (`--coalesce` output read back) count as
+            // emitted text too, or the result tail would repeat them.
+            Kind::TextDelta { text } | Kind::AssistantMessage { text } => {
                 st.text.push(text);
                 st.all_text.push(text);
             }
-            Kind::ThinkingDelta { text } => st.thinking.push(text),
+            Kind::ThinkingDelta { text } | Kind::Thinking { text, .. } => st.thinking.push(text),
             Kind::ToolCallStarted(t) => {
                 st.text.reset();
                 st.thinking.reset();

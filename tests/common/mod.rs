@@ -20,6 +20,38 @@ pub const FORMATS: &[(&str, &[&str])] = &[
     ("text", &["--to", "text", "--color", "never"]),
     ("text_color", &["--to", "text", "--color", "always"]),
     (
+        "openai_sse",
+        &["--to", "openai-sse", "--created", "1700000000"],
+    ),
+    (
+        "openai_sse_calls",
+        &[
+            "--to",
+            "openai-sse",
+            "--created",
+            "1700000000",
+            "--tool-calls",
+            "calls",
+            "--include-usage",
+        ],
+    ),
+    (
+        "openai_json",
+        &["--to", "openai-json", "--created", "1700000000"],
+    ),
+    (
+        "openai_json_calls",
+        &[
+            "--to",
+            "openai-json",
+            "-c",
+            "--created",
+            "1700000000",
+            "--tool-calls",
+            "calls",
+        ],
+    ),
+    (
         "documents",
         &["--to", "documents", "--created", "1700000000"],
     ),

@@ -1,0 +1,556 @@
+//! The built `cstream` binary, as a user runs it: exit codes, diagnostics on
+//! stderr, files, colour, closed pipes, huge lines and streaming.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::PathBuf;
+use std::process::{Command as StdCommand, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+const BIN: &str = env!("CARGO_BIN_EXE_cstream");
+
+/// How long to wait for output that must arrive; generous, since the test
+/// asserts ordering (output before the next input), not speed.
+const PATIENCE: Duration = Duration::from_secs(10);
+
+/// The binary, run from the repository root with no colour variables set.
+fn cstream() -> Command {
+    let mut c = Command::new(BIN);
+    c.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR_FORCE");
+    c
+}
+
+fn std_cstream() -> StdCommand {
+    let mut c = StdCommand::new(BIN);
+    c.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR_FORCE");
+    c
+}
+
+/// A scratch file under cargo's per-test-target temporary directory.
+fn scratch(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-{name}"))
+}
+
+const OK: &str = "fixtures/cursor/no-partial_single-segment.jsonl";
+const GARBAGE: &str = "fixtures/cursor/garbage-lines.jsonl";
+const FAILED: &str = "fixtures/cursor/error-result.jsonl";
+const CUT_OFF: &str = "fixtures/cursor/cut-off_open-tool-call.jsonl";
+const ONLY_T: &str = "fixtures/cursor/only-T-line.jsonl";
+const MISSING: &str = "fixtures/cursor/does-not-exist.jsonl";
+
+const INIT: &str = r#"{"type":"system","subtype":"init","apiKeySource":"login","cwd":"/w","session_id":"s1","model":"Auto","permissionMode":"default"}"#;
+const DELTA: &str = r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Hi"}]},"session_id":"s1","timestamp_ms":1770000000000}"#;
+const START: &str = r#"{"type":"tool_call","subtype":"started","call_id":"c1","tool_call":{"shellToolCall":{"args":{"command":"make"}}},"session_id":"s1","timestamp_ms":1770000000001}"#;
+const RESULT: &str = r#"{"type":"result","subtype":"success","duration_ms":5,"is_error":false,"result":"Hi","session_id":"s1"}"#;
+
+fn lines(ls: &[&str]) -> String {
+    ls.iter().map(|l| format!("{l}\n")).collect()
+}
+
+// ------------------------------------------------------------ exit codes
+
+#[test]
+fn exit_0_when_every_line_is_understood() {
+    cstream().arg(OK).assert().code(0).stderr("");
+    // Unknown-but-valid events are understood.
+    cstream()
+        .write_stdin(lines(&[INIT, r#"{"type":"brand_new","x":1}"#, RESULT]))
+        .assert()
+        .code(0)
+        .stderr("");
+}
+
+#[test]
+fn exit_1_when_some_lines_are_not_input() {
+    cstream().arg(GARBAGE).assert().code(1);
+    cstream().arg(ONLY_T).assert().code(1);
+}
+
+#[test]
+fn exit_2_for_usage_errors_and_missing_files() {
+    cstream().arg("--no-such-flag").assert().code(2);
+    cstream().args(["--to", "nonsense"]).assert().code(2);
+    cstream()
+        .arg(MISSING)
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::starts_with(format!(
+            "cstream: error: {MISSING}: "
+        )));
+}
+
+#[test]
+fn exit_3_with_e_for_failed_and_cut_off_sessions() {
+    for f in [FAILED, CUT_OFF] {
+        cstream().arg(f).assert().code(0);
+        cstream().args(["-e", f]).assert().code(3);
+        cstream().args(["--exit-status", f]).assert().code(3);
+    }
+    cstream().args(["-e", OK]).assert().code(0);
+    // An input with no events at all is a session that ended without a result.
+    cstream()
+        .arg("-e")
+        .write_stdin("")
+        .assert()
+        .code(3)
+        .stdout("");
+    cstream().write_stdin("").assert().code(0).stdout("");
+}
+
+#[test]
+fn exit_code_precedence_is_2_then_3_then_1() {
+    // 2 beats 3 beats 1.
+    cstream()
+        .args(["-e", MISSING, FAILED, GARBAGE])
+        .assert()
+        .code(2);
+    // 3 beats 1: a lone T: line is a bad line and a session without a result.
+    cstream().args(["-e", ONLY_T]).assert().code(3);
+    cstream().args(["-e", GARBAGE, FAILED]).assert().code(3);
+    // Without -e, a failed session does not change the status.
+    cstream().args([GARBAGE, FAILED]).assert().code(1);
+    cstream().args([MISSING, GARBAGE]).assert().code(2);
+}
+
+// ------------------------------------------------------------ diagnostics
+
+#[test]
+fn warnings_name_file_and_line() {
+    let out = cstream().arg(GARBAGE).assert().code(1).get_output().clone();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let at: Vec<&str> = stderr
+        .lines()
+        .map(|l| {
+            let rest = l.strip_prefix("cstream: warning: ").expect(l);
+            let (file_line, _) = rest.split_once(": ").expect(l);
+            file_line
+        })
+        .collect();
+    assert_eq!(
+        at,
+        [
+            format!("{GARBAGE}:2"),
+            format!("{GARBAGE}:5"),
+            format!("{GARBAGE}:7"),
+            format!("{GARBAGE}:13"),
+        ]
+    );
+    // Diagnostics never go to stdout.
+    assert!(
+        !String::from_utf8(out.stdout)
+            .unwrap()
+            .contains("cstream: warning")
+    );
+}
+
+#[test]
+fn standard_input_is_named_dash_and_lines_count_per_file() {
+    let input = lines(&[INIT, "", "oops", DELTA, "T: stop"]);
+    cstream()
+        .write_stdin(input.clone())
+        .assert()
+        .code(1)
+        .stderr(
+            "cstream: warning: -:3: not JSON: oops\ncstream: warning: -:5: not JSON: T: stop\n",
+        );
+    // `-` among files; numbering restarts for each input.
+    let f = scratch("per-file.jsonl");
+    std::fs::write(&f, "{\"type\":\"result\",\"result\":\"\"}\nbad\n").unwrap();
+    let f = f.to_str().unwrap();
+    cstream()
+        .args([f, "-", f])
+        .write_stdin(input)
+        .assert()
+        .code(1)
+        .stderr(format!(
+            "cstream: warning: {f}:2: not JSON: bad\n\
+             cstream: warning: -:3: not JSON: oops\n\
+             cstream: warning: -:5: not JSON: T: stop\n\
+             cstream: warning: {f}:2: not JSON: bad\n"
+        ));
+}
+
+#[test]
+fn repeated_warnings_are_capped_with_a_count() {
+    let input: String = (0..25).map(|i| format!("junk {i}\n")).collect();
+    let out = cstream()
+        .write_stdin(input)
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(stderr.matches("not JSON: junk").count(), 20);
+    assert!(
+        stderr
+            .ends_with("cstream: warning: 5 more lines that are not JSON not shown (25 in all)\n")
+    );
+}
+
+#[test]
+fn a_missing_file_does_not_stop_the_others() {
+    let out = cstream()
+        .args(["--to", "events", OK, MISSING, CUT_OFF])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(format!(
+            "cstream: error: {MISSING}: "
+        )))
+        .get_output()
+        .clone();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(stdout.matches("\"type\":\"session_started\"").count(), 2);
+    assert!(
+        stdout.contains("\"cancelled\":true"),
+        "the file after the missing one was read"
+    );
+}
+
+// ------------------------------------------------------------ --strict
+
+#[test]
+fn strict_stops_at_the_first_bad_line_and_finishes_as_cut_off() {
+    let input = lines(&[
+        INIT,
+        DELTA,
+        START,
+        "T: out of credits",
+        DELTA,
+        RESULT,
+        "also bad",
+    ]);
+    let out = cstream()
+        .args(["--strict", "--to", "events"])
+        .write_stdin(input.clone())
+        .assert()
+        .code(1)
+        .stderr("cstream: warning: -:4: not JSON: T: out of credits\n")
+        .get_output()
+        .clone();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let types: Vec<&str> = stdout
+        .lines()
+        .map(|l| l.split('"').nth(3).unwrap())
+        .collect();
+    assert_eq!(
+        types,
+        [
+            "session_started",
+            "text_delta",
+            "tool_call_started",
+            "error",
+            "tool_call_completed"
+        ]
+    );
+    assert!(stdout.contains("\"cancelled\":true"));
+    // The text transcript ends as for a cut-off stream.
+    cstream()
+        .args(["--strict", "--color", "never"])
+        .write_stdin(input.clone())
+        .assert()
+        .code(1)
+        .stdout(
+            predicate::str::contains("⊘ shell  make  cancelled\n── incomplete: the stream ended")
+                .and(predicate::str::ends_with(" · 1 tool call\n")),
+        );
+    // The session ended without a result: -e makes that 3, which beats 1.
+    cstream()
+        .args(["--strict", "-e"])
+        .write_stdin(input.clone())
+        .assert()
+        .code(3);
+    // Without --strict the run goes on.
+    cstream()
+        .args(["--to", "events"])
+        .write_stdin(input)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("\"type\":\"result\""));
+}
+
+#[test]
+fn strict_stops_inside_a_failed_join_too() {
+    // An unfinished value followed by a complete object: the unfinished line
+    // is the first bad one; the object after it must not be read.
+    let input = lines(&[INIT, "{\"type\":\"assistant\",", RESULT]);
+    cstream()
+        .args(["--strict", "--to", "events"])
+        .write_stdin(input)
+        .assert()
+        .code(1)
+        .stderr("cstream: warning: -:2: not JSON: {\"type\":\"assistant\",\n")
+        .stdout(predicate::str::contains("\"type\":\"result\"").not());
+}
+
+#[test]
+fn strict_stops_inside_a_top_level_array() {
+    let input = format!("[{INIT},\n{{\"type\": nope}}, {DELTA},\n{RESULT}]\n");
+    cstream()
+        .args(["--strict", "--to", "events"])
+        .write_stdin(input)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::starts_with(
+            "cstream: warning: -:2: not JSON: {\"type\": nope}\n",
+        ))
+        .stdout(predicate::str::contains("text_delta").not());
+}
+
+#[test]
+fn strict_stops_the_run_not_just_the_file() {
+    let out = cstream()
+        .args(["--strict", "--to", "events", GARBAGE, OK])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(stdout.matches("session_started").count(), 1);
+    assert_eq!(String::from_utf8(out.stderr).unwrap().lines().count(), 1);
+}
+
+// ------------------------------------------------------------ output
+
+#[test]
+fn output_file() {
+    let path = scratch("out.ndjson");
+    let _ = std::fs::remove_file(&path);
+    cstream()
+        .args(["--to", "events", "-o", path.to_str().unwrap(), OK])
+        .assert()
+        .code(0)
+        .stdout("")
+        .stderr("");
+    let direct = cstream().args(["--to", "events", OK]).output().unwrap();
+    assert_eq!(std::fs::read(&path).unwrap(), direct.stdout);
+    // --output to a file is never a terminal: no colour with auto.
+    cstream()
+        .args(["--output", path.to_str().unwrap(), OK])
+        .assert()
+        .code(0);
+    assert!(!std::fs::read(&path).unwrap().contains(&0x1b));
+    // A file that cannot be created is a fatal error.
+    cstream()
+        .args(["-o", "no/such/dir/out.txt", OK])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::starts_with(
+            "cstream: error: no/such/dir/out.txt: ",
+        ));
+}
+
+#[test]
+fn an_input_without_events_writes_nothing_in_text() {
+    let empty = scratch("empty.jsonl");
+    std::fs::write(&empty, "\n\n").unwrap();
+    let both = cstream().args([OK, OK]).output().unwrap();
+    cstream()
+        .args([OK, empty.to_str().unwrap(), OK])
+        .assert()
+        .code(0)
+        .stdout(String::from_utf8(both.stdout).unwrap());
+    cstream()
+        .arg(empty.to_str().unwrap())
+        .assert()
+        .code(0)
+        .stdout("");
+    cstream()
+        .args(["--to", "events"])
+        .arg(empty.to_str().unwrap())
+        .assert()
+        .code(0)
+        .stdout("");
+}
+
+fn has_escape(out: &[u8]) -> bool {
+    out.contains(&0x1b)
+}
+
+#[test]
+fn colour_on_and_off() {
+    let run = |args: &[&str], env: &[(&str, &str)]| {
+        let mut c = cstream();
+        c.args(args).arg(OK);
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        let out = c.output().unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        has_escape(&out.stdout)
+    };
+    assert!(run(&["--color", "always"], &[]));
+    assert!(
+        run(&["--color", "always"], &[("NO_COLOR", "1")]),
+        "always beats NO_COLOR"
+    );
+    assert!(!run(&["--color", "never"], &[]));
+    assert!(!run(&["--color", "never"], &[("CLICOLOR_FORCE", "1")]));
+    // auto, piped: off, unless CLICOLOR_FORCE asks for it; NO_COLOR wins over it.
+    assert!(!run(&[], &[]));
+    assert!(!run(&["--color", "auto"], &[("NO_COLOR", "1")]));
+    assert!(run(&["--color", "auto"], &[("CLICOLOR_FORCE", "1")]));
+    assert!(!run(&[], &[("CLICOLOR_FORCE", "0")]));
+    assert!(!run(&[], &[("CLICOLOR_FORCE", "1"), ("NO_COLOR", "1")]));
+    // Only text is ever coloured.
+    assert!(!run(&["--to", "events", "--color", "always"], &[]));
+}
+
+#[test]
+fn a_closed_output_pipe_ends_the_run_quietly() {
+    // Enough input that cstream is still writing when the reader goes away.
+    let path = scratch("head-input.jsonl");
+    let mut input = lines(&[INIT]);
+    for i in 0..60_000 {
+        input.push_str(&format!(
+            "{{\"type\":\"assistant\",\"message\":{{\"content\":[{{\"type\":\"text\",\"text\":\"token {i} \"}}]}},\"session_id\":\"s1\",\"timestamp_ms\":{}}}\n",
+            1770000000000u64 + i
+        ));
+    }
+    std::fs::write(&path, input).unwrap();
+    for format in ["events", "text"] {
+        let mut child = std_cstream()
+            .args(["--to", format, path.to_str().unwrap()])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let mut first = String::new();
+        out.read_line(&mut first).unwrap();
+        assert!(!first.is_empty());
+        drop(out); // `| head -1`
+        let mut err = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(0), "{format}: {err}");
+        assert_eq!(err, "", "{format}");
+    }
+}
+
+#[test]
+fn a_huge_single_line() {
+    // 20 MB of assistant text in one line, with escapes along the way; the
+    // result repeats it and adds a tail, which must be emitted once.
+    let chunk = "lorem \\\"ipsum\\\" dolor\\n";
+    let text: String = chunk.repeat(20 * 1024 * 1024 / chunk.len());
+    let path = scratch("huge-line.jsonl");
+    let input = lines(&[
+        INIT,
+        &format!(
+            "{{\"type\":\"assistant\",\"message\":{{\"role\":\"assistant\",\"content\":[{{\"type\":\"text\",\"text\":\"{text}\"}}]}},\"session_id\":\"s1\"}}"
+        ),
+        &format!(
+            "{{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"{text} (end)\",\"session_id\":\"s1\"}}"
+        ),
+    ]);
+    assert!(input.len() > 40 * 1024 * 1024);
+    std::fs::write(&path, &input).unwrap();
+    let out = cstream()
+        .args(["--to", "events", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    // cstream escapes exactly as the input did, so the expected bytes are known.
+    let want = format!(
+        "{{\"type\":\"session_started\",\"sessionId\":\"s1\",\"dialect\":\"cursor\",\"model\":\"Auto\",\"cwd\":\"/w\",\"permissionMode\":\"default\"}}\n\
+         {{\"type\":\"text_delta\",\"sessionId\":\"s1\",\"text\":\"{text}\"}}\n\
+         {{\"type\":\"text_delta\",\"sessionId\":\"s1\",\"text\":\" (end)\"}}\n\
+         {{\"type\":\"result\",\"sessionId\":\"s1\",\"ok\":true,\"text\":\"{text} (end)\"}}\n"
+    );
+    // Not assert_eq: a 40 MB diff helps nobody.
+    assert!(
+        out.stdout.len() == want.len(),
+        "{} bytes, want {}",
+        out.stdout.len(),
+        want.len()
+    );
+    assert!(out.stdout == want.as_bytes(), "output differs");
+}
+
+// ------------------------------------------------------------ streaming
+
+/// Spawn cstream on pipes; a thread forwards each output line to a channel.
+fn spawn_streaming(args: &[&str]) -> (std::process::Child, mpsc::Receiver<String>) {
+    let mut child = std_cstream()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    (child, rx)
+}
+
+#[test]
+fn each_line_is_output_before_the_next_is_read() {
+    let (mut child, rx) = spawn_streaming(&["--to", "events"]);
+    let mut stdin = child.stdin.take().unwrap();
+    for (line, want) in [
+        (INIT, "session_started"),
+        (DELTA, "text_delta"),
+        (START, "tool_call_started"),
+    ] {
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+        // The next line is written only after this one's output arrived.
+        let got = rx
+            .recv_timeout(PATIENCE)
+            .unwrap_or_else(|e| panic!("no output for {want} before the next input: {e}"));
+        assert!(got.starts_with(&format!("{{\"type\":\"{want}\"")), "{got}");
+    }
+    drop(stdin);
+    let rest: Vec<String> = rx.iter().collect();
+    assert_eq!(
+        rest.len(),
+        1,
+        "the open call is cancelled at the end: {rest:?}"
+    );
+    assert!(rest[0].contains("\"cancelled\":true"));
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}
+
+#[test]
+fn the_text_transcript_streams_too() {
+    let (mut child, rx) = spawn_streaming(&["--color", "never"]);
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "{INIT}").unwrap();
+    stdin.flush().unwrap();
+    let header = rx
+        .recv_timeout(PATIENCE)
+        .expect("header before the next input");
+    assert!(header.starts_with("● cursor · Auto · /w"), "{header}");
+    writeln!(stdin, "T: slow down").unwrap();
+    stdin.flush().unwrap();
+    let warn = rx
+        .recv_timeout(PATIENCE)
+        .expect("error line before the next input");
+    assert_eq!(warn, "! stdout: T: slow down");
+    drop(stdin);
+    assert_eq!(child.wait().unwrap().code(), Some(1));
+}

@@ -1,0 +1,389 @@
+//! Properties every conversion must have, checked on every fixture and (when
+//! `../shared/corpus/cursor-agent` exists) on every real capture:
+//!
+//! - every `events` line is a JSON object whose first key is `type` and
+//!   second `sessionId`; a session's events are contiguous;
+//! - the concatenated `text_delta` text of a session equals its `result.text`
+//!   (allow-listed exceptions below must really diverge, and then nothing
+//!   may have been added);
+//! - every `tool_call_started` has exactly one `tool_call_completed` with the
+//!   same `callId` after it (synthesized ones say `cancelled:true`);
+//! - the `usage_delta`s of a session add up to its `result.usage`;
+//! - reading the events back (`--from events`) gives the same bytes.
+
+mod common;
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use common::{Run, corpus, cstream, cstream_file, events, fixtures, run_fixture};
+use serde_json::Value;
+
+/// Inputs whose `result.result` deliberately does not extend the assistant
+/// text: the result is kept as it is and nothing is added to the text.
+const DIVERGENT_RESULT: &[(&str, &str)] = &[
+    (
+        "divergent-result.jsonl",
+        "hand-written: the result (\"42\") is not an extension of the answer text",
+    ),
+    (
+        "cursor-hack_full-session_author-trimmed-fixture_shell.jsonl",
+        "corpus: the upstream authors trimmed this capture's result to \"done\"",
+    ),
+];
+
+/// One session's events, in order.
+struct Session {
+    id: String,
+    events: Vec<Value>,
+}
+
+fn ty(e: &Value) -> &str {
+    e["type"].as_str().unwrap_or("")
+}
+
+/// Check the wire form of every line and split the events into sessions.
+fn sessions(name: &str, out: &str) -> Vec<Session> {
+    for line in out.lines() {
+        // `type` first, `sessionId` second, as SPEC §2 fixes the order.
+        let rest = line
+            .strip_prefix("{\"type\":\"")
+            .unwrap_or_else(|| panic!("{name}: line does not start with type: {line}"));
+        let end = rest.find('"').expect("type value ends");
+        assert!(
+            rest[end..].starts_with("\",\"sessionId\":\""),
+            "{name}: sessionId is not the second key: {line}"
+        );
+    }
+    let mut out_sessions: Vec<Session> = Vec::new();
+    for e in events(out) {
+        assert!(e.is_object(), "{name}: event is not an object: {e}");
+        let id = e["sessionId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{name}: no string sessionId: {e}"))
+            .to_owned();
+        match out_sessions.last_mut() {
+            Some(s) if s.id == id => s.events.push(e),
+            _ => {
+                assert!(
+                    out_sessions.iter().all(|s| s.id != id),
+                    "{name}: session {id} is not contiguous"
+                );
+                out_sessions.push(Session {
+                    id,
+                    events: vec![e],
+                });
+            }
+        }
+    }
+    out_sessions
+}
+
+fn text_of(s: &Session) -> String {
+    s.events
+        .iter()
+        // A coalesced `assistant_message` (read back with --from events) is text too.
+        .filter(|e| matches!(ty(e), "text_delta" | "assistant_message"))
+        .map(|e| e["text"].as_str().expect("text events have text"))
+        .collect()
+}
+
+/// Check every invariant on the `--to events` output of `file` (called `name`).
+fn check(name: &str, run: &Run) {
+    let out = run.out();
+    let divergent = DIVERGENT_RESULT.iter().any(|(n, _)| *n == name);
+    let mut diverged = false;
+    for s in sessions(name, &out) {
+        let ctx = format!("{name} (session {})", s.id);
+        let results: Vec<&Value> = s.events.iter().filter(|e| ty(e) == "result").collect();
+        assert!(results.len() <= 1, "{ctx}: more than one result");
+
+        // Text: the deltas rebuild the authoritative result text (of a
+        // successful result: an error result's text is not the answer).
+        if let Some(want) = results
+            .first()
+            .filter(|r| r["ok"] == true)
+            .and_then(|r| r["text"].as_str())
+        {
+            let got = text_of(&s);
+            if divergent {
+                diverged |= got != want;
+                // Nothing may be added to make them agree.
+                assert!(
+                    got == want || !got.ends_with(want),
+                    "{ctx}: result text was appended to a divergent session: {got:?}"
+                );
+            } else {
+                assert_eq!(got, want, "{ctx}: text_delta concatenation != result.text");
+            }
+        }
+
+        // Tool calls: each start has exactly one completion after it.
+        let mut open: HashMap<String, &str> = HashMap::new();
+        for e in &s.events {
+            match ty(e) {
+                "tool_call_started" => {
+                    let id = e["callId"].as_str().expect("callId");
+                    let name = e["toolName"].as_str().expect("toolName");
+                    assert!(
+                        open.insert(id.to_owned(), name).is_none(),
+                        "{ctx}: call {id:?} started twice without completing"
+                    );
+                }
+                "tool_call_completed" => {
+                    let id = e["callId"].as_str().expect("callId");
+                    let started = open.remove(id);
+                    if e["cancelled"] == Value::Bool(true) {
+                        assert!(
+                            started.is_some(),
+                            "{ctx}: cancelled completion for a call that was not open: {e}"
+                        );
+                        assert_eq!(e["ok"], Value::Bool(false), "{ctx}: cancelled but ok");
+                    }
+                    if let Some(tool) = started {
+                        assert_eq!(e["toolName"], tool, "{ctx}: toolName changed for {id:?}");
+                    }
+                    // A completion whose start was never seen (a capture that
+                    // begins mid-call) is passed through as it is.
+                }
+                "result" => assert!(
+                    open.is_empty(),
+                    "{ctx}: result while calls are open: {:?}",
+                    open.keys().collect::<Vec<_>>()
+                ),
+                _ => {}
+            }
+        }
+        assert!(
+            open.is_empty(),
+            "{ctx}: calls never completed: {:?}",
+            open.keys().collect::<Vec<_>>()
+        );
+
+        // Usage: the increments add up to the session totals.
+        if let Some(total) = results
+            .first()
+            .map(|r| &r["usage"])
+            .filter(|u| u.is_object())
+        {
+            let sum = |k: &str| -> u64 {
+                s.events
+                    .iter()
+                    .filter(|e| ty(e) == "usage_delta")
+                    .map(|e| e[k].as_u64().unwrap_or(0))
+                    .sum()
+            };
+            assert_eq!(
+                sum("deltaInput"),
+                total["inputTokens"].as_u64().unwrap(),
+                "{ctx}: input"
+            );
+            assert_eq!(
+                sum("deltaOutput"),
+                total["outputTokens"].as_u64().unwrap(),
+                "{ctx}: output"
+            );
+        }
+    }
+    if divergent {
+        assert!(
+            diverged,
+            "{name} is allow-listed as divergent but its result matches: remove it"
+        );
+    }
+}
+
+/// Converting the events back gives the same events.
+fn check_roundtrip(name: &str, run: &Run) {
+    let back = cstream(&["--from", "events", "--to", "events"], &run.stdout);
+    assert_eq!(
+        back.out(),
+        run.out(),
+        "{name}: events via --from events differ"
+    );
+}
+
+fn file_name(p: &Path) -> &str {
+    p.file_name()
+        .and_then(|n| n.to_str())
+        .expect("UTF-8 file name")
+}
+
+#[test]
+fn every_fixture_holds_the_invariants() {
+    let all = fixtures();
+    assert!(all.len() >= 20, "fixtures missing: found {}", all.len());
+    for path in all {
+        let run = run_fixture(&path, &["--to", "events"]);
+        check(file_name(&path), &run);
+        check_roundtrip(file_name(&path), &run);
+    }
+}
+
+/// The real captures, when the shared corpus is there (it is not part of the
+/// repository; the test passes without it).
+#[test]
+fn corpus_captures_hold_the_invariants() {
+    let files = corpus("cursor-agent");
+    if files.is_empty() {
+        eprintln!("no ../shared/corpus/cursor-agent captures: skipped");
+        return;
+    }
+    for path in files {
+        let run = cstream_file(&["--to", "events"], &path);
+        let name = file_name(&path);
+        // Captures are whole, valid streams: nothing on them is a bad line.
+        assert_eq!(run.code, 0, "{name}: exit {}: {}", run.code, run.stderr);
+        check(name, &run);
+        check_roundtrip(name, &run);
+    }
+}
+
+#[test]
+fn the_allow_list_names_files_that_exist() {
+    let fixture_names: Vec<String> = fixtures().iter().map(|p| file_name(p).to_owned()).collect();
+    let corpus_names: Vec<String> = corpus("cursor-agent")
+        .iter()
+        .map(|p| file_name(p).to_owned())
+        .collect();
+    for (name, why) in DIVERGENT_RESULT {
+        let is_corpus = why.starts_with("corpus:");
+        if is_corpus && corpus_names.is_empty() {
+            continue;
+        }
+        let names = if is_corpus {
+            &corpus_names
+        } else {
+            &fixture_names
+        };
+        assert!(
+            names.iter().any(|n| n == name),
+            "allow-listed {name} not found"
+        );
+    }
+}
+
+fn fixture(rel: &str) -> std::path::PathBuf {
+    common::fixtures_dir().join(rel)
+}
+
+fn texts(run: &Run) -> Vec<String> {
+    events(&run.out())
+        .iter()
+        .filter(|e| ty(e) == "text_delta")
+        .map(|e| e["text"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn no_dedupe_keeps_recap_text() {
+    // Deltas, a recap with model_call_id before the tool call, deltas, a final
+    // recap without timestamp_ms: with --no-dedupe every segment comes twice.
+    let path = fixture("cursor/partial_deltas_recap-before-tools_final-recap.jsonl");
+    let kept = cstream_file(&["--to", "events", "--no-dedupe"], &path);
+    assert_eq!(
+        texts(&kept).concat(),
+        "I'll run the failing test.I'll run the failing test.The test passes now.The test passes now."
+    );
+    let deduped = cstream_file(&["--to", "events"], &path);
+    assert_eq!(
+        texts(&deduped).concat(),
+        "I'll run the failing test.The test passes now."
+    );
+    // Without dedupe the result does not add its tail either.
+    let path = fixture("cursor/partial_recap-longer-than-deltas.jsonl");
+    let kept = cstream_file(&["--to", "events", "--no-dedupe"], &path);
+    assert_eq!(
+        texts(&kept),
+        [
+            "Let me",
+            " look",
+            "Let me look at the sitemap generator.",
+            "Let me look at the sitemap generator.",
+            "Yes",
+            ": both",
+            "Yes: both files changed in the same commit."
+        ]
+    );
+}
+
+#[test]
+fn a_recap_longer_than_its_deltas_adds_its_tail_once() {
+    let run = run_fixture(
+        &fixture("cursor/partial_recap-longer-than-deltas.jsonl"),
+        &["--to", "events"],
+    );
+    assert_eq!(
+        texts(&run),
+        [
+            "Let me",
+            " look",
+            " at the sitemap generator.",
+            "Yes",
+            ": both",
+            " files changed in the same commit."
+        ]
+    );
+}
+
+#[test]
+fn repeated_and_whitespace_deltas_are_never_dropped() {
+    let path = fixture("cursor/partial_repeated-and-whitespace-deltas.jsonl");
+    let input = std::fs::read_to_string(&path).unwrap();
+    // Every assistant line with timestamp_ms (and no model_call_id) is a delta.
+    let sent: Vec<String> = input
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v["type"] == "assistant" && v.get("timestamp_ms").is_some())
+        .map(|v| {
+            v["message"]["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert!(sent.iter().any(|t| t == "```") && sent.iter().any(|t| t == "\n\n"));
+    assert!(
+        sent.windows(2).any(|w| w[0] == w[1]),
+        "fixture has no back-to-back repeat"
+    );
+    let run = run_fixture(&path, &["--to", "events"]);
+    assert_eq!(texts(&run), sent);
+}
+
+#[test]
+fn cut_off_sessions_close_open_calls_as_cancelled() {
+    for (rel, call) in [
+        ("cursor/cut-off_open-tool-call.jsonl", "call_build"),
+        ("cursor/two-sessions_first-cut-off.jsonl", "call_tail"),
+    ] {
+        let run = run_fixture(&fixture(rel), &["--to", "events"]);
+        let evs = events(&run.out());
+        let cancelled: Vec<&Value> = evs
+            .iter()
+            .filter(|e| ty(e) == "tool_call_completed" && e["cancelled"] == Value::Bool(true))
+            .collect();
+        assert_eq!(cancelled.len(), 1, "{rel}");
+        assert_eq!(cancelled[0]["callId"], call, "{rel}");
+        assert_eq!(cancelled[0]["ok"], Value::Bool(false), "{rel}");
+    }
+}
+
+#[test]
+fn parallel_calls_complete_in_finish_order_with_their_own_ids() {
+    let run = run_fixture(
+        &fixture("cursor/parallel-tools_out-of-order_newline-in-call-id.jsonl"),
+        &["--to", "events"],
+    );
+    let evs = events(&run.out());
+    let order: Vec<(&str, &str)> = evs
+        .iter()
+        .filter(|e| ty(e).starts_with("tool_call_"))
+        .map(|e| (ty(e), e["callId"].as_str().unwrap()))
+        .collect();
+    assert_eq!(order.len(), 4);
+    // The newline inside the id survives (escaped on the wire).
+    assert!(order.iter().all(|(_, id)| id.contains('\n')));
+    assert_eq!(order[0].1, order[3].1, "first started completes last");
+    assert_eq!(order[1].1, order[2].1, "second started completes first");
+}
