@@ -18,7 +18,8 @@
 //! convert(&cfg, &line[..], &mut out, &mut Diag::sink()).unwrap();
 //! assert_eq!(
 //!     String::from_utf8(out).unwrap(),
-//!     "{\"type\":\"text_delta\",\"sessionId\":\"s1\",\"text\":\"hi\"}\n"
+//!     "{\"type\":\"session_started\",\"sessionId\":\"s1\",\"dialect\":\"cursor\"}\n\
+//!      {\"type\":\"text_delta\",\"sessionId\":\"s1\",\"text\":\"hi\"}\n"
 //! );
 //! ```
 

@@ -116,6 +116,9 @@ impl Handler for Pipeline<'_> {
         let parsed = self
             .parser
             .parse(bytes, &mut |item| norm.item(item, sink, diag))?;
+        if let Some(d) = self.parser.chosen {
+            self.norm.set_dialect(d.name());
+        }
         self.check_sessions(diag);
         if self.line_buffered && parsed == Parsed::Done {
             self.sink.flush()?;

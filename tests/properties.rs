@@ -48,7 +48,7 @@ enum Recap {
     /// The same, as the final recap (no timestamp_ms).
     SegmentFinal,
     /// Only the text since the last recap (no extra).
-    SinceRecap,
+    SinceLast,
 }
 
 fn text_strategy() -> impl Strategy<Value = String> {
@@ -71,7 +71,7 @@ fn piece_strategy() -> impl Strategy<Value = Piece> {
                 Just(Recap::None),
                 Just(Recap::Segment),
                 Just(Recap::SegmentFinal),
-                Just(Recap::SinceRecap)
+                Just(Recap::SinceLast)
             ],
             prop_oneof![3 => Just(String::new()), 1 => "[a-z]{1,5}"],
         )
@@ -118,7 +118,7 @@ fn render(sid: &str, pieces: &[Piece], with_result: bool) -> (Vec<String>, Strin
                         since_tool.push_str(extra);
                         (since_tool.clone(), matches!(recap, Recap::SegmentFinal))
                     }
-                    Recap::SinceRecap => (since_recap.clone(), false),
+                    Recap::SinceLast => (since_recap.clone(), false),
                 };
                 since_recap.clear();
                 lines.push(if final_ {

@@ -386,9 +386,8 @@ impl<W: Write> TextSink<W> {
         if let Some(w) = self.width {
             shown = truncate(&shown, w.saturating_sub(2).max(16));
         }
-        self.paint(style, glyph)?;
-        self.paint(style, " ")?;
-        self.paint(style, &shown)?;
+        let line = format!("{glyph} {shown}");
+        self.paint(style, &line)?;
         self.newline()
     }
 }

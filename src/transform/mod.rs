@@ -128,6 +128,9 @@ pub struct Normalizer {
     input_has_items: bool,
     /// Sessions opened in the run so far.
     ordinal: usize,
+    /// The dialect of the current input, once known (for the
+    /// `session_started` of a session that has no init event).
+    dialect: Option<&'static str>,
     /// How sessions ended.
     pub outcomes: Outcomes,
 }
@@ -142,8 +145,14 @@ impl Normalizer {
             hint: None,
             input_has_items: false,
             ordinal: 0,
+            dialect: None,
             outcomes: Outcomes::default(),
         }
+    }
+
+    /// Name the dialect of the current input.
+    pub fn set_dialect(&mut self, name: &'static str) {
+        self.dialect = Some(name);
     }
 
     /// True while items are being held for an init that has not come yet.
@@ -207,13 +216,26 @@ impl Normalizer {
         }
         self.close(sink)?;
         self.hint = None;
+        self.dialect = None;
         self.input_has_items = false;
         Ok(())
     }
 
+    /// Open a session for events that came without an init event. It still
+    /// begins with `session_started` (naming only the dialect), so readers of
+    /// the events always see where a session begins; an input with no events
+    /// at all gets none (SPEC §4: events and text write nothing for it).
     fn open_anonymous(&mut self, sink: &mut dyn Sink) -> io::Result<()> {
         let id = self.hint.clone();
-        self.open(id, sink)
+        self.open(id, sink)?;
+        if self.held.is_empty() {
+            return Ok(());
+        }
+        let start = SessionStart {
+            dialect: Cow::Borrowed(self.dialect.unwrap_or("cursor")),
+            ..SessionStart::default()
+        };
+        self.emit(sink, Event::new(Kind::SessionStarted(start)))
     }
 
     fn open(&mut self, id: Option<String>, sink: &mut dyn Sink) -> io::Result<()> {
@@ -316,6 +338,22 @@ impl Normalizer {
     fn event(&mut self, mut ev: Event<'_>, sink: &mut dyn Sink) -> io::Result<()> {
         let dedupe = self.opts.dedupe;
         let st = self.cur.as_mut().expect("open session");
+        // A second start for a call that is still open announces it again
+        // (possibly with fuller arguments): pass it on as progress, so every
+        // start keeps exactly one completion.
+        if let Kind::ToolCallStarted(t) = &ev.kind
+            && st.open.iter().any(|c| c.call_id == t.call_id)
+        {
+            let Kind::ToolCallStarted(t) =
+                std::mem::replace(&mut ev.kind, Kind::TurnEnded { usage: None })
+            else {
+                unreachable!("matched above")
+            };
+            ev.kind = Kind::ToolCallProgress {
+                call_id: t.call_id,
+                partial: t.args,
+            };
+        }
         match &mut ev.kind {
             // Whole messages (`--coalesce` output read back) count as
             // emitted text too, or the result tail would repeat them.
@@ -324,12 +362,14 @@ impl Normalizer {
                 st.all_text.push(text);
             }
             Kind::ThinkingDelta { text } | Kind::Thinking { text, .. } => st.thinking.push(text),
+            // A coalesced whole call is a tool-call start for recap dedupe.
+            Kind::ToolCall(_) => {
+                st.text.reset();
+                st.thinking.reset();
+            }
             Kind::ToolCallStarted(t) => {
                 st.text.reset();
                 st.thinking.reset();
-                if let Some(i) = st.open.iter().position(|c| c.call_id == t.call_id) {
-                    st.open.remove(i);
-                }
                 st.open.push(OpenCall {
                     call_id: t.call_id.to_string(),
                     tool_name: t.tool_name.to_string(),
