@@ -796,11 +796,13 @@ impl Builder {
         let seq = self.seq();
         let ty = doc_type(&t.tool_name);
         out.start(seq, ty, &start_meta(ty, t, self.cwd.as_deref()))?;
+        out.tool_start(seq, &t.tool_name, &t.call_id)?;
+        out.tool_arguments(seq, &J::raw(&t.args))?;
+        // Content known from the arguments (an edit's new text, a plan) is
+        // sent at once, like any other document's.
         if let Some(c) = tool_content(ty, t) {
             out.delta(seq, &c)?;
         }
-        out.tool_start(seq, &t.tool_name, &t.call_id)?;
-        out.tool_arguments(seq, &J::raw(&t.args))?;
         self.tools.push(OpenTool {
             seq,
             ty,
