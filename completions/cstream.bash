@@ -23,18 +23,18 @@ _cstream() {
 
     case "${cmd}" in
         cstream)
-            opts="-t -f -e -o -c -h -V --to --from --no-dedupe --color --strict --exit-status --output --line-buffered --truncate-shell --coalesce --reasoning-field --tool-calls --include-usage --model --id --created --compact --generate --help --version"
+            opts="-t -f -e -o -c -h -V --to --from --no-dedupe --color --strict --exit-status --output --line-buffered --truncate-shell --coalesce --reasoning-field --tool-calls --include-usage --model --id --created --compact --thinking --generate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --to)
-                    COMPREPLY=($(compgen -W "text events openai-sse openai-json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text events openai-sse openai-json documents documents-sse" -- "${cur}"))
                     return 0
                     ;;
                 -t)
-                    COMPREPLY=($(compgen -W "text events openai-sse openai-json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text events openai-sse openai-json documents documents-sse" -- "${cur}"))
                     return 0
                     ;;
                 --from)

@@ -1,7 +1,9 @@
 complete -c cstream -s t -l to -d 'Output format' -r -f -a "text\t'A readable, coloured transcript'
 events\t'Normalized events, one compact JSON object per line'
 openai-sse\t'OpenAI Chat Completions streaming (SSE), one stream per session'
-openai-json\t'The OpenAI chat.completion object, one per session'"
+openai-json\t'The OpenAI chat.completion object, one per session'
+documents\t'One ChatResponse JSON per session, the answer split into typed documents'
+documents-sse\t'The same documents as a live Server-Sent Events stream'"
 complete -c cstream -s f -l from -d 'Input dialect (auto: detected from each input\'s first lines)' -r -f -a "auto\t'Detect from each input\'s first lines'
 cursor\t'cursor-agent --output-format stream-json'
 events\t'cstream\'s own --to events output'"
@@ -19,9 +21,9 @@ complete -c cstream -l tool-calls -d 'openai formats: how tool calls the agent a
 content\t'One line per call in the content'
 omit\t'Leave them out'
 calls\t'Forward as tool_calls, for display only (a client that runs tools would run them again)'"
-complete -c cstream -l model -d 'openai formats: the model name to write (default: the one the agent reported, else "unknown")' -r
-complete -c cstream -l id -d 'openai formats: the response id to write (default: chatcmpl-<session id>)' -r
-complete -c cstream -l created -d 'openai formats: the creation time to write, Unix seconds (default: the session\'s first timestamp, else the time the run started)' -r
+complete -c cstream -l model -d 'openai and documents formats: the model name to write (default: the one the agent reported, else "unknown")' -r
+complete -c cstream -l id -d 'openai and documents formats: the response id to write (default: chatcmpl-<session id>, chat_<session id>)' -r
+complete -c cstream -l created -d 'openai and documents formats: the creation time to write, Unix seconds (default: the session\'s first timestamp, else the time the run started)' -r
 complete -c cstream -l generate -d 'Generate the man page or a shell completion script' -r -f -a "man\t''
 bash\t''
 zsh\t''
@@ -33,6 +35,7 @@ complete -c cstream -l strict -d 'Stop at the first line that is not valid input
 complete -c cstream -s e -l exit-status -d 'Exit 3 when a session reported failure or ended without a result'
 complete -c cstream -l line-buffered -d 'Flush after every input line, even when more input is waiting'
 complete -c cstream -l include-usage -d 'openai-sse: write the usage chunk after the finish chunk (when usage is known)'
-complete -c cstream -s c -l compact -d 'One-line JSON for openai-json (default: pretty, 2-space indent)'
+complete -c cstream -s c -l compact -d 'One-line JSON for openai-json and documents (default: pretty, 2-space indent)'
+complete -c cstream -l thinking -d 'documents formats: include thinking documents (off by default: the documents[] spec has no such type)'
 complete -c cstream -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cstream -s V -l version -d 'Print version'

@@ -105,22 +105,29 @@ pub struct Cli {
     #[arg(long)]
     pub include_usage: bool,
 
-    /// openai formats: the model name to write (default: the one the agent reported, else "unknown")
+    /// openai and documents formats: the model name to write (default: the one the agent
+    /// reported, else "unknown")
     #[arg(long, value_name = "NAME")]
     pub model: Option<String>,
 
-    /// openai formats: the response id to write (default: chatcmpl-<session id>)
+    /// openai and documents formats: the response id to write (default: chatcmpl-<session id>,
+    /// chat_<session id>)
     #[arg(long, value_name = "ID")]
     pub id: Option<String>,
 
-    /// openai formats: the creation time to write, Unix seconds (default: the session's first
-    /// timestamp, else the time the run started)
+    /// openai and documents formats: the creation time to write, Unix seconds (default: the
+    /// session's first timestamp, else the time the run started)
     #[arg(long, value_name = "UNIX", allow_negative_numbers = true)]
     pub created: Option<i64>,
 
-    /// One-line JSON for openai-json (default: pretty, 2-space indent)
+    /// One-line JSON for openai-json and documents (default: pretty, 2-space indent)
     #[arg(short = 'c', long)]
     pub compact: bool,
+
+    /// documents formats: include thinking documents (off by default: the documents[] spec has
+    /// no such type)
+    #[arg(long)]
+    pub thinking: bool,
 
     /// Generate the man page or a shell completion script
     #[arg(long, value_enum, value_name = "KIND", hide = true, exclusive = true)]
@@ -138,6 +145,10 @@ pub enum ToFormat {
     OpenaiSse,
     /// The OpenAI chat.completion object, one per session
     OpenaiJson,
+    /// One ChatResponse JSON per session, the answer split into typed documents
+    Documents,
+    /// The same documents as a live Server-Sent Events stream
+    DocumentsSse,
 }
 
 /// `--coalesce`
@@ -294,6 +305,8 @@ impl Cli {
                 ToFormat::Events => Format::Events,
                 ToFormat::OpenaiSse => Format::OpenAiSse,
                 ToFormat::OpenaiJson => Format::OpenAiJson,
+                ToFormat::Documents => Format::Documents,
+                ToFormat::DocumentsSse => Format::DocumentsSse,
             },
             from: match self.from {
                 FromDialect::Auto => None,
@@ -327,6 +340,7 @@ impl Cli {
                 created: self.created,
                 run_start: None,
                 compact: self.compact,
+                thinking: self.thinking,
             },
             strict: self.strict,
             truncate_shell: self.truncate_shell,

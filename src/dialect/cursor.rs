@@ -21,10 +21,11 @@ use serde_json::value::RawValue;
 
 use super::{Channel, Item, Out, Parser, keep_unknown};
 use crate::event::{
-    Event, Json, Kind, SessionResult, SessionStart, Str, ToolEnd, ToolStart, Usage, json_null,
+    Choice, Event, Json, Kind, Question, SessionResult, SessionStart, Str, Todo, ToolDetails,
+    ToolEnd, ToolStart, Usage, json_null, normalize_todo_status,
 };
 use crate::input::Parsed;
-use crate::json::{LaxBool, LaxInt, LaxStr, Members, raw_as_str};
+use crate::json::{LaxBool, LaxInt, LaxStr, Members, raw_as_i64, raw_as_str};
 
 /// One cursor-agent line: the union of the fields of every event type.
 #[derive(Deserialize)]
@@ -117,7 +118,7 @@ impl Parser for CursorParser {
             (Some("thinking"), Some("completed")) => {
                 let since = self.thinking_since.take();
                 let duration_ms = match (since, ts) {
-                    (Some(a), Some(b)) if b >= a => Some((b - a) as u64),
+                    (Some(a), Some(b)) => b.checked_sub(a).and_then(|d| u64::try_from(d).ok()),
                     _ => None,
                 };
                 out(ev(Kind::ThinkingCompleted { duration_ms }))?;
@@ -384,7 +385,7 @@ impl<'a> ToolCall<'a> {
     fn wall_ms(&self) -> Option<u64> {
         let a = self.outer.int("startedAtMs")?;
         let b = self.outer.int("completedAtMs")?;
-        u64::try_from(b - a).ok()
+        b.checked_sub(a).and_then(|d| u64::try_from(d).ok())
     }
 }
 
@@ -443,6 +444,90 @@ fn fill_start<'a>(t: &mut ToolStart<'a>, a: &Members<'a>) {
             t.mcp_tool = first_str(a, &["name"]);
         }
     }
+    let d = details(&t.tool_name, a);
+    if !d.is_empty() {
+        t.details = Some(Box::new(d));
+    }
+}
+
+/// The normalized details of edit, write, todo, plan and question calls.
+fn details<'a>(tool: &str, a: &Members<'a>) -> ToolDetails<'a> {
+    let mut d = ToolDetails::default();
+    // A string member, empty or not (an edit may replace text by nothing).
+    let any_str = |keys: &[&str]| keys.iter().find_map(|k| a.str(k));
+    match tool {
+        "edit" | "write" | "delete" => {
+            d.old_string = any_str(&["old_string", "oldString", "old_str"]);
+            d.new_string = any_str(&["new_string", "newString", "new_str"]);
+            // `streamContent` is the whole new file (the call is a write).
+            d.file_content = any_str(&["fileText", "streamContent", "contents", "file_text"]);
+            d.new_path = first_str(a, &["newPath", "new_path", "destination"]);
+        }
+        "todo" => d.todos = a.get("todos").map(todos),
+        "plan" => {
+            d.plan = any_str(&["plan", "content"]);
+            d.title = first_str(a, &["name", "title"]);
+            d.overview = first_str(a, &["overview"]);
+            d.todos = a.get("todos").map(todos);
+        }
+        "question" => {
+            d.title = first_str(a, &["title"]);
+            d.questions = a.get("questions").map(questions);
+        }
+        _ => {}
+    }
+    d
+}
+
+/// A todo list: `[{id, content, status, …}]`; entries that are not objects
+/// are skipped.
+fn todos(raw: &RawValue) -> Vec<Todo<'_>> {
+    let items: Vec<&RawValue> = serde_json::from_str(raw.get()).unwrap_or_default();
+    items
+        .into_iter()
+        .filter_map(Members::of)
+        .map(|m| Todo {
+            id: m.nonempty_str("id").or_else(|| {
+                m.get("id")
+                    .and_then(raw_as_i64)
+                    .map(|n| n.to_string().into())
+            }),
+            content: first_str(&m, &["content", "text", "title", "description"])
+                .unwrap_or_default(),
+            status: normalize_todo_status(&m.str("status").unwrap_or_default()),
+        })
+        .collect()
+}
+
+/// Questions: `[{id, prompt, options: [{id, label}]}]` (also `question` /
+/// `text` for the prompt).
+fn questions(raw: &RawValue) -> Vec<Question<'_>> {
+    let items: Vec<&RawValue> = serde_json::from_str(raw.get()).unwrap_or_default();
+    items
+        .into_iter()
+        .filter_map(Members::of)
+        .map(|m| {
+            let options: Vec<&RawValue> = m
+                .get("options")
+                .and_then(|o| serde_json::from_str(o.get()).ok())
+                .unwrap_or_default();
+            Question {
+                id: m.nonempty_str("id"),
+                text: first_str(&m, &["prompt", "question", "text", "title"]).unwrap_or_default(),
+                options: options
+                    .into_iter()
+                    .filter_map(|o| match raw_as_str(o) {
+                        // A bare string is its own label.
+                        Some(label) => Some(Choice { id: None, label }),
+                        None => Members::of(o).map(|c| Choice {
+                            id: c.nonempty_str("id"),
+                            label: first_str(&c, &["label", "text", "title"]).unwrap_or_default(),
+                        }),
+                    })
+                    .collect(),
+            }
+        })
+        .collect()
 }
 
 /// [`fill_start`] for members that borrow from a temporary.
@@ -460,6 +545,7 @@ fn fill_start_owned(t: &mut ToolStart<'_>, a: &Members<'_>) {
     t.description = own(tmp.description);
     t.mcp_server = own(tmp.mcp_server);
     t.mcp_tool = own(tmp.mcp_tool);
+    t.details = tmp.details.map(|d| Box::new(d.into_owned()));
 }
 
 /// Map a cursor-agent tool key (without `ToolCall`) or function name onto the
@@ -713,6 +799,71 @@ mod tests {
             ),
             ("mcp", Some("gh"), Some("list"))
         );
+    }
+
+    #[test]
+    fn edit_todo_plan_and_question_details() {
+        let start = |line: &str| match kind(&parse(line)) {
+            Kind::ToolCallStarted(t) => t.details.as_deref().cloned().unwrap_or_default(),
+            other => panic!("not a start: {other:?}"),
+        };
+        let d = start(
+            r#"{"type":"tool_call","subtype":"started","call_id":"c","tool_call":{"function":{"name":"search_replace","arguments":"{\"file_path\":\"a.py\",\"old_string\":\"x\",\"new_string\":\"\"}"}}}"#,
+        );
+        assert_eq!(
+            (d.old_string.as_deref(), d.new_string.as_deref()),
+            (Some("x"), Some(""))
+        );
+        let d = start(
+            r#"{"type":"tool_call","subtype":"started","call_id":"c","tool_call":{"writeToolCall":{"args":{"path":"a","fileText":"hi\n"}}}}"#,
+        );
+        assert_eq!(d.file_content.as_deref(), Some("hi\n"));
+        let d = start(
+            r#"{"type":"tool_call","subtype":"started","call_id":"c","tool_call":{"updateTodosToolCall":{"args":{"todos":[{"id":"a","content":"A","status":"TODO_STATUS_IN_PROGRESS"},{"id":7,"content":"B"},3],"merge":true}}}}"#,
+        );
+        let todos = d.todos.unwrap();
+        assert_eq!(todos.len(), 2);
+        assert_eq!(
+            (todos[0].id.as_deref(), todos[0].status.as_ref()),
+            (Some("a"), "in_progress")
+        );
+        assert_eq!(
+            (todos[1].id.as_deref(), todos[1].status.as_ref()),
+            (Some("7"), "pending")
+        );
+        let d = start(
+            r#"{"type":"tool_call","subtype":"started","call_id":"c","tool_call":{"createPlanToolCall":{"args":{"name":"P","overview":"O","plan":"- P"}}}}"#,
+        );
+        assert_eq!(
+            (d.title.as_deref(), d.overview.as_deref(), d.plan.as_deref()),
+            (Some("P"), Some("O"), Some("- P"))
+        );
+        let d = start(
+            r#"{"type":"tool_call","subtype":"started","call_id":"c","tool_call":{"askQuestionToolCall":{"args":{"title":"T","questions":[{"id":"q","prompt":"Which?","options":[{"id":"a","label":"A"},"B"]}]}}}}"#,
+        );
+        let q = &d.questions.unwrap()[0];
+        assert_eq!((q.id.as_deref(), q.text.as_ref()), (Some("q"), "Which?"));
+        assert_eq!(q.options[1].label, "B");
+        assert_eq!(q.options[1].id, None);
+        // Other tools get no details at all.
+        let items = parse(
+            r#"{"type":"tool_call","subtype":"started","call_id":"c","tool_call":{"readToolCall":{"args":{"path":"a"}}}}"#,
+        );
+        assert!(matches!(kind(&items), Kind::ToolCallStarted(t) if t.details.is_none()));
+    }
+
+    #[test]
+    fn todo_statuses() {
+        for (a, b) in [
+            ("TODO_STATUS_COMPLETED", "completed"),
+            ("in-progress", "in_progress"),
+            ("Done", "completed"),
+            ("canceled", "cancelled"),
+            ("", "pending"),
+            ("Blocked", "blocked"),
+        ] {
+            assert_eq!(crate::event::normalize_todo_status(a), b);
+        }
     }
 
     #[test]

@@ -13,8 +13,8 @@ use serde_json::value::RawValue;
 
 use super::{Item, Out, Parser};
 use crate::event::{
-    Event, Kind, OutStream, SessionResult, SessionStart, SummaryPhase, ToolEnd, ToolStart, Usage,
-    json_null,
+    Choice, Event, Kind, OutStream, Question, SessionResult, SessionStart, SummaryPhase, Todo,
+    ToolDetails, ToolEnd, ToolStart, Usage, json_null,
 };
 use crate::input::Parsed;
 use crate::json::S;
@@ -108,6 +108,24 @@ struct Line<'a> {
     mcp_server: Option<S<'a>>,
     #[serde(borrow)]
     mcp_tool: Option<S<'a>>,
+    #[serde(borrow)]
+    old_string: Option<S<'a>>,
+    #[serde(borrow)]
+    new_string: Option<S<'a>>,
+    #[serde(borrow)]
+    file_content: Option<S<'a>>,
+    #[serde(borrow)]
+    new_path: Option<S<'a>>,
+    #[serde(borrow)]
+    plan: Option<S<'a>>,
+    #[serde(borrow)]
+    title: Option<S<'a>>,
+    #[serde(borrow)]
+    overview: Option<S<'a>>,
+    #[serde(borrow)]
+    todos: Option<Vec<TodoLine<'a>>>,
+    #[serde(borrow)]
+    questions: Option<Vec<QuestionLine<'a>>>,
     #[serde(borrow, default, deserialize_with = "present")]
     partial: Option<&'a RawValue>,
     #[serde(borrow)]
@@ -140,6 +158,36 @@ struct Line<'a> {
     source: Option<S<'a>>,
     #[serde(borrow, default, deserialize_with = "present")]
     raw: Option<&'a RawValue>,
+}
+
+/// A `todos` entry of `tool_call_started`.
+#[derive(Deserialize)]
+struct TodoLine<'a> {
+    #[serde(borrow)]
+    id: Option<S<'a>>,
+    #[serde(borrow)]
+    content: S<'a>,
+    #[serde(borrow)]
+    status: S<'a>,
+}
+
+/// A `questions` entry of `tool_call_started`.
+#[derive(Deserialize)]
+struct QuestionLine<'a> {
+    #[serde(borrow)]
+    id: Option<S<'a>>,
+    #[serde(borrow)]
+    text: S<'a>,
+    #[serde(borrow)]
+    options: Vec<ChoiceLine<'a>>,
+}
+
+#[derive(Deserialize)]
+struct ChoiceLine<'a> {
+    #[serde(borrow)]
+    id: Option<S<'a>>,
+    #[serde(borrow)]
+    label: S<'a>,
 }
 
 /// A payload that may itself be JSON `null` (an `unknown` event whose input
@@ -207,6 +255,43 @@ fn tool_start<'a>(l: &Line<'a>) -> Option<ToolStart<'a>> {
     t.description = s(l.description.clone());
     t.mcp_server = s(l.mcp_server.clone());
     t.mcp_tool = s(l.mcp_tool.clone());
+    let d = ToolDetails {
+        old_string: s(l.old_string.clone()),
+        new_string: s(l.new_string.clone()),
+        file_content: s(l.file_content.clone()),
+        new_path: s(l.new_path.clone()),
+        plan: s(l.plan.clone()),
+        title: s(l.title.clone()),
+        overview: s(l.overview.clone()),
+        todos: l.todos.as_ref().map(|v| {
+            v.iter()
+                .map(|t| Todo {
+                    id: s(t.id.clone()),
+                    content: t.content.0.clone(),
+                    status: t.status.0.clone(),
+                })
+                .collect()
+        }),
+        questions: l.questions.as_ref().map(|v| {
+            v.iter()
+                .map(|q| Question {
+                    id: s(q.id.clone()),
+                    text: q.text.0.clone(),
+                    options: q
+                        .options
+                        .iter()
+                        .map(|c| Choice {
+                            id: s(c.id.clone()),
+                            label: c.label.0.clone(),
+                        })
+                        .collect(),
+                })
+                .collect()
+        }),
+    };
+    if !d.is_empty() {
+        t.details = Some(Box::new(d));
+    }
     Some(t)
 }
 

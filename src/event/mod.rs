@@ -112,9 +112,128 @@ pub struct ToolStart<'a> {
     pub description: Option<Str<'a>>,
     pub mcp_server: Option<Str<'a>>,
     pub mcp_tool: Option<Str<'a>>,
+    /// Normalized arguments of edit, write, move, todo, plan and question
+    /// tools; boxed because few calls have them.
+    pub details: Option<Box<ToolDetails<'a>>>,
+}
+
+/// Normalized arguments that only some tools have (wire names in brackets).
+/// A dialect fills what its tool gives; every field is optional.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ToolDetails<'a> {
+    /// `edit`: the text that is replaced (`oldString`).
+    pub old_string: Option<Str<'a>>,
+    /// `edit`: the text that replaces it (`newString`).
+    pub new_string: Option<Str<'a>>,
+    /// `write` (or an edit that sends the whole file): the full text the
+    /// file gets (`fileContent`).
+    pub file_content: Option<Str<'a>>,
+    /// A move or rename: the destination path (`newPath`).
+    pub new_path: Option<Str<'a>>,
+    /// `plan`: the plan itself, markdown (`plan`).
+    pub plan: Option<Str<'a>>,
+    /// `plan`: its title; `question`: the line introducing the questions (`title`).
+    pub title: Option<Str<'a>>,
+    /// `plan`: a short overview (`overview`).
+    pub overview: Option<Str<'a>>,
+    /// `todo` (the list as written by the call) and `plan` (its steps) (`todos`).
+    pub todos: Option<Vec<Todo<'a>>>,
+    /// `question`: what the agent asks the user (`questions`).
+    pub questions: Option<Vec<Question<'a>>>,
+}
+
+/// One entry of a todo list: `{"id"?, "content", "status"}` on the wire.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Todo<'a> {
+    /// The source's id for the entry, when it gives one.
+    pub id: Option<Str<'a>>,
+    pub content: Str<'a>,
+    /// `pending`, `in_progress`, `completed`, `cancelled` (see
+    /// [`normalize_todo_status`]), or the source's own word, lowercased.
+    pub status: Str<'a>,
+}
+
+/// One question of a `question` tool: `{"id"?, "text", "options":[{"id"?, "label"}]}`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Question<'a> {
+    pub id: Option<Str<'a>>,
+    pub text: Str<'a>,
+    pub options: Vec<Choice<'a>>,
+}
+
+/// One answer a question offers.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Choice<'a> {
+    pub id: Option<Str<'a>>,
+    pub label: Str<'a>,
+}
+
+/// Map a source's todo status onto `pending` / `in_progress` / `completed` /
+/// `cancelled` (`TODO_STATUS_IN_PROGRESS`, `in-progress`, `done`, …); an
+/// unrecognised word is kept, lowercased.
+pub fn normalize_todo_status(s: &str) -> Str<'static> {
+    let lower = s.trim().to_ascii_lowercase().replace(['-', ' '], "_");
+    let word = lower.strip_prefix("todo_status_").unwrap_or(&lower);
+    Cow::Borrowed(match word {
+        "pending" | "todo" | "not_started" | "open" | "unspecified" | "" => "pending",
+        "in_progress" | "inprogress" | "active" | "running" | "started" => "in_progress",
+        "completed" | "complete" | "done" | "finished" => "completed",
+        "cancelled" | "canceled" | "skipped" => "cancelled",
+        _ => return Cow::Owned(word.to_owned()),
+    })
+}
+
+impl<'a> ToolDetails<'a> {
+    /// True when no field is set.
+    pub fn is_empty(&self) -> bool {
+        *self == ToolDetails::default()
+    }
+
+    /// Detach from the input line.
+    pub fn into_owned(self) -> ToolDetails<'static> {
+        ToolDetails {
+            old_string: own_opt(self.old_string),
+            new_string: own_opt(self.new_string),
+            file_content: own_opt(self.file_content),
+            new_path: own_opt(self.new_path),
+            plan: own_opt(self.plan),
+            title: own_opt(self.title),
+            overview: own_opt(self.overview),
+            todos: self.todos.map(|v| {
+                v.into_iter()
+                    .map(|t| Todo {
+                        id: own_opt(t.id),
+                        content: own(t.content),
+                        status: own(t.status),
+                    })
+                    .collect()
+            }),
+            questions: self.questions.map(|v| {
+                v.into_iter()
+                    .map(|q| Question {
+                        id: own_opt(q.id),
+                        text: own(q.text),
+                        options: q
+                            .options
+                            .into_iter()
+                            .map(|c| Choice {
+                                id: own_opt(c.id),
+                                label: own(c.label),
+                            })
+                            .collect(),
+                    })
+                    .collect()
+            }),
+        }
+    }
 }
 
 impl<'a> ToolStart<'a> {
+    /// The normalized details, created empty on first use.
+    pub fn details_mut(&mut self) -> &mut ToolDetails<'a> {
+        self.details.get_or_insert_with(Default::default)
+    }
+
     /// A start with only the required fields set.
     pub fn new(call_id: Str<'a>, tool_name: Str<'a>, args: Json<'a>) -> Self {
         ToolStart {
@@ -130,6 +249,7 @@ impl<'a> ToolStart<'a> {
             description: None,
             mcp_server: None,
             mcp_tool: None,
+            details: None,
         }
     }
 
@@ -342,6 +462,7 @@ impl<'a> ToolStart<'a> {
             description: own_opt(self.description),
             mcp_server: own_opt(self.mcp_server),
             mcp_tool: own_opt(self.mcp_tool),
+            details: self.details.map(|d| Box::new(d.into_owned())),
         }
     }
 }

@@ -6,7 +6,7 @@
 
 use std::io::{self, Write};
 
-use super::{Event, Kind, SessionResult, ToolEnd, ToolStart, Usage};
+use super::{Event, Kind, SessionResult, ToolDetails, ToolEnd, ToolStart, Usage};
 use crate::json::{write_str, write_u64};
 
 /// Write `ev` as one line of cstream's `events` format (with the newline).
@@ -162,7 +162,68 @@ impl<W: Write + ?Sized> Fields<'_, W> {
         self.opt_str("query", t.query.as_deref())?;
         self.opt_str("description", t.description.as_deref())?;
         self.opt_str("mcpServer", t.mcp_server.as_deref())?;
-        self.opt_str("mcpTool", t.mcp_tool.as_deref())
+        self.opt_str("mcpTool", t.mcp_tool.as_deref())?;
+        if let Some(d) = &t.details {
+            self.details(d)?;
+        }
+        Ok(())
+    }
+
+    fn details(&mut self, d: &ToolDetails) -> io::Result<()> {
+        self.opt_str("oldString", d.old_string.as_deref())?;
+        self.opt_str("newString", d.new_string.as_deref())?;
+        self.opt_str("fileContent", d.file_content.as_deref())?;
+        self.opt_str("newPath", d.new_path.as_deref())?;
+        self.opt_str("plan", d.plan.as_deref())?;
+        self.opt_str("title", d.title.as_deref())?;
+        self.opt_str("overview", d.overview.as_deref())?;
+        if let Some(todos) = &d.todos {
+            self.key("todos")?;
+            self.w.write_all(b"[")?;
+            for (i, t) in todos.iter().enumerate() {
+                self.w.write_all(if i == 0 { b"{" } else { b",{" })?;
+                if let Some(id) = &t.id {
+                    self.w.write_all(b"\"id\":")?;
+                    write_str(self.w, id)?;
+                    self.w.write_all(b",")?;
+                }
+                self.w.write_all(b"\"content\":")?;
+                write_str(self.w, &t.content)?;
+                self.w.write_all(b",\"status\":")?;
+                write_str(self.w, &t.status)?;
+                self.w.write_all(b"}")?;
+            }
+            self.w.write_all(b"]")?;
+        }
+        if let Some(qs) = &d.questions {
+            self.key("questions")?;
+            self.w.write_all(b"[")?;
+            for (i, q) in qs.iter().enumerate() {
+                self.w.write_all(if i == 0 { b"{" } else { b",{" })?;
+                if let Some(id) = &q.id {
+                    self.w.write_all(b"\"id\":")?;
+                    write_str(self.w, id)?;
+                    self.w.write_all(b",")?;
+                }
+                self.w.write_all(b"\"text\":")?;
+                write_str(self.w, &q.text)?;
+                self.w.write_all(b",\"options\":[")?;
+                for (j, c) in q.options.iter().enumerate() {
+                    self.w.write_all(if j == 0 { b"{" } else { b",{" })?;
+                    if let Some(id) = &c.id {
+                        self.w.write_all(b"\"id\":")?;
+                        write_str(self.w, id)?;
+                        self.w.write_all(b",")?;
+                    }
+                    self.w.write_all(b"\"label\":")?;
+                    write_str(self.w, &c.label)?;
+                    self.w.write_all(b"}")?;
+                }
+                self.w.write_all(b"]}")?;
+            }
+            self.w.write_all(b"]")?;
+        }
+        Ok(())
     }
 
     /// The completion fields after `callId`/`toolName`.

@@ -5,7 +5,10 @@
 //! the next line is read; whole-value formats (`documents`, `openai-json`)
 //! hold one session's result and write it at `end`.
 
+pub mod documents;
+pub mod documents_sse;
 pub mod events;
+pub mod markdown;
 pub mod openai;
 pub mod text;
 
@@ -55,12 +58,16 @@ pub enum Format {
     OpenAiSse,
     /// The non-streaming OpenAI `chat.completion` object, one per session.
     OpenAiJson,
+    /// One `ChatResponse` JSON value per session, its answer split into documents.
+    Documents,
+    /// The same documents as a live SSE stream.
+    DocumentsSse,
 }
 
 impl Format {
     /// True for formats that write one SSE stream per session.
     pub fn is_sse(self) -> bool {
-        matches!(self, Format::OpenAiSse)
+        matches!(self, Format::OpenAiSse | Format::DocumentsSse)
     }
 }
 
@@ -89,6 +96,8 @@ pub struct OutputOptions {
     pub run_start: Option<i64>,
     /// One-line JSON for the whole-value formats (`-c`).
     pub compact: bool,
+    /// documents formats: include `thinking` documents (`--thinking`).
+    pub thinking: bool,
 }
 
 /// The sink for `format`, writing to `w`.
@@ -98,5 +107,7 @@ pub fn sink<'w, W: Write + 'w>(format: Format, opts: &OutputOptions, w: W) -> Bo
         Format::Events => Box::new(events::EventsSink::new(w)),
         Format::OpenAiSse => Box::new(openai::SseSink::new(w, opts)),
         Format::OpenAiJson => Box::new(openai::JsonSink::new(w, opts)),
+        Format::Documents => Box::new(documents::DocumentsSink::new(w, opts)),
+        Format::DocumentsSse => Box::new(documents_sse::DocumentsSseSink::new(w, opts)),
     }
 }

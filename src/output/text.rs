@@ -359,7 +359,7 @@ impl<W: Write> TextSink<W> {
         };
         let duration = r.and_then(|r| r.duration_ms).or_else(|| {
             match (self.tally.first_ts, self.tally.last_ts) {
-                (Some(a), Some(b)) if b > a => Some((b - a) as u64),
+                (Some(a), Some(b)) if b > a => b.checked_sub(a).and_then(|d| u64::try_from(d).ok()),
                 _ => None,
             }
         });

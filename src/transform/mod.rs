@@ -389,7 +389,7 @@ impl Normalizer {
                     if t.duration_ms.is_none()
                         && let (Some(a), Some(b)) = (call.ts, ev.ts)
                     {
-                        t.duration_ms = u64::try_from(b - a).ok();
+                        t.duration_ms = b.checked_sub(a).and_then(|d| u64::try_from(d).ok());
                     }
                 }
             }
@@ -463,7 +463,7 @@ fn cancelled(call: OpenCall, ts: Option<i64>) -> Event<'static> {
         "cancelled: the session ended before the call completed",
     ));
     if let (Some(a), Some(b)) = (call.ts, ts) {
-        end.duration_ms = u64::try_from(b - a).ok();
+        end.duration_ms = b.checked_sub(a).and_then(|d| u64::try_from(d).ok());
     }
     Event::at(ts, Kind::ToolCallCompleted(end))
 }

@@ -52,6 +52,18 @@ pub const FORMATS: &[(&str, &[&str])] = &[
             "calls",
         ],
     ),
+    (
+        "documents",
+        &["--to", "documents", "--created", "1700000000"],
+    ),
+    (
+        "documents_compact",
+        &["--to", "documents", "-c", "--created", "1700000000"],
+    ),
+    (
+        "documents_sse",
+        &["--to", "documents-sse", "--created", "1700000000"],
+    ),
 ];
 
 /// What a run produced.

@@ -1,0 +1,108 @@
+//! `documents-sse` keeps its memory bounded: the peak heap use for a
+//! session ten times longer stays about the same. `documents` holds one
+//! session's documents, so its peak grows with the session (which also shows
+//! that the measurement sees growth when there is some).
+//!
+//! A counting global allocator measures the peak of live heap bytes; this
+//! file holds a single test so nothing else allocates meanwhile.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::io::Write;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use cstream::diag::Diag;
+use cstream::output::{Format, OutputOptions};
+use cstream::run::{Config, convert};
+
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc(l) };
+        if !p.is_null() {
+            let now = LIVE.fetch_add(l.size(), Ordering::Relaxed) + l.size();
+            PEAK.fetch_max(now, Ordering::Relaxed);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        unsafe { System.dealloc(p, l) };
+        LIVE.fetch_sub(l.size(), Ordering::Relaxed);
+    }
+}
+
+#[global_allocator]
+static A: Counting = Counting;
+
+/// A cursor-agent session with `calls` rounds of streamed text (with a code
+/// block) followed by a shell call with some output.
+fn session(calls: usize) -> Vec<u8> {
+    let mut v = Vec::new();
+    let s = "mem-0000";
+    writeln!(
+        v,
+        r#"{{"type":"system","subtype":"init","session_id":"{s}","model":"Auto","cwd":"/w"}}"#
+    )
+    .unwrap();
+    let mut ts = 1_700_000_000_000u64;
+    for i in 0..calls {
+        for piece in [
+            "Now step ",
+            "number one.\\n",
+            "```sh\\n",
+            "echo step\\n",
+            "```\\n",
+            "Running it.",
+        ] {
+            ts += 1;
+            writeln!(
+                v,
+                r#"{{"type":"assistant","message":{{"content":[{{"type":"text","text":"{piece}"}}]}},"session_id":"{s}","timestamp_ms":{ts}}}"#
+            )
+            .unwrap();
+        }
+        let args = format!(r#"{{"command":"echo {i}","workingDirectory":"/w"}}"#);
+        writeln!(v, r#"{{"type":"tool_call","subtype":"started","call_id":"c{i}","tool_call":{{"shellToolCall":{{"args":{args}}}}},"session_id":"{s}","timestamp_ms":{ts}}}"#).unwrap();
+        writeln!(v, r#"{{"type":"tool_call","subtype":"completed","call_id":"c{i}","tool_call":{{"shellToolCall":{{"args":{args},"result":{{"success":{{"exitCode":0,"stdout":"{i} lorem ipsum dolor sit amet\n","executionTime":3}}}}}}}},"session_id":"{s}","timestamp_ms":{}}}"#, ts + 3).unwrap();
+    }
+    writeln!(v, r#"{{"type":"result","subtype":"success","is_error":false,"duration_ms":5,"result":"","session_id":"{s}"}}"#).unwrap();
+    v
+}
+
+/// Peak live heap bytes while converting `input`, above what was live before.
+fn peak(format: Format, input: &[u8]) -> usize {
+    let cfg = Config {
+        format,
+        output: OutputOptions {
+            created: Some(0),
+            ..OutputOptions::default()
+        },
+        ..Config::default()
+    };
+    let before = LIVE.load(Ordering::Relaxed);
+    PEAK.store(before, Ordering::Relaxed);
+    convert(&cfg, input, std::io::sink(), &mut Diag::sink()).unwrap();
+    PEAK.load(Ordering::Relaxed) - before
+}
+
+#[test]
+fn documents_sse_memory_does_not_grow_with_the_session() {
+    let small = session(200);
+    let large = session(2000);
+    let sse_small = peak(Format::DocumentsSse, &small);
+    let sse_large = peak(Format::DocumentsSse, &large);
+    let docs_small = peak(Format::Documents, &small);
+    let docs_large = peak(Format::Documents, &large);
+    eprintln!("peak bytes: sse {sse_small} → {sse_large}; documents {docs_small} → {docs_large}");
+    assert!(
+        sse_large < sse_small + sse_small / 4,
+        "documents-sse grew from {sse_small} to {sse_large} bytes"
+    );
+    assert!(
+        docs_large > docs_small * 5,
+        "documents should hold the session ({docs_small} → {docs_large}): the measurement is broken"
+    );
+}
