@@ -149,7 +149,12 @@ pub fn floor_char_boundary(s: &str, max: usize) -> usize {
 /// Returns `Err` only when writing the output fails (the run stops there; a
 /// `BrokenPipe` means the reader went away). Unreadable inputs are reported
 /// on `diag` and skipped.
-pub fn run<W: Write>(cfg: &Config, inputs: &[Input], out: W, diag: &mut Diag) -> io::Result<Report> {
+pub fn run<W: Write>(
+    cfg: &Config,
+    inputs: &[Input],
+    out: W,
+    diag: &mut Diag,
+) -> io::Result<Report> {
     run_with_stdin(cfg, inputs, io::stdin().lock(), out, diag)
 }
 
@@ -226,6 +231,13 @@ fn one_input<R: Read>(
             diag.error(format_args!("{file}: {e}"));
         }
         Err(FrameError::Write(e)) => return Err(e),
+    }
+    {
+        // Records a parser still holds (undecided ones, a failure message
+        // waiting for its repeat) belong to this input.
+        let norm = &mut p.norm;
+        let sink = &mut *p.sink;
+        p.parser.finish(&mut |item| norm.item(item, sink, diag))?;
     }
     if p.parser.undecided() {
         diag.warn(

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{FORMATS, cstream, fixtures, fixture_args, run_fixture};
+use common::{FORMATS, cstream, fixture_args, fixtures, run_fixture};
 
 #[test]
 fn every_format_via_events_is_byte_identical() {

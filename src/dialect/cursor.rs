@@ -19,6 +19,7 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
 
+use super::common::{fill_start, fill_start_owned, normalize_tool_name};
 use super::{Channel, Item, Out, Parser, keep_unknown};
 use crate::event::{
     Event, Json, Kind, SessionResult, SessionStart, Str, ToolEnd, ToolStart, Usage, json_null,
@@ -413,112 +414,6 @@ fn shell_output<'a>(d: &Members<'a>) -> Option<Str<'a>> {
     }
 }
 
-fn first_str<'a>(a: &Members<'a>, keys: &[&str]) -> Option<Str<'a>> {
-    keys.iter().find_map(|k| a.nonempty_str(k))
-}
-
-/// Fill the normalized start fields from `args` members.
-fn fill_start<'a>(t: &mut ToolStart<'a>, a: &Members<'a>) {
-    t.command = first_str(a, &["command", "cmd"]);
-    t.cwd = first_str(a, &["workingDirectory", "cwd"]);
-    t.path = first_str(
-        a,
-        &[
-            "path",
-            "filePath",
-            "file_path",
-            "targetFile",
-            "targetDirectory",
-            "notebookPath",
-        ],
-    );
-    t.pattern = first_str(a, &["pattern", "globPattern", "glob"]);
-    t.url = first_str(a, &["url"]);
-    t.query = first_str(a, &["query", "searchTerm", "search_term"]);
-    t.description = first_str(a, &["description", "title"]);
-    if t.tool_name == "mcp" {
-        t.mcp_server = first_str(a, &["serverIdentifier", "server", "serverName"]);
-        t.mcp_tool = first_str(a, &["toolName", "tool"]);
-        if t.mcp_tool.is_none() {
-            t.mcp_tool = first_str(a, &["name"]);
-        }
-    }
-}
-
-/// [`fill_start`] for members that borrow from a temporary.
-fn fill_start_owned(t: &mut ToolStart<'_>, a: &Members<'_>) {
-    let mut tmp = ToolStart::new(Cow::Borrowed(""), Cow::Borrowed(""), json_null());
-    tmp.tool_name = Cow::Owned(t.tool_name.to_string());
-    fill_start(&mut tmp, a);
-    let own = |s: Option<Str<'_>>| s.map(|s| Cow::Owned(s.into_owned()));
-    t.command = own(tmp.command);
-    t.cwd = own(tmp.cwd);
-    t.path = own(tmp.path);
-    t.pattern = own(tmp.pattern);
-    t.url = own(tmp.url);
-    t.query = own(tmp.query);
-    t.description = own(tmp.description);
-    t.mcp_server = own(tmp.mcp_server);
-    t.mcp_tool = own(tmp.mcp_tool);
-}
-
-/// Map a cursor-agent tool key (without `ToolCall`) or function name onto the
-/// closed vocabulary of SPEC §2; anything else becomes snake_case.
-pub fn normalize_tool_name(name: &str) -> String {
-    let lower: String = name
-        .chars()
-        .filter(|c| *c != '_' && *c != '-')
-        .flat_map(char::to_lowercase)
-        .collect();
-    let mapped = match lower.as_str() {
-        "shell" | "bash" | "runterminalcmd" | "terminal" => "shell",
-        "read" | "readfile" => "read",
-        "write" | "writefile" | "createfile" => "write",
-        "edit" | "multiedit" | "strreplace" | "searchreplace" | "applypatch" | "editfile" => "edit",
-        "delete" | "deletefile" => "delete",
-        "ls" | "listdir" | "listdirectory" => "ls",
-        "grep" | "ripgrep" => "grep",
-        "glob" | "globfilesearch" | "filesearch" => "glob",
-        "semsearch" | "semanticsearch" | "codebasesearch" => "search",
-        "todo" | "todowrite" | "updatetodos" | "todos" => "todo",
-        "createplan" | "plan" => "plan",
-        "askquestion" | "askuserquestion" | "question" => "question",
-        "webfetch" | "fetch" => "web_fetch",
-        "websearch" => "web_search",
-        "mcp" | "callmcptool" => "mcp",
-        "task" | "subagent" => "task",
-        "readlints" | "lints" => "lints",
-        "editnotebook" | "notebook" | "notebookedit" => "notebook",
-        "generateimage" | "image" => "image",
-        _ => return snake_case(name),
-    };
-    mapped.to_owned()
-}
-
-/// `getMcpTools` → `get_mcp_tools`; `Foo-Bar` → `foo_bar`.
-pub fn snake_case(name: &str) -> String {
-    let mut out = String::with_capacity(name.len() + 4);
-    let mut prev_lower = false;
-    for c in name.chars() {
-        if c.is_uppercase() {
-            if prev_lower {
-                out.push('_');
-            }
-            out.extend(c.to_lowercase());
-            prev_lower = false;
-        } else if c == '-' || c == ' ' || c == '.' {
-            if !out.ends_with('_') {
-                out.push('_');
-            }
-            prev_lower = false;
-        } else {
-            out.push(c);
-            prev_lower = c.is_lowercase() || c.is_ascii_digit();
-        }
-    }
-    out
-}
-
 /// The `result` event.
 fn result<'a>(line: &Line<'a>) -> SessionResult<'a> {
     let text = line.result.and_then(raw_as_str);
@@ -577,7 +472,7 @@ mod tests {
         let mut items = Vec::new();
         let r = p
             .parse(line.as_bytes(), &mut |i| {
-                items.push(own(i));
+                items.push(i.into_owned());
                 Ok(())
             })
             .unwrap();
@@ -586,22 +481,6 @@ mod tests {
             .into_iter()
             .filter(|i| !matches!(i, Item::IdHint(_)))
             .collect()
-    }
-
-    fn own(i: Item<'_>) -> Item<'static> {
-        match i {
-            Item::Event(e) => Item::Event(e.into_owned()),
-            Item::Recap { ts, channel, text } => Item::Recap {
-                ts,
-                channel,
-                text: Cow::Owned(text.into_owned()),
-            },
-            Item::UsageTotal { ts, usage } => Item::UsageTotal { ts, usage },
-            Item::Resume { session_id } => Item::Resume {
-                session_id: Cow::Owned(session_id.into_owned()),
-            },
-            Item::IdHint(s) => Item::IdHint(Cow::Owned(s.into_owned())),
-        }
     }
 
     fn kind<'x>(items: &'x [Item<'static>]) -> &'x Kind<'static> {

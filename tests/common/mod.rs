@@ -57,7 +57,8 @@ pub fn cstream(args: &[&str], stdin: &[u8]) -> Run {
     let err = Shared::default();
     let mut diag = Diag::new(Box::new(err.clone()));
     let mut out = Vec::new();
-    let report = run_with_stdin(&cfg, &cli.inputs(), stdin, &mut out, &mut diag).expect("writing to a Vec");
+    let report =
+        run_with_stdin(&cfg, &cli.inputs(), stdin, &mut out, &mut diag).expect("writing to a Vec");
     let stderr = String::from_utf8(err.0.borrow().clone()).expect("stderr is UTF-8");
     Run {
         stdout: out,
@@ -88,12 +89,17 @@ pub fn fixtures() -> Vec<PathBuf> {
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
     for e in rd.flatten() {
         let p = e.path();
         if p.is_dir() {
             walk(&p, out);
-        } else if matches!(p.extension().and_then(|e| e.to_str()), Some("jsonl" | "json")) {
+        } else if matches!(
+            p.extension().and_then(|e| e.to_str()),
+            Some("jsonl" | "json")
+        ) {
             out.push(p);
         }
     }
@@ -103,7 +109,13 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
 pub fn fixture_args(path: &Path) -> Vec<String> {
     let args = path.with_extension("args");
     std::fs::read_to_string(args)
-        .map(|s| s.lines().map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect())
+        .map(|s| {
+            s.lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(String::from)
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -122,7 +134,9 @@ pub fn show_escapes(s: &str) -> String {
 
 /// The real captures in `../shared/corpus/<dialect>/`, when that folder exists.
 pub fn corpus(dialect: &str) -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus").join(dialect);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus")
+        .join(dialect);
     let mut out = Vec::new();
     walk(&dir, &mut out);
     out.sort();
