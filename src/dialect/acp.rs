@@ -147,6 +147,9 @@ struct Call {
     has_response: bool,
     /// Output was emitted (streamed or snapshot) before completion.
     had_output: bool,
+    /// claude-agent-acp's call (`_meta.claudeCode`): its `content` before
+    /// completion is a description, not output.
+    claude: bool,
     /// The unified diff of its `diff` content, when it had one.
     patch: Option<(String, u64, u64)>,
 }
@@ -505,6 +508,7 @@ impl AcpParser {
                     exit_code: None,
                     has_response: false,
                     had_output: false,
+                    claude: false,
                     patch: None,
                 });
                 self.calls.len() - 1
@@ -512,6 +516,9 @@ impl AcpParser {
         };
         if let Some(t) = u.title.as_deref() {
             self.calls[i].title = Some(t.to_owned());
+        }
+        if claude.is_some() {
+            self.calls[i].claude = true;
         }
         let has_input = u.raw_input.is_some_and(|r| !is_empty_json(r));
         let status = u.status.as_deref();
@@ -609,10 +616,9 @@ impl AcpParser {
         }
         let text = text.map(|t| clean_output(&t).into_owned());
         let finished = matches!(status, Some("completed" | "failed"));
-        if shell
-            && !self.calls[i].has_response
-            && let Some(t) = &text
-        {
+        let c = &self.calls[i];
+        let snapshot = shell && !c.has_response && (!c.claude || finished);
+        if snapshot && let Some(t) = &text {
             // The whole output so far (codex-acp re-sends it every time).
             if !finished || self.calls[i].had_output {
                 self.calls[i].had_output = true;

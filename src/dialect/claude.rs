@@ -608,11 +608,7 @@ impl ClaudeParser {
             let from_tur = tur_m
                 .as_ref()
                 .and_then(|m| join_output(m.str("stdout"), m.str("stderr")));
-            let output = if failed {
-                text.clone()
-            } else {
-                from_tur.or(text.clone())
-            };
+            let output = from_tur.or(text.clone());
             t.output = output.map(|o| match strip_persisted(&o) {
                 Some(p) => Cow::Owned(p),
                 None => o,
@@ -626,6 +622,15 @@ impl ClaudeParser {
                     let n: String = s.chars().take_while(|c| c.is_ascii_digit()).collect();
                     n.parse().ok()
                 });
+            if failed && let (Some(c), Some(e)) = (t.exit_code, t.error.as_deref()) {
+                // "Exit code N\n<stderr>": the code is in `exitCode` now.
+                let rest = e.split_once('\n').map_or("", |(_, r)| r).trim_end();
+                t.error = Some(Cow::Owned(if rest.is_empty() {
+                    format!("exit code {c}")
+                } else {
+                    rest.to_owned()
+                }));
+            }
             t.result = match tur {
                 Some(r) => Some(without_output(r).map_or(Cow::Borrowed(r), Cow::Owned)),
                 None => None,

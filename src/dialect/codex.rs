@@ -69,6 +69,9 @@ struct Line<'a> {
     model: LaxStr<'a>,
     #[serde(borrow, default)]
     workdir: LaxStr<'a>,
+    /// The legacy form's second line: the prompt.
+    #[serde(borrow, default)]
+    prompt: LaxStr<'a>,
 }
 
 /// An item (`item.started/updated/completed`): every item type's fields.
@@ -234,6 +237,10 @@ impl Parser for CodexParser {
                     .map(readable_error)
                     .unwrap_or_default();
                 self.pending_error = Some(msg);
+            }
+            None if line.prompt.0.is_some() => {
+                let text = line.prompt.get().unwrap_or_default();
+                out(Item::Event(Event::new(Kind::UserMessage { text })))?;
             }
             None if line.model.0.is_some() || line.workdir.0.is_some() => {
                 // The legacy form's first line: a summary of the config.

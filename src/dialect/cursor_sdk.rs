@@ -113,6 +113,8 @@ pub struct CursorSdkParser {
     exits: Vec<(String, i64)>,
     /// The session's usage so far (the sum of its turns).
     total: Option<Usage>,
+    /// A run-stream `status` gave the result the envelope's `result` repeats.
+    status_result: bool,
 }
 
 const MAX_SHELLS: usize = 256;
@@ -287,7 +289,7 @@ impl CursorSdkParser {
                     .and_then(Members::of)
                     .as_ref()
                     .and_then(camel_usage);
-                self.turn_end(usage, true, None, out)?;
+                self.turn_end(usage, out)?;
             }
             "token-delta"
             | "step-started"
@@ -368,18 +370,19 @@ impl CursorSdkParser {
                 }))?;
             }
             "status" => match line.status.as_deref() {
-                Some(s @ ("ERROR" | "CANCELLED" | "EXPIRED")) => {
-                    let msg = line
-                        .message
-                        .and_then(raw_as_str)
-                        .map(|m| format!("{}: {m}", s.to_lowercase()))
-                        .unwrap_or_else(|| s.to_lowercase());
-                    self.turn_end(None, false, Some(msg), out)?;
+                Some(st @ ("FINISHED" | "ERROR" | "CANCELLED" | "EXPIRED")) => {
+                    let err = (st != "FINISHED").then(|| match line.message.and_then(raw_as_str) {
+                        Some(m) => format!("{}: {m}", st.to_lowercase()),
+                        None => st.to_lowercase(),
+                    });
+                    self.status_result = true;
+                    self.result(err.is_none(), err, out)?;
                 }
                 Some(_) => {}
                 None => return Ok(false),
             },
             "usage" => {
+                // Per-turn usage, once at the end of each turn.
                 let usage = line
                     .usage
                     .and_then(Members::of)
@@ -389,6 +392,7 @@ impl CursorSdkParser {
                     self.total = Some(self.total.map_or(u, |t| t.add(&u)));
                     out(ev(Kind::UsageDelta(u)))?;
                 }
+                out(ev(Kind::TurnEnded { usage }))?;
             }
             "task" => {
                 let text = line.text.clone().get();
@@ -401,7 +405,11 @@ impl CursorSdkParser {
             }
             "request" | "done" => {}
             "result" => {
-                // The run stream envelope's end: `status` finished / error…
+                // The run stream envelope's end (`status` of the run); a
+                // `status` message before it already gave the result.
+                if std::mem::take(&mut self.status_result) {
+                    return Ok(true);
+                }
                 let status = line.status.as_deref().unwrap_or("");
                 let ok = matches!(status, "finished" | "FINISHED" | "completed" | "success");
                 let err = (!ok).then(|| {
@@ -411,7 +419,7 @@ impl CursorSdkParser {
                     }
                     m
                 });
-                self.turn_end(None, ok, err, out)?;
+                self.result(ok, err, out)?;
             }
             _ => return Ok(false),
         }
@@ -468,18 +476,17 @@ impl CursorSdkParser {
     }
 
     /// The end of a turn: its usage, `turn_ended`, and the session's result.
-    fn turn_end<'a>(
-        &mut self,
-        usage: Option<Usage>,
-        ok: bool,
-        error: Option<String>,
-        out: Out<'_, 'a>,
-    ) -> io::Result<()> {
+    fn turn_end<'a>(&mut self, usage: Option<Usage>, out: Out<'_, 'a>) -> io::Result<()> {
         if let Some(u) = usage {
             self.total = Some(self.total.map_or(u, |t| t.add(&u)));
             out(Item::Event(Event::new(Kind::UsageDelta(u))))?;
         }
         out(Item::Event(Event::new(Kind::TurnEnded { usage })))?;
+        self.result(true, None, out)
+    }
+
+    /// The session's result (its usage: the sum of the turns so far).
+    fn result<'a>(&mut self, ok: bool, error: Option<String>, out: Out<'_, 'a>) -> io::Result<()> {
         out(Item::Event(Event::new(Kind::Result(SessionResult {
             ok,
             usage: self.total,
