@@ -36,7 +36,12 @@ fn check_capture(path: &std::path::Path, dialect: &str) -> String {
             _ => {}
         }
     }
-    assert_eq!(starts, ends, "{}: starts and completions differ", path.display());
+    assert_eq!(
+        starts,
+        ends,
+        "{}: starts and completions differ",
+        path.display()
+    );
     assert!(starts.values().all(|n| *n == 1), "{}", path.display());
     let result = result.unwrap_or_else(|| panic!("{}: no result", path.display()));
     if let Some(t) = result["text"].as_str() {
@@ -80,33 +85,63 @@ fn codex_failure_message_shows_once() {
     let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
     let out = cstream(&["--to", "events"], input.as_bytes()).out();
     assert_eq!(out.matches("boom").count(), 1, "{out}");
-    assert!(out.contains(r#""type":"result","sessionId":"t","ok":false,"error":"boom""#), "{out}");
+    assert!(
+        out.contains(r#""type":"result","sessionId":"t","ok":false,"error":"boom""#),
+        "{out}"
+    );
     // A different message is not swallowed, and a lone error at the end is kept.
     let input = "{\"type\":\"thread.started\",\"thread_id\":\"t\"}\n{\"type\":\"error\",\"message\":\"retrying\"}\n";
     let out = cstream(&["--to", "events"], input.as_bytes()).out();
-    assert!(out.contains(r#""type":"error","sessionId":"t","message":"retrying","fatal":false"#), "{out}");
+    assert!(
+        out.contains(r#""type":"error","sessionId":"t","message":"retrying","fatal":false"#),
+        "{out}"
+    );
 }
 
 #[test]
 fn every_dialect_is_detected_from_its_first_lines() {
     let cases: &[(&str, &str)] = &[
-        (r#"{"type":"system","subtype":"init","apiKeySource":"login","session_id":"s","model":"m","permissionMode":"default"}"#, "cursor"),
-        (r#"{"type":"system","subtype":"init","session_id":"s","tools":["Bash"]}"#, "claude"),
-        (r#"{"type":"system","subtype":"hook_started","hook_name":"x","session_id":"s"}
-{"type":"system","subtype":"init","session_id":"s","cwd":"/"}"#, "claude"),
+        (
+            r#"{"type":"system","subtype":"init","apiKeySource":"login","session_id":"s","model":"m","permissionMode":"default"}"#,
+            "cursor",
+        ),
+        (
+            r#"{"type":"system","subtype":"init","session_id":"s","tools":["Bash"]}"#,
+            "claude",
+        ),
+        (
+            r#"{"type":"system","subtype":"hook_started","hook_name":"x","session_id":"s"}
+{"type":"system","subtype":"init","session_id":"s","cwd":"/"}"#,
+            "claude",
+        ),
         (r#"{"type":"thread.started","thread_id":"t"}"#, "codex"),
         (r#"{"id":"0","msg":{"type":"task_started"}}"#, "codex"),
-        (r#"{"type":"init","timestamp":"2026-01-01T00:00:00Z","session_id":"g","model":"gemini-2.5-pro"}"#, "gemini"),
-        (r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"a","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"}}}}"#, "acp"),
-        (r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}
+        (
+            r#"{"type":"init","timestamp":"2026-01-01T00:00:00Z","session_id":"g","model":"gemini-2.5-pro"}"#,
+            "gemini",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"a","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"}}}}"#,
+            "acp",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}
 {"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/"}}
-{"jsonrpc":"2.0","id":1,"result":{"sessionId":"a"}}"#, "acp"),
+{"jsonrpc":"2.0","id":1,"result":{"sessionId":"a"}}"#,
+            "acp",
+        ),
         (r#"{"type":"text-delta","text":"x"}"#, "cursor-sdk"),
-        (r#"{"type":"system","subtype":"init","agent_id":"a","run_id":"r"}"#, "cursor-sdk"),
+        (
+            r#"{"type":"system","subtype":"init","agent_id":"a","run_id":"r"}"#,
+            "cursor-sdk",
+        ),
         // Undecided lines first; a later line settles it.
-        (r#"{"type":"system","subtype":"init","session_id":"s"}
+        (
+            r#"{"type":"system","subtype":"init","session_id":"s"}
 {"type":"user","message":{"role":"user","content":"hi"},"session_id":"s"}
-{"type":"assistant","message":{"id":"msg_1","content":[{"type":"text","text":"x"}]},"session_id":"s"}"#, "claude"),
+{"type":"assistant","message":{"id":"msg_1","content":[{"type":"text","text":"x"}]},"session_id":"s"}"#,
+            "claude",
+        ),
     ];
     for (input, dialect) in cases {
         let run = cstream(&["--to", "events"], input.as_bytes());
@@ -115,7 +150,10 @@ fn every_dialect_is_detected_from_its_first_lines() {
         assert!(run.stderr.is_empty(), "{input}: {}", run.stderr);
     }
     // Nothing tells: read as cursor-agent, with one warning.
-    let run = cstream(&["--to", "events"], br#"{"type":"user","message":{"content":"hi"}}"#);
+    let run = cstream(
+        &["--to", "events"],
+        br#"{"type":"user","message":{"content":"hi"}}"#,
+    );
     assert!(run.stderr.contains("could not tell"), "{}", run.stderr);
 }
 
@@ -130,20 +168,30 @@ fn cumulative_output_is_linear_in_the_real_output() {
         input.push_str(&v.to_string());
         input.push('\n');
     };
-    push(json!({"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":
-        {"sessionUpdate":"tool_call","toolCallId":"c","title":"seq","kind":"execute","status":"in_progress","rawInput":{"command":"seq 400"}}}}));
+    push(
+        json!({"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":
+        {"sessionUpdate":"tool_call","toolCallId":"c","title":"seq","kind":"execute","status":"in_progress","rawInput":{"command":"seq 400"}}}}),
+    );
     let mut so_far = String::new();
     for i in 0..UPDATES {
         so_far.push_str(&format!("line {i:05} of the generated output\n"));
-        push(json!({"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":
+        push(
+            json!({"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":
             {"sessionUpdate":"tool_call_update","toolCallId":"c","status":"in_progress",
-             "content":[{"type":"content","content":{"type":"text","text":so_far}}]}}}));
+             "content":[{"type":"content","content":{"type":"text","text":so_far}}]}}}),
+        );
     }
-    push(json!({"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":
-        {"sessionUpdate":"tool_call_update","toolCallId":"c","status":"completed","rawOutput":{"exit_code":0}}}}));
+    push(
+        json!({"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":
+        {"sessionUpdate":"tool_call_update","toolCallId":"c","status":"completed","rawOutput":{"exit_code":0}}}}),
+    );
     push(json!({"jsonrpc":"2.0","id":2,"result":{"stopReason":"end_turn"}}));
     let real = so_far.len();
-    assert!(input.len() > 100 * real, "the input is quadratic: {} vs {real}", input.len());
+    assert!(
+        input.len() > 100 * real,
+        "the input is quadratic: {} vs {real}",
+        input.len()
+    );
 
     let run = cstream(&["--to", "events"], input.as_bytes());
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -160,7 +208,10 @@ fn cumulative_output_is_linear_in_the_real_output() {
         "output {} bytes for {real} bytes of real output",
         out.len()
     );
-    assert!(!out.contains("tool_call_progress"), "no replacement expected");
+    assert!(
+        !out.contains("tool_call_progress"),
+        "no replacement expected"
+    );
 
     // --no-dedupe keeps every snapshot as it came (as progress snapshots).
     let raw = cstream(&["--to", "events", "--no-dedupe"], input.as_bytes()).out();
