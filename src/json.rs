@@ -278,16 +278,6 @@ impl<'de> Deserialize<'de> for LaxF64 {
     }
 }
 
-/// The float inside a raw JSON value (number or numeric string).
-pub fn raw_as_f64(raw: &RawValue) -> Option<f64> {
-    let t = raw.get();
-    let t = t
-        .strip_prefix('"')
-        .and_then(|s| s.strip_suffix('"'))
-        .unwrap_or(t);
-    t.parse::<f64>().ok().filter(|f| f.is_finite())
-}
-
 /// A boolean field read leniently (`None` unless `true`/`false`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct LaxBool(pub Option<bool>);
