@@ -36,7 +36,7 @@ Register-ArgumentCompleter -Native -CommandName 'cstream' -ScriptBlock {
             [CompletionResult]::new('--id', '--id', [CompletionResultType]::ParameterName, 'openai and documents formats: the response id to write (default: chatcmpl-<session id>, chat_<session id>)')
             [CompletionResult]::new('--created', '--created', [CompletionResultType]::ParameterName, 'openai and documents formats: the creation time to write, Unix seconds (default: the session''s first timestamp, else the time the run started)')
             [CompletionResult]::new('--generate', '--generate', [CompletionResultType]::ParameterName, 'Generate the man page or a shell completion script')
-            [CompletionResult]::new('--no-dedupe', '--no-dedupe', [CompletionResultType]::ParameterName, 'Keep recap/replay text exactly as it came (default: emit only what a recap adds)')
+            [CompletionResult]::new('--no-dedupe', '--no-dedupe', [CompletionResultType]::ParameterName, 'Keep recap/replay text and cumulative tool-output snapshots exactly as they came (default: emit only what each adds)')
             [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Stop at the first line that is not valid input (after writing its error event), exit 1')
             [CompletionResult]::new('-e', '-e', [CompletionResultType]::ParameterName, 'Exit 3 when a session reported failure or ended without a result')
             [CompletionResult]::new('--exit-status', '--exit-status', [CompletionResultType]::ParameterName, 'Exit 3 when a session reported failure or ended without a result')

@@ -33,7 +33,7 @@ set edit:completion:arg-completer[cstream] = {|@words|
             cand --id 'openai and documents formats: the response id to write (default: chatcmpl-<session id>, chat_<session id>)'
             cand --created 'openai and documents formats: the creation time to write, Unix seconds (default: the session''s first timestamp, else the time the run started)'
             cand --generate 'Generate the man page or a shell completion script'
-            cand --no-dedupe 'Keep recap/replay text exactly as it came (default: emit only what a recap adds)'
+            cand --no-dedupe 'Keep recap/replay text and cumulative tool-output snapshots exactly as they came (default: emit only what each adds)'
             cand --strict 'Stop at the first line that is not valid input (after writing its error event), exit 1'
             cand -e 'Exit 3 when a session reported failure or ended without a result'
             cand --exit-status 'Exit 3 when a session reported failure or ended without a result'

@@ -6,6 +6,11 @@ documents\t'One ChatResponse JSON per session, the answer split into typed docum
 documents-sse\t'The same documents as a live Server-Sent Events stream'"
 complete -c cstream -s f -l from -d 'Input dialect (auto: detected from each input\'s first lines)' -r -f -a "auto\t'Detect from each input\'s first lines'
 cursor\t'cursor-agent --output-format stream-json'
+claude\t'Claude Code -p --output-format stream-json --verbose'
+codex\t'Codex exec --json'
+gemini\t'Gemini CLI --output-format stream-json'
+acp\t'Agent Client Protocol traffic (JSON-RPC session/update)'
+cursor-sdk\t'Cursor SDK InteractionUpdate deltas or SDKMessage run stream'
 events\t'cstream\'s own --to events output'"
 complete -c cstream -l color -d 'When to colour the text format [NO_COLOR and CLICOLOR_FORCE are honoured with auto]' -r -f -a "auto\t'Colour when writing to a terminal (unless NO_COLOR is set, or CLICOLOR_FORCE asks for it)'
 always\t'Always colour the text format'
@@ -30,7 +35,7 @@ zsh\t''
 fish\t''
 powershell\t''
 elvish\t''"
-complete -c cstream -l no-dedupe -d 'Keep recap/replay text exactly as it came (default: emit only what a recap adds)'
+complete -c cstream -l no-dedupe -d 'Keep recap/replay text and cumulative tool-output snapshots exactly as they came (default: emit only what each adds)'
 complete -c cstream -l strict -d 'Stop at the first line that is not valid input (after writing its error event), exit 1'
 complete -c cstream -s e -l exit-status -d 'Exit 3 when a session reported failure or ended without a result'
 complete -c cstream -l line-buffered -d 'Flush after every input line, even when more input is waiting'

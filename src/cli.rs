@@ -58,7 +58,7 @@ pub struct Cli {
     #[arg(short = 'f', long = "from", value_enum, value_name = "DIALECT", default_value_t = FromDialect::Auto)]
     pub from: FromDialect,
 
-    /// Keep recap/replay text exactly as it came (default: emit only what a recap adds)
+    /// Keep recap/replay text and cumulative tool-output snapshots exactly as they came (default: emit only what each adds)
     #[arg(long)]
     pub no_dedupe: bool,
 
@@ -192,6 +192,16 @@ pub enum FromDialect {
     Auto,
     /// cursor-agent --output-format stream-json
     Cursor,
+    /// Claude Code -p --output-format stream-json --verbose
+    Claude,
+    /// Codex exec --json
+    Codex,
+    /// Gemini CLI --output-format stream-json
+    Gemini,
+    /// Agent Client Protocol traffic (JSON-RPC session/update)
+    Acp,
+    /// Cursor SDK InteractionUpdate deltas or SDKMessage run stream
+    CursorSdk,
     /// cstream's own --to events output
     Events,
 }
@@ -311,6 +321,11 @@ impl Cli {
             from: match self.from {
                 FromDialect::Auto => None,
                 FromDialect::Cursor => Some(Dialect::Cursor),
+                FromDialect::Claude => Some(Dialect::Claude),
+                FromDialect::Codex => Some(Dialect::Codex),
+                FromDialect::Gemini => Some(Dialect::Gemini),
+                FromDialect::Acp => Some(Dialect::Acp),
+                FromDialect::CursorSdk => Some(Dialect::CursorSdk),
                 FromDialect::Events => Some(Dialect::Events),
             },
             normalize: NormalizeOptions {

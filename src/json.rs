@@ -262,6 +262,22 @@ pub fn raw_as_i64(raw: &RawValue) -> Option<i64> {
     str_to_i64(t)
 }
 
+/// A float field read leniently: numbers and numeric strings count,
+/// anything else is `None` (costs, durations in seconds).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct LaxF64(pub Option<f64>);
+
+impl<'de> Deserialize<'de> for LaxF64 {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(LaxF64(match Lax::deserialize(d)? {
+            Lax::Int(i) => Some(i as f64),
+            Lax::Float(f) if f.is_finite() => Some(f),
+            Lax::Str(s) => s.parse::<f64>().ok().filter(|f| f.is_finite()),
+            _ => None,
+        }))
+    }
+}
+
 /// A boolean field read leniently (`None` unless `true`/`false`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct LaxBool(pub Option<bool>);

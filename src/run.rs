@@ -264,6 +264,13 @@ fn one_input<R: Read>(
         }
         Err(FrameError::Write(e)) => return Err(e),
     }
+    {
+        // Records a parser still holds (undecided ones, a failure message
+        // waiting for its repeat) belong to this input.
+        let norm = &mut p.norm;
+        let sink = &mut *p.sink;
+        p.parser.finish(&mut |item| norm.item(item, sink, diag))?;
+    }
     if p.parser.undecided() {
         diag.warn(
             Warn::Format,

@@ -19,13 +19,13 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
 
+use super::common::{fill_start, fill_start_owned, normalize_tool_name};
 use super::{Channel, Item, Out, Parser, keep_unknown};
 use crate::event::{
-    Choice, Event, Json, Kind, Question, SessionResult, SessionStart, Str, Todo, ToolDetails,
-    ToolEnd, ToolStart, Usage, json_null, normalize_todo_status,
+    Event, Json, Kind, SessionResult, SessionStart, Str, ToolEnd, ToolStart, Usage, json_null,
 };
 use crate::input::Parsed;
-use crate::json::{LaxBool, LaxInt, LaxStr, Members, raw_as_i64, raw_as_str};
+use crate::json::{LaxBool, LaxInt, LaxStr, Members, raw_as_str};
 
 /// One cursor-agent line: the union of the fields of every event type.
 #[derive(Deserialize)]
@@ -414,197 +414,6 @@ fn shell_output<'a>(d: &Members<'a>) -> Option<Str<'a>> {
     }
 }
 
-fn first_str<'a>(a: &Members<'a>, keys: &[&str]) -> Option<Str<'a>> {
-    keys.iter().find_map(|k| a.nonempty_str(k))
-}
-
-/// Fill the normalized start fields from `args` members.
-fn fill_start<'a>(t: &mut ToolStart<'a>, a: &Members<'a>) {
-    t.command = first_str(a, &["command", "cmd"]);
-    t.cwd = first_str(a, &["workingDirectory", "cwd"]);
-    t.path = first_str(
-        a,
-        &[
-            "path",
-            "filePath",
-            "file_path",
-            "targetFile",
-            "targetDirectory",
-            "notebookPath",
-        ],
-    );
-    t.pattern = first_str(a, &["pattern", "globPattern", "glob"]);
-    t.url = first_str(a, &["url"]);
-    t.query = first_str(a, &["query", "searchTerm", "search_term"]);
-    t.description = first_str(a, &["description", "title"]);
-    if t.tool_name == "mcp" {
-        t.mcp_server = first_str(a, &["serverIdentifier", "server", "serverName"]);
-        t.mcp_tool = first_str(a, &["toolName", "tool"]);
-        if t.mcp_tool.is_none() {
-            t.mcp_tool = first_str(a, &["name"]);
-        }
-    }
-    let d = details(&t.tool_name, a);
-    if !d.is_empty() {
-        t.details = Some(Box::new(d));
-    }
-}
-
-/// The normalized details of edit, write, todo, plan and question calls.
-fn details<'a>(tool: &str, a: &Members<'a>) -> ToolDetails<'a> {
-    let mut d = ToolDetails::default();
-    // A string member, empty or not (an edit may replace text by nothing).
-    let any_str = |keys: &[&str]| keys.iter().find_map(|k| a.str(k));
-    match tool {
-        "edit" | "write" | "delete" => {
-            d.old_string = any_str(&["old_string", "oldString", "old_str"]);
-            d.new_string = any_str(&["new_string", "newString", "new_str"]);
-            // `streamContent` is the whole new file (the call is a write).
-            d.file_content = any_str(&["fileText", "streamContent", "contents", "file_text"]);
-            d.new_path = first_str(a, &["newPath", "new_path", "destination"]);
-        }
-        "todo" => d.todos = a.get("todos").map(todos),
-        "plan" => {
-            d.plan = any_str(&["plan", "content"]);
-            d.title = first_str(a, &["name", "title"]);
-            d.overview = first_str(a, &["overview"]);
-            d.todos = a.get("todos").map(todos);
-        }
-        "question" => {
-            d.title = first_str(a, &["title"]);
-            d.questions = a.get("questions").map(questions);
-        }
-        _ => {}
-    }
-    d
-}
-
-/// A todo list: `[{id, content, status, …}]`; entries that are not objects
-/// are skipped.
-fn todos(raw: &RawValue) -> Vec<Todo<'_>> {
-    let items: Vec<&RawValue> = serde_json::from_str(raw.get()).unwrap_or_default();
-    items
-        .into_iter()
-        .filter_map(Members::of)
-        .map(|m| Todo {
-            id: m.nonempty_str("id").or_else(|| {
-                m.get("id")
-                    .and_then(raw_as_i64)
-                    .map(|n| n.to_string().into())
-            }),
-            content: first_str(&m, &["content", "text", "title", "description"])
-                .unwrap_or_default(),
-            status: normalize_todo_status(&m.str("status").unwrap_or_default()),
-        })
-        .collect()
-}
-
-/// Questions: `[{id, prompt, options: [{id, label}]}]` (also `question` /
-/// `text` for the prompt).
-fn questions(raw: &RawValue) -> Vec<Question<'_>> {
-    let items: Vec<&RawValue> = serde_json::from_str(raw.get()).unwrap_or_default();
-    items
-        .into_iter()
-        .filter_map(Members::of)
-        .map(|m| {
-            let options: Vec<&RawValue> = m
-                .get("options")
-                .and_then(|o| serde_json::from_str(o.get()).ok())
-                .unwrap_or_default();
-            Question {
-                id: m.nonempty_str("id"),
-                text: first_str(&m, &["prompt", "question", "text", "title"]).unwrap_or_default(),
-                options: options
-                    .into_iter()
-                    .filter_map(|o| match raw_as_str(o) {
-                        // A bare string is its own label.
-                        Some(label) => Some(Choice { id: None, label }),
-                        None => Members::of(o).map(|c| Choice {
-                            id: c.nonempty_str("id"),
-                            label: first_str(&c, &["label", "text", "title"]).unwrap_or_default(),
-                        }),
-                    })
-                    .collect(),
-            }
-        })
-        .collect()
-}
-
-/// [`fill_start`] for members that borrow from a temporary.
-fn fill_start_owned(t: &mut ToolStart<'_>, a: &Members<'_>) {
-    let mut tmp = ToolStart::new(Cow::Borrowed(""), Cow::Borrowed(""), json_null());
-    tmp.tool_name = Cow::Owned(t.tool_name.to_string());
-    fill_start(&mut tmp, a);
-    let own = |s: Option<Str<'_>>| s.map(|s| Cow::Owned(s.into_owned()));
-    t.command = own(tmp.command);
-    t.cwd = own(tmp.cwd);
-    t.path = own(tmp.path);
-    t.pattern = own(tmp.pattern);
-    t.url = own(tmp.url);
-    t.query = own(tmp.query);
-    t.description = own(tmp.description);
-    t.mcp_server = own(tmp.mcp_server);
-    t.mcp_tool = own(tmp.mcp_tool);
-    t.details = tmp.details.map(|d| Box::new(d.into_owned()));
-}
-
-/// Map a cursor-agent tool key (without `ToolCall`) or function name onto the
-/// closed vocabulary of SPEC §2; anything else becomes snake_case.
-pub fn normalize_tool_name(name: &str) -> String {
-    let lower: String = name
-        .chars()
-        .filter(|c| *c != '_' && *c != '-')
-        .flat_map(char::to_lowercase)
-        .collect();
-    let mapped = match lower.as_str() {
-        "shell" | "bash" | "runterminalcmd" | "terminal" => "shell",
-        "read" | "readfile" => "read",
-        "write" | "writefile" | "createfile" => "write",
-        "edit" | "multiedit" | "strreplace" | "searchreplace" | "applypatch" | "editfile" => "edit",
-        "delete" | "deletefile" => "delete",
-        "ls" | "listdir" | "listdirectory" => "ls",
-        "grep" | "ripgrep" => "grep",
-        "glob" | "globfilesearch" | "filesearch" => "glob",
-        "semsearch" | "semanticsearch" | "codebasesearch" => "search",
-        "todo" | "todowrite" | "updatetodos" | "todos" => "todo",
-        "createplan" | "plan" => "plan",
-        "askquestion" | "askuserquestion" | "question" => "question",
-        "webfetch" | "fetch" => "web_fetch",
-        "websearch" => "web_search",
-        "mcp" | "callmcptool" => "mcp",
-        "task" | "subagent" => "task",
-        "readlints" | "lints" => "lints",
-        "editnotebook" | "notebook" | "notebookedit" => "notebook",
-        "generateimage" | "image" => "image",
-        _ => return snake_case(name),
-    };
-    mapped.to_owned()
-}
-
-/// `getMcpTools` → `get_mcp_tools`; `Foo-Bar` → `foo_bar`.
-pub fn snake_case(name: &str) -> String {
-    let mut out = String::with_capacity(name.len() + 4);
-    let mut prev_lower = false;
-    for c in name.chars() {
-        if c.is_uppercase() {
-            if prev_lower {
-                out.push('_');
-            }
-            out.extend(c.to_lowercase());
-            prev_lower = false;
-        } else if c == '-' || c == ' ' || c == '.' {
-            if !out.ends_with('_') {
-                out.push('_');
-            }
-            prev_lower = false;
-        } else {
-            out.push(c);
-            prev_lower = c.is_lowercase() || c.is_ascii_digit();
-        }
-    }
-    out
-}
-
 /// The `result` event.
 fn result<'a>(line: &Line<'a>) -> SessionResult<'a> {
     let text = line.result.and_then(raw_as_str);
@@ -663,7 +472,7 @@ mod tests {
         let mut items = Vec::new();
         let r = p
             .parse(line.as_bytes(), &mut |i| {
-                items.push(own(i));
+                items.push(i.into_owned());
                 Ok(())
             })
             .unwrap();
@@ -672,22 +481,6 @@ mod tests {
             .into_iter()
             .filter(|i| !matches!(i, Item::IdHint(_)))
             .collect()
-    }
-
-    fn own(i: Item<'_>) -> Item<'static> {
-        match i {
-            Item::Event(e) => Item::Event(e.into_owned()),
-            Item::Recap { ts, channel, text } => Item::Recap {
-                ts,
-                channel,
-                text: Cow::Owned(text.into_owned()),
-            },
-            Item::UsageTotal { ts, usage } => Item::UsageTotal { ts, usage },
-            Item::Resume { session_id } => Item::Resume {
-                session_id: Cow::Owned(session_id.into_owned()),
-            },
-            Item::IdHint(s) => Item::IdHint(Cow::Owned(s.into_owned())),
-        }
     }
 
     fn kind<'x>(items: &'x [Item<'static>]) -> &'x Kind<'static> {

@@ -6,14 +6,22 @@
 //! marking snapshots as such ([`Item::Recap`], [`Item::UsageTotal`]), and the
 //! transform stage turns that into the event stream (`crate::transform`).
 
+pub mod acp;
+pub mod claude;
+pub mod codex;
+pub mod common;
 pub mod cursor;
+pub mod cursor_sdk;
 pub mod events;
+pub mod gemini;
 
 use std::io;
 
 use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::value::RawValue;
 
-use crate::event::{Event, Str, Usage};
+use crate::event::{Event, OutStream, Str, Usage};
 use crate::input::Parsed;
 use crate::json::LaxStr;
 
@@ -48,6 +56,47 @@ pub enum Item<'a> {
     /// The session id the source put on its lines, for a session that has no
     /// init event (the first one seen in an input).
     IdHint(Str<'a>),
+    /// The whole output of tool call `call_id` so far (a cumulative
+    /// snapshot): the transform emits only what it adds to the output already
+    /// emitted for that call, or a replacement when it does not extend it
+    /// (SPEC §4).
+    OutputSnapshot {
+        ts: Option<i64>,
+        call_id: Str<'a>,
+        stream: OutStream,
+        text: Str<'a>,
+    },
+}
+
+impl Item<'_> {
+    /// Detach the item from the record it borrows from.
+    pub fn into_owned(self) -> Item<'static> {
+        let own = |s: Str<'_>| -> Str<'static> { std::borrow::Cow::Owned(s.into_owned()) };
+        match self {
+            Item::Event(e) => Item::Event(e.into_owned()),
+            Item::Recap { ts, channel, text } => Item::Recap {
+                ts,
+                channel,
+                text: own(text),
+            },
+            Item::UsageTotal { ts, usage } => Item::UsageTotal { ts, usage },
+            Item::Resume { session_id } => Item::Resume {
+                session_id: own(session_id),
+            },
+            Item::IdHint(s) => Item::IdHint(own(s)),
+            Item::OutputSnapshot {
+                ts,
+                call_id,
+                stream,
+                text,
+            } => Item::OutputSnapshot {
+                ts,
+                call_id: own(call_id),
+                stream,
+                text: own(text),
+            },
+        }
+    }
 }
 
 /// Receives the items parsed from a record, in order.
@@ -58,6 +107,12 @@ pub trait Parser {
     /// Parse one record and emit its items. `Incomplete`/`Invalid` mean the
     /// record was not JSON, and nothing was emitted.
     fn parse<'a>(&mut self, rec: &'a [u8], out: Out<'_, 'a>) -> io::Result<Parsed>;
+
+    /// The input ended: emit anything still held back (a parser that waits
+    /// for the next line to decide, like Codex's repeated failure message).
+    fn finish(&mut self, _out: Out<'_, 'static>) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Keep a valid JSON record that no rule understood as an `unknown` event.
@@ -79,6 +134,16 @@ pub(crate) fn keep_unknown<'a>(rec: &'a [u8], out: Out<'_, 'a>) -> io::Result<Pa
 pub enum Dialect {
     /// cursor-agent `--output-format stream-json`.
     Cursor,
+    /// Claude Code `-p --output-format stream-json --verbose`.
+    Claude,
+    /// Codex `exec --json` (and the pre-0.44 `{"id","msg"}` form).
+    Codex,
+    /// Gemini CLI `--output-format stream-json`.
+    Gemini,
+    /// Agent Client Protocol traffic (`session/update` notifications).
+    Acp,
+    /// Cursor SDK `InteractionUpdate` deltas or its `SDKMessage` run stream.
+    CursorSdk,
     /// cstream's own `--to events` output.
     Events,
 }
@@ -88,6 +153,11 @@ impl Dialect {
     pub fn name(self) -> &'static str {
         match self {
             Dialect::Cursor => "cursor",
+            Dialect::Claude => "claude",
+            Dialect::Codex => "codex",
+            Dialect::Gemini => "gemini",
+            Dialect::Acp => "acp",
+            Dialect::CursorSdk => "cursor-sdk",
             Dialect::Events => "events",
         }
     }
@@ -96,49 +166,313 @@ impl Dialect {
     pub fn parser(self) -> Box<dyn Parser> {
         match self {
             Dialect::Cursor => Box::new(cursor::CursorParser::default()),
+            Dialect::Claude => Box::new(claude::ClaudeParser::default()),
+            Dialect::Codex => Box::new(codex::CodexParser::default()),
+            Dialect::Gemini => Box::new(gemini::GeminiParser::default()),
+            Dialect::Acp => Box::new(acp::AcpParser::default()),
+            Dialect::CursorSdk => Box::new(cursor_sdk::CursorSdkParser::default()),
             Dialect::Events => Box::new(events::EventsParser::default()),
         }
     }
 }
 
-/// The keys detection looks at.
+/// Present-or-absent marker for a key whose value detection ignores.
+type Has = Option<IgnoredAny>;
+
+/// The keys detection looks at (one borrowed pass over the record).
 #[derive(Deserialize)]
 struct Probe<'a> {
     #[serde(rename = "type", borrow, default)]
     ty: LaxStr<'a>,
+    #[serde(borrow, default)]
+    subtype: LaxStr<'a>,
     #[serde(rename = "sessionId", default)]
-    session_id_camel: Option<serde::de::IgnoredAny>,
+    session_id_camel: Has,
+    #[serde(default)]
+    session_id: Has,
+    #[serde(default)]
+    jsonrpc: Has,
+    #[serde(rename = "sessionUpdate", default)]
+    session_update: Has,
+    #[serde(borrow, default)]
+    method: LaxStr<'a>,
+    #[serde(borrow, default)]
+    result: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    msg: Option<&'a RawValue>,
+    #[serde(default)]
+    agent_id: Has,
+    #[serde(default)]
+    run_id: Has,
+    #[serde(rename = "agentId", default)]
+    agent_id_camel: Has,
+    #[serde(rename = "runId", default)]
+    run_id_camel: Has,
+    #[serde(borrow, default)]
+    timestamp: LaxStr<'a>,
+    #[serde(default)]
+    timestamp_ms: Has,
+    #[serde(default)]
+    model_call_id: Has,
+    #[serde(default)]
+    call_id: Has,
+    #[serde(default)]
+    tool_call: Has,
+    #[serde(rename = "apiKeySource", default)]
+    api_key_source: Has,
+    #[serde(rename = "permissionMode", default)]
+    permission_mode: Has,
+    // Keys only Claude Code's lines carry.
+    #[serde(default)]
+    claude_code_version: Has,
+    #[serde(default)]
+    tools: Has,
+    #[serde(default)]
+    mcp_servers: Has,
+    #[serde(default)]
+    uuid: Has,
+    #[serde(default)]
+    output_style: Has,
+    #[serde(default)]
+    slash_commands: Has,
+    #[serde(default)]
+    agents: Has,
+    #[serde(default)]
+    skills: Has,
+    #[serde(default)]
+    plugins: Has,
+    #[serde(default)]
+    parent_tool_use_id: Has,
+    #[serde(default)]
+    tool_use_result: Has,
+    #[serde(default)]
+    num_turns: Has,
+    #[serde(default)]
+    total_cost_usd: Has,
+    #[serde(rename = "modelUsage", default)]
+    model_usage: Has,
+    #[serde(borrow, default)]
+    message: Option<&'a RawValue>,
+    // Gemini CLI.
+    #[serde(default)]
+    severity: Has,
+    #[serde(default)]
+    stats: Has,
+    #[serde(default)]
+    status: Has,
+    #[serde(default)]
+    summary: Has,
+}
+
+/// Keys of an `assistant`/`user` line's `message` that only Claude Code
+/// (an Anthropic Messages API message) has.
+#[derive(Deserialize)]
+struct MessageProbe {
+    #[serde(default)]
+    id: Has,
+    #[serde(default)]
+    model: Has,
+    #[serde(default)]
+    usage: Has,
+    #[serde(default)]
+    stop_reason: Has,
+}
+
+/// The kebab-case `type`s of the Cursor SDK's `InteractionUpdate`.
+const CURSOR_SDK_TYPES: &[&str] = &[
+    "text-delta",
+    "thinking-delta",
+    "thinking-completed",
+    "tool-call-started",
+    "partial-tool-call",
+    "tool-call-completed",
+    "tool-call-delta",
+    "user-message-appended",
+    "token-delta",
+    "summary-started",
+    "summary-completed",
+    "shell-output-delta",
+    "turn-ended",
+    "step-started",
+    "step-completed",
+    "tool-requests-listed",
+];
+
+/// What one record says about its dialect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detected {
+    /// The record shows which agent wrote it.
+    Is(Dialect),
+    /// Valid JSON, but shared by several dialects (or unknown to all).
+    Undecided,
+    /// Not a complete JSON value yet (it may continue on the next line).
+    Incomplete,
+    /// Not JSON.
+    Invalid,
 }
 
 /// Tell the dialect from one JSON object, or `None` when it cannot be told.
 pub fn detect(rec: &[u8]) -> Option<Dialect> {
-    let p: Probe = serde_json::from_slice(rec).ok()?;
-    let ty = p.ty.get()?;
-    if p.session_id_camel.is_some() && events::is_event_type(&ty) {
-        return Some(Dialect::Events);
-    }
-    match ty.as_ref() {
-        "system" | "user" | "assistant" | "thinking" | "tool_call" | "result" => {
-            Some(Dialect::Cursor)
-        }
+    match detect_record(rec) {
+        Detected::Is(d) => Some(d),
         _ => None,
     }
 }
 
-/// A parser that picks its dialect from the first JSON object it sees.
+/// The detection table of `research/dialects.md` §0. No single key decides
+/// where dialects share a shape: Claude Code and cursor-agent both write
+/// `system`/`init`, `assistant` and `result` lines, so those are told apart
+/// by any of several keys only one of them writes, and a line with none of
+/// them is left undecided for the next lines to settle.
+pub fn detect_record(rec: &[u8]) -> Detected {
+    let p: Probe = match serde_json::from_slice(rec) {
+        Ok(p) => p,
+        Err(e) if e.is_eof() => return Detected::Incomplete,
+        Err(e) if e.is_data() => {
+            // Valid JSON that is not an object (or has a key of a surprising
+            // shape): nothing to tell from it.
+            return if serde_json::from_slice::<IgnoredAny>(rec).is_ok() {
+                Detected::Undecided
+            } else {
+                Detected::Invalid
+            };
+        }
+        Err(_) => return Detected::Invalid,
+    };
+    use Dialect::*;
+    let ty = p.ty.as_deref().unwrap_or("");
+    let sub = p.subtype.as_deref().unwrap_or("");
+    if p.jsonrpc.is_some()
+        || p.session_update.is_some()
+        || p.method
+            .as_deref()
+            .is_some_and(|m| m.starts_with("session/"))
+    {
+        return Detected::Is(Acp);
+    }
+    if p.session_id_camel.is_some() && events::is_event_type(ty) {
+        return Detected::Is(Events);
+    }
+    if ty.contains('.') {
+        return Detected::Is(Codex);
+    }
+    if let Some(m) = p.msg
+        && m.get().starts_with('{')
+    {
+        return Detected::Is(Codex);
+    }
+    if CURSOR_SDK_TYPES.contains(&ty) || (ty == "summary" && p.summary.is_some()) {
+        return Detected::Is(CursorSdk);
+    }
+    if (p.agent_id.is_some() && p.run_id.is_some())
+        || (p.agent_id_camel.is_some() && p.run_id_camel.is_some())
+    {
+        return Detected::Is(CursorSdk);
+    }
+    let iso_ts = p
+        .timestamp
+        .as_deref()
+        .is_some_and(|t| common::iso_ms(t).is_some());
+    let claude_marks = [
+        p.claude_code_version.is_some(),
+        p.tools.is_some(),
+        p.mcp_servers.is_some(),
+        p.uuid.is_some(),
+        p.output_style.is_some(),
+        p.slash_commands.is_some(),
+        p.agents.is_some(),
+        p.skills.is_some(),
+        p.plugins.is_some(),
+        p.parent_tool_use_id.is_some(),
+        p.tool_use_result.is_some(),
+        p.num_turns.is_some(),
+        p.total_cost_usd.is_some(),
+        p.model_usage.is_some(),
+    ]
+    .into_iter()
+    .filter(|b| *b)
+    .count();
+    let cursor_marks = p.timestamp_ms.is_some() || p.model_call_id.is_some();
+    match ty {
+        "init" if iso_ts || p.session_id.is_some() => Detected::Is(Gemini),
+        "message" | "tool_use" | "tool_result" if iso_ts => Detected::Is(Gemini),
+        "error" if p.severity.is_some() => Detected::Is(Gemini),
+        "result" if p.stats.is_some() || (p.status.is_some() && p.subtype.0.is_none()) => {
+            Detected::Is(Gemini)
+        }
+        "stream_event"
+        | "control_request"
+        | "control_response"
+        | "control_cancel_request"
+        | "rate_limit_event" => Detected::Is(Claude),
+        "system" => match sub {
+            _ if claude_marks > 0 => Detected::Is(Claude),
+            "init" if p.api_key_source.is_some() || p.permission_mode.is_some() => {
+                Detected::Is(Cursor)
+            }
+            "hook_started" | "hook_progress" | "hook_response" | "status" | "compact_boundary"
+            | "thinking_tokens" | "api_retry" => Detected::Is(Claude),
+            _ => Detected::Undecided,
+        },
+        "assistant" | "user" => {
+            let claude_msg = p
+                .message
+                .and_then(|m| serde_json::from_str::<MessageProbe>(m.get()).ok())
+                .is_some_and(|m| {
+                    m.id.is_some()
+                        || m.model.is_some()
+                        || m.usage.is_some()
+                        || m.stop_reason.is_some()
+                });
+            if claude_marks > 0 || claude_msg || iso_ts {
+                Detected::Is(Claude)
+            } else if cursor_marks {
+                Detected::Is(Cursor)
+            } else {
+                Detected::Undecided
+            }
+        }
+        "thinking" | "tool_call"
+            if cursor_marks || p.call_id.is_some() || p.tool_call.is_some() =>
+        {
+            Detected::Is(Cursor)
+        }
+        "result" => {
+            if claude_marks > 0 {
+                Detected::Is(Claude)
+            } else if p.result.is_some() || sub == "success" || sub.starts_with("error") {
+                // cursor-agent's result has neither Claude's cost nor turns.
+                Detected::Is(Cursor)
+            } else {
+                Detected::Undecided
+            }
+        }
+        _ => Detected::Undecided,
+    }
+}
+
+/// A parser that picks its dialect from the first records it sees.
+///
+/// Records that do not tell (a `system` init shortened to keys both
+/// cursor-agent and Claude Code write, a `user` echo…) are kept, up to
+/// [`DETECT_RECORDS`], and read by the dialect a later record shows; if none
+/// does, cursor-agent is assumed (and [`AutoParser::undecided`] says so).
 pub struct AutoParser {
     fixed: Option<Dialect>,
     inner: Option<Box<dyn Parser>>,
-    /// Records seen before the dialect could be told.
-    undecided: u64,
+    /// Undecided records, kept until the dialect is known.
+    held: Vec<Vec<u8>>,
+    held_bytes: usize,
     /// The dialect in use, once known.
     pub chosen: Option<Dialect>,
     /// Set when detection failed and cursor-agent was assumed (for one warning).
     pub guessed: bool,
 }
 
-/// How many JSON records detection may look at before it assumes cursor-agent.
-const DETECT_RECORDS: u64 = 3;
+/// How many undecided JSON records detection keeps before it assumes cursor-agent.
+pub const DETECT_RECORDS: usize = 8;
+/// …and how many bytes of them.
+pub const DETECT_BYTES: usize = 4 * 1024 * 1024;
 
 impl AutoParser {
     /// `fixed`: the dialect given with `--from`, or `None` for `auto`.
@@ -146,7 +480,8 @@ impl AutoParser {
         AutoParser {
             fixed,
             inner: None,
-            undecided: 0,
+            held: Vec::new(),
+            held_bytes: 0,
             chosen: fixed,
             guessed: false,
         }
@@ -159,35 +494,58 @@ impl AutoParser {
 
     /// True when JSON was read but its dialect could not be told.
     pub fn undecided(&self) -> bool {
-        self.guessed || (self.chosen.is_none() && self.undecided > 0)
+        self.guessed
+    }
+
+    /// Settle on `d` and read the records kept so far with it.
+    fn choose<'a>(&mut self, d: Dialect, out: Out<'_, 'a>) -> io::Result<()> {
+        self.chosen = Some(d);
+        let mut p = d.parser();
+        let held = std::mem::take(&mut self.held);
+        self.held_bytes = 0;
+        for rec in &held {
+            // The kept records do not live as long as the current one: what
+            // they produce is detached from them.
+            p.parse(rec, &mut |i| out(i.into_owned()))?;
+        }
+        self.inner = Some(p);
+        Ok(())
     }
 }
 
 impl Parser for AutoParser {
     fn parse<'a>(&mut self, rec: &'a [u8], out: Out<'_, 'a>) -> io::Result<Parsed> {
         if self.inner.is_none() {
-            let d = match self.fixed.or_else(|| detect(rec)) {
+            let d = match self.fixed {
                 Some(d) => d,
-                None => {
-                    // Not decidable from this record: a cursor parser reads it
-                    // (keeping what it does not know as `unknown`), and a
-                    // later record decides.
-                    let mut p = Dialect::Cursor.parser();
-                    let r = p.parse(rec, out)?;
-                    if r == Parsed::Done {
-                        self.undecided += 1;
-                        if self.undecided >= DETECT_RECORDS {
+                None => match detect_record(rec) {
+                    Detected::Is(d) => d,
+                    Detected::Incomplete => return Ok(Parsed::Incomplete),
+                    Detected::Invalid => return Ok(Parsed::Invalid),
+                    Detected::Undecided => {
+                        self.held_bytes += rec.len();
+                        self.held.push(rec.to_vec());
+                        if self.held.len() >= DETECT_RECORDS || self.held_bytes > DETECT_BYTES {
                             self.guessed = true;
-                            self.chosen = Some(Dialect::Cursor);
-                            self.inner = Some(p);
+                            self.choose(Dialect::Cursor, out)?;
                         }
+                        return Ok(Parsed::Done);
                     }
-                    return Ok(r);
-                }
+                },
             };
-            self.chosen = Some(d);
-            self.inner = Some(d.parser());
+            self.choose(d, out)?;
         }
         self.inner.as_mut().expect("set above").parse(rec, out)
+    }
+
+    fn finish(&mut self, out: Out<'_, 'static>) -> io::Result<()> {
+        if self.inner.is_none() && !self.held.is_empty() {
+            self.guessed = true;
+            self.choose(Dialect::Cursor, out)?;
+        }
+        match self.inner.as_mut() {
+            Some(p) => p.finish(out),
+            None => Ok(()),
+        }
     }
 }

@@ -8,6 +8,10 @@
 //!   emitted since the last tool-call start, or else since the last recap;
 //! - the result's text is authoritative: a tail it adds is emitted before it;
 //! - usage: running totals and result totals become `usage_delta` increments;
+//! - cumulative tool output: a snapshot of a call's whole output so far
+//!   emits only what it adds to what was emitted for that call (as
+//!   `shell_output_delta`), or a `tool_call_progress` replacement when it
+//!   does not extend it;
 //! - tool calls: durations filled from start/end times, calls still open
 //!   when a session ends (or its result arrives) closed as cancelled.
 //!
@@ -23,7 +27,7 @@ use std::io;
 
 use crate::diag::Diag;
 use crate::dialect::{Channel, Item};
-use crate::event::{Event, Kind, SessionResult, SessionStart, ToolEnd, Usage};
+use crate::event::{Event, Kind, OutStream, SessionResult, SessionStart, ToolEnd, Usage};
 use crate::output::{Session, Sink};
 use prefix::Prefix;
 
@@ -95,6 +99,8 @@ struct SessionState {
     /// All assistant text of the session (for the result tail).
     all_text: Prefix,
     open: Vec<OpenCall>,
+    /// Output emitted per tool call (for cumulative snapshots), most recent last.
+    outputs: Vec<(String, Prefix)>,
     usage_sum: Usage,
     usage_emitted: bool,
     result_seen: bool,
@@ -102,6 +108,27 @@ struct SessionState {
 }
 
 impl SessionState {
+    /// The output emitted so far for `call_id` (created empty when new).
+    fn output_of(&mut self, call_id: &str) -> &mut Prefix {
+        let i = match self.outputs.iter().rposition(|(id, _)| id == call_id) {
+            Some(i) => i,
+            None => {
+                if self.outputs.len() >= MAX_OPEN_CALLS {
+                    self.outputs.remove(0);
+                }
+                self.outputs.push((call_id.to_owned(), Prefix::default()));
+                self.outputs.len() - 1
+            }
+        };
+        &mut self.outputs[i].1
+    }
+
+    fn forget_output(&mut self, call_id: &str) {
+        if let Some(i) = self.outputs.iter().rposition(|(id, _)| id == call_id) {
+            self.outputs.remove(i);
+        }
+    }
+
     fn new(info: Session) -> Self {
         SessionState {
             info,
@@ -109,6 +136,7 @@ impl SessionState {
             thinking: ChannelText::default(),
             all_text: Prefix::default(),
             open: Vec::new(),
+            outputs: Vec::new(),
             usage_sum: Usage::default(),
             usage_emitted: false,
             result_seen: false,
@@ -193,7 +221,7 @@ impl Normalizer {
             }
             item if self.holding() => {
                 self.held_bytes += item_size(&item);
-                self.held.push(own_item(item));
+                self.held.push(item.into_owned());
                 if self.held.len() > MAX_HELD_ITEMS || self.held_bytes > MAX_HELD_BYTES {
                     let file = diag.file.clone();
                     diag.note(format_args!(
@@ -333,7 +361,51 @@ impl Normalizer {
                 }
                 self.process(Item::Event(Event::at(ts, Kind::UsageDelta(rem))), sink)
             }
+            Item::OutputSnapshot {
+                ts,
+                call_id,
+                stream,
+                text,
+            } => self.snapshot(ts, call_id, stream, text, sink),
             Item::Event(ev) => self.event(ev, sink),
+        }
+    }
+
+    /// A cumulative snapshot of a call's output: emit the tail it adds to
+    /// what was emitted for the call, or the whole snapshot as a
+    /// replacement. Cost: one hash pass over the snapshot; state: a length
+    /// and a hash per call.
+    fn snapshot(
+        &mut self,
+        ts: Option<i64>,
+        call_id: Cow<'_, str>,
+        stream: OutStream,
+        text: Cow<'_, str>,
+        sink: &mut dyn Sink,
+    ) -> io::Result<()> {
+        if !self.opts.dedupe {
+            return self.event(Event::at(ts, replacement(call_id, &text)), sink);
+        }
+        let st = self.cur.as_mut().expect("open session");
+        let prefix = st.output_of(&call_id);
+        match prefix.tail_of(&text) {
+            Some("") => Ok(()),
+            // `event` records the tail as emitted output of the call.
+            Some(tail) => self.event(
+                Event::at(
+                    ts,
+                    Kind::ShellOutputDelta {
+                        call_id,
+                        stream,
+                        text: Cow::Borrowed(tail),
+                    },
+                ),
+                sink,
+            ),
+            None => {
+                prefix.set(&text);
+                self.event(Event::at(ts, replacement(call_id, &text)), sink)
+            }
         }
     }
 
@@ -383,7 +455,11 @@ impl Normalizer {
                     sink.event(&st.info, &c)?;
                 }
             }
+            Kind::ShellOutputDelta { call_id, text, .. } => {
+                st.output_of(call_id).push(text);
+            }
             Kind::ToolCallCompleted(t) => {
+                st.forget_output(&t.call_id);
                 if let Some(i) = st.open.iter().position(|c| c.call_id == t.call_id) {
                     let call = st.open.remove(i);
                     if t.duration_ms.is_none()
@@ -417,6 +493,9 @@ impl Normalizer {
         sink: &mut dyn Sink,
     ) -> io::Result<()> {
         self.cancel_open(ts, sink)?;
+        if let Some(st) = self.cur.as_mut() {
+            st.outputs.clear();
+        }
         let tail = match (dedupe, r.text.as_deref()) {
             (true, Some(text)) => {
                 let st = self.cur.as_ref().expect("open session");
@@ -456,6 +535,14 @@ fn delta(channel: Channel, text: Cow<'_, str>) -> Kind<'_> {
     }
 }
 
+/// `tool_call_progress {partial: {"output": <the whole output so far>}}`.
+fn replacement<'a>(call_id: Cow<'a, str>, text: &str) -> Kind<'a> {
+    Kind::ToolCallProgress {
+        call_id,
+        partial: Cow::Owned(crate::dialect::common::raw_object1("output", text)),
+    }
+}
+
 fn cancelled(call: OpenCall, ts: Option<i64>) -> Event<'static> {
     let mut end = ToolEnd::new(Cow::Owned(call.call_id), Cow::Owned(call.tool_name), false);
     end.cancelled = true;
@@ -484,23 +571,7 @@ fn item_size(item: &Item<'_>) -> usize {
             Kind::Error { message, .. } => message.len(),
             _ => 0,
         },
-        Item::Recap { text, .. } => text.len(),
+        Item::Recap { text, .. } | Item::OutputSnapshot { text, .. } => text.len(),
         _ => 0,
-    }
-}
-
-fn own_item(item: Item<'_>) -> Item<'static> {
-    match item {
-        Item::Event(e) => Item::Event(e.into_owned()),
-        Item::Recap { ts, channel, text } => Item::Recap {
-            ts,
-            channel,
-            text: Cow::Owned(text.into_owned()),
-        },
-        Item::UsageTotal { ts, usage } => Item::UsageTotal { ts, usage },
-        Item::Resume { session_id } => Item::Resume {
-            session_id: Cow::Owned(session_id.into_owned()),
-        },
-        Item::IdHint(s) => Item::IdHint(Cow::Owned(s.into_owned())),
     }
 }

@@ -1,0 +1,827 @@
+//! Agent Client Protocol traffic: JSON-RPC 2.0 messages between an editor
+//! and an agent, as a client logs them (or just the `update` objects).
+//!
+//! Facts (with sources) are in `research/dialects.md` §D. What shapes this
+//! parser:
+//! - the session opens with the `session/new` (or `session/load`) exchange,
+//!   or with the first `session/update` naming a `sessionId`; the
+//!   `initialize` exchange before it carries nothing to show;
+//! - `agent_message_chunk` / `agent_thought_chunk` are deltas;
+//!   `user_message_chunk` and the `session/prompt` request's text are the prompt;
+//! - `tool_call` starts a call; claude-agent-acp first sends it `pending`
+//!   with no `rawInput` and the arguments in the next `tool_call_update`, so a
+//!   call without arguments starts at its first update;
+//! - `tool_call_update.content` **replaces** the previous content: for a
+//!   shell call it is the whole output so far (codex-acp without the
+//!   `terminal_output` capability re-sends it every time: O(n²) input), so
+//!   it becomes an [`Item::OutputSnapshot`] and the transform emits only what
+//!   each adds;
+//! - codex-acp's `_meta.terminal_output.data` chunks are incremental;
+//!   claude-agent-acp's `_meta.claudeCode.toolResponse` (and its single
+//!   `terminal_output`) repeat output that `content` carries again, fenced:
+//!   fences are stripped, `<persisted-output>` stubs turned into a note, and
+//!   all of it deduped per call;
+//! - `plan` updates are whole snapshots; the `session/prompt` response's
+//!   `stopReason` ends the turn and is the session's result, and a JSON-RPC
+//!   error answering the prompt is a fatal one.
+//!
+//! Requests the agent makes of the client (`session/request_permission`,
+//! `fs/*`, `terminal/*`, `elicitation/create`) and their answers are
+//! protocol plumbing and produce no events.
+
+use std::borrow::Cow;
+use std::io;
+
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::value::RawValue;
+
+use super::common::{
+    clean_output, fill_start, join_output, normalize_tool_name, render_todos, split_mcp_name,
+    unified_diff, without_output,
+};
+use super::{Item, Out, Parser, keep_unknown};
+use crate::event::{
+    Event, Json, Kind, OutStream, SessionResult, SessionStart, Str, SummaryPhase, ToolEnd,
+    ToolStart, json_null,
+};
+use crate::input::Parsed;
+use crate::json::{LaxStr, Members, raw_as_str};
+
+/// One JSON-RPC message (or a bare update object).
+#[derive(Deserialize)]
+struct Line<'a> {
+    #[serde(default)]
+    jsonrpc: Option<IgnoredAny>,
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    method: LaxStr<'a>,
+    #[serde(borrow, default)]
+    params: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    result: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    error: Option<&'a RawValue>,
+    #[serde(rename = "sessionUpdate", default)]
+    session_update: Option<IgnoredAny>,
+}
+
+#[derive(Deserialize)]
+struct Params<'a> {
+    #[serde(rename = "sessionId", borrow, default)]
+    session_id: LaxStr<'a>,
+    #[serde(borrow, default)]
+    update: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    cwd: LaxStr<'a>,
+    #[serde(borrow, default)]
+    prompt: Option<&'a RawValue>,
+}
+
+/// A `session/update` payload: every update kind's fields.
+#[derive(Deserialize)]
+struct Update<'a> {
+    #[serde(rename = "sessionUpdate", borrow, default)]
+    kind_of: LaxStr<'a>,
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
+    #[serde(rename = "toolCallId", borrow, default)]
+    tool_call_id: LaxStr<'a>,
+    #[serde(borrow, default)]
+    title: LaxStr<'a>,
+    #[serde(borrow, default)]
+    kind: LaxStr<'a>,
+    #[serde(borrow, default)]
+    status: LaxStr<'a>,
+    #[serde(rename = "rawInput", borrow, default)]
+    raw_input: Option<&'a RawValue>,
+    #[serde(rename = "rawOutput", borrow, default)]
+    raw_output: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    locations: Option<&'a RawValue>,
+    #[serde(rename = "_meta", borrow, default)]
+    meta: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    entries: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct Meta<'a> {
+    #[serde(rename = "claudeCode", borrow, default)]
+    claude_code: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    terminal_output: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    terminal_info: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    terminal_exit: Option<&'a RawValue>,
+}
+
+/// A content block (`{type:"text", text}`, …) or a tool-call content item
+/// (`{type:"content", content}`, `{type:"diff", path, oldText, newText}`).
+#[derive(Deserialize)]
+struct ContentItem<'a> {
+    #[serde(rename = "type", borrow, default)]
+    ty: LaxStr<'a>,
+    #[serde(borrow, default)]
+    text: LaxStr<'a>,
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    path: LaxStr<'a>,
+    #[serde(rename = "oldText", borrow, default)]
+    old_text: LaxStr<'a>,
+    #[serde(rename = "newText", borrow, default)]
+    new_text: LaxStr<'a>,
+}
+
+/// What the parser remembers of an open tool call.
+struct Call {
+    id: String,
+    name: String,
+    title: Option<String>,
+    started: bool,
+    exit_code: Option<i64>,
+    /// A `toolResponse` gave its output: `content` repeats it.
+    has_response: bool,
+    /// Output was emitted (streamed or snapshot) before completion.
+    had_output: bool,
+    /// claude-agent-acp's call (`_meta.claudeCode`): its `content` before
+    /// completion is a description, not output.
+    claude: bool,
+    /// The unified diff of its `diff` content, when it had one.
+    patch: Option<(String, u64, u64)>,
+}
+
+const MAX_CALLS: usize = 4096;
+/// A diff kept for a call's completion is capped at this many bytes.
+const MAX_PATCH: usize = 4 * 1024 * 1024;
+
+/// Parser state for one ACP input.
+#[derive(Default)]
+pub struct AcpParser {
+    /// The open session's id (`Some("")` for one without an id).
+    session: Option<String>,
+    /// `session/new` / `session/load` requests awaiting their response.
+    new_ids: Vec<String>,
+    /// `session/prompt` requests awaiting their response.
+    prompt_ids: Vec<String>,
+    /// The cwd the client asked for.
+    cwd: Option<String>,
+    /// Any request from the client was seen (responses can be matched).
+    saw_requests: bool,
+    calls: Vec<Call>,
+    in_thought: bool,
+}
+
+impl Parser for AcpParser {
+    fn parse<'a>(&mut self, rec: &'a [u8], out: Out<'_, 'a>) -> io::Result<Parsed> {
+        let line: Line<'a> = match serde_json::from_slice(rec) {
+            Ok(l) => l,
+            Err(e) if e.is_eof() => return Ok(Parsed::Incomplete),
+            Err(e) if e.is_data() => return keep_unknown(rec, out),
+            Err(_) => return Ok(Parsed::Invalid),
+        };
+        // A bare update object, as some clients log them.
+        if line.jsonrpc.is_none() && line.session_update.is_some() {
+            let raw: &RawValue = match serde_json::from_slice(rec) {
+                Ok(r) => r,
+                Err(_) => return Ok(Parsed::Invalid),
+            };
+            self.open(None, out)?;
+            if !self.update(raw, out)? {
+                return keep_unknown(rec, out);
+            }
+            return Ok(Parsed::Done);
+        }
+        let params = line
+            .params
+            .and_then(|p| serde_json::from_str::<Params>(p.get()).ok());
+        let id = line.id.map(|i| i.get().to_owned());
+        match (line.method.as_deref(), id) {
+            (Some("session/update"), _) => {
+                let Some(p) = params else {
+                    return keep_unknown(rec, out);
+                };
+                self.open(p.session_id.as_deref(), out)?;
+                let Some(u) = p.update else {
+                    return keep_unknown(rec, out);
+                };
+                if !self.update(u, out)? {
+                    return keep_unknown(rec, out);
+                }
+            }
+            (Some(m @ ("session/new" | "session/load")), Some(id)) => {
+                self.saw_requests = true;
+                self.new_ids.push(id);
+                if let Some(p) = &params {
+                    self.cwd = p.cwd.0.as_deref().map(str::to_owned);
+                    if m == "session/load"
+                        && let Some(sid) = p.session_id.as_deref()
+                    {
+                        self.open(Some(sid), out)?;
+                    }
+                }
+            }
+            (Some("session/prompt"), Some(id)) => {
+                self.saw_requests = true;
+                self.prompt_ids.push(id);
+                if let Some(p) = params {
+                    self.open(p.session_id.as_deref(), out)?;
+                    if let Some(text) = p.prompt.and_then(blocks_text) {
+                        out(Item::Event(Event::new(Kind::UserMessage { text })))?;
+                    }
+                }
+            }
+            (Some(m), _) if is_plumbing(m) => {
+                // The client's own requests show that its side is logged,
+                // so responses can be matched to what they answer.
+                if matches!(
+                    m,
+                    "initialize" | "authenticate" | "session/cancel" | "session/set_mode"
+                ) {
+                    self.saw_requests = true;
+                }
+            }
+            (None, Some(id)) => {
+                if let Some(err) = line.error {
+                    self.error_response(&id, err, out)?;
+                } else if let Some(res) = line.result {
+                    self.response(&id, res, out)?;
+                }
+            }
+            _ => return keep_unknown(rec, out),
+        }
+        Ok(Parsed::Done)
+    }
+}
+
+/// Methods that are protocol plumbing: they produce no events.
+fn is_plumbing(m: &str) -> bool {
+    matches!(
+        m,
+        "initialize"
+            | "authenticate"
+            | "session/cancel"
+            | "session/set_mode"
+            | "session/set_model"
+            | "session/set_config_option"
+            | "session/request_permission"
+            | "session/list"
+            | "elicitation/create"
+    ) || m.starts_with("fs/")
+        || m.starts_with("terminal/")
+}
+
+#[derive(Deserialize)]
+struct NewSessionResult<'a> {
+    #[serde(rename = "sessionId", borrow, default)]
+    session_id: LaxStr<'a>,
+    #[serde(borrow, default)]
+    models: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    modes: Option<&'a RawValue>,
+    #[serde(rename = "stopReason", borrow, default)]
+    stop_reason: LaxStr<'a>,
+    #[serde(borrow, default)]
+    usage: Option<&'a RawValue>,
+}
+
+impl AcpParser {
+    /// Open a session for `sid` unless it is the one open.
+    fn open<'a>(&mut self, sid: Option<&str>, out: Out<'_, 'a>) -> io::Result<()> {
+        self.open_with(sid, None, None, out)
+    }
+
+    fn open_with<'a>(
+        &mut self,
+        sid: Option<&str>,
+        model: Option<Str<'a>>,
+        mode: Option<Str<'a>>,
+        out: Out<'_, 'a>,
+    ) -> io::Result<()> {
+        match (&self.session, sid) {
+            (Some(cur), Some(s)) if cur == s => return Ok(()),
+            (Some(_), None) => return Ok(()),
+            _ => {}
+        }
+        self.session = Some(sid.unwrap_or("").to_owned());
+        self.calls.clear();
+        self.in_thought = false;
+        out(Item::Event(Event::new(Kind::SessionStarted(
+            SessionStart {
+                session_id: sid.map(|s| Cow::Owned(s.to_owned())),
+                dialect: Cow::Borrowed("acp"),
+                model,
+                cwd: self.cwd.clone().map(Cow::Owned),
+                permission_mode: mode,
+            },
+        ))))
+    }
+
+    /// A result response: the session opened, or the prompt turn ended.
+    fn response<'a>(&mut self, id: &str, res: &'a RawValue, out: Out<'_, 'a>) -> io::Result<()> {
+        let r = serde_json::from_str::<NewSessionResult>(res.get()).ok();
+        if let Some(i) = self.new_ids.iter().position(|x| x == id) {
+            self.new_ids.remove(i);
+            if let Some(r) = r
+                && let Some(sid) = r.session_id.as_deref()
+            {
+                let model = r
+                    .models
+                    .and_then(Members::of)
+                    .and_then(|m| m.nonempty_str("currentModelId"));
+                let mode = r
+                    .modes
+                    .and_then(Members::of)
+                    .and_then(|m| m.nonempty_str("currentModeId"));
+                self.open_with(Some(sid), model, mode, out)?;
+            }
+            return Ok(());
+        }
+        let was_prompt = match self.prompt_ids.iter().position(|x| x == id) {
+            Some(i) => {
+                self.prompt_ids.remove(i);
+                true
+            }
+            None => false,
+        };
+        let Some(r) = r else { return Ok(()) };
+        // The prompt's response, or (when the client's side is not logged)
+        // any response with a stop reason.
+        let Some(stop) = r.stop_reason.get() else {
+            return Ok(());
+        };
+        let _ = was_prompt;
+        self.open(None, out)?;
+        self.end_thought(out)?;
+        let usage = r
+            .usage
+            .and_then(Members::of)
+            .as_ref()
+            .and_then(super::common::camel_usage);
+        out(Item::Event(Event::new(Kind::TurnEnded { usage })))?;
+        let ok = stop == "end_turn";
+        out(Item::Event(Event::new(Kind::Result(SessionResult {
+            ok,
+            usage,
+            error: (!ok).then(|| Cow::Owned(format!("stopped: {stop}"))),
+            ..SessionResult::default()
+        }))))
+    }
+
+    /// An error response: fatal when it answers the prompt.
+    fn error_response<'a>(
+        &mut self,
+        id: &str,
+        err: &'a RawValue,
+        out: Out<'_, 'a>,
+    ) -> io::Result<()> {
+        let m = Members::of(err);
+        let mut message = m
+            .as_ref()
+            .and_then(|m| m.nonempty_str("message"))
+            .or_else(|| raw_as_str(err))
+            .unwrap_or(Cow::Borrowed("JSON-RPC error"));
+        if let Some(code) = m.as_ref().and_then(|m| m.int("code")) {
+            message = Cow::Owned(format!("{message} (JSON-RPC {code})"));
+        }
+        let to_prompt = match self.prompt_ids.iter().position(|x| x == id) {
+            Some(i) => {
+                self.prompt_ids.remove(i);
+                true
+            }
+            None => !self.saw_requests && self.session.is_some(),
+        };
+        if let Some(i) = self.new_ids.iter().position(|x| x == id) {
+            self.new_ids.remove(i);
+        }
+        if to_prompt {
+            self.end_thought(out)?;
+            out(Item::Event(Event::new(Kind::TurnEnded { usage: None })))?;
+            out(Item::Event(Event::new(Kind::Result(SessionResult {
+                ok: false,
+                error: Some(message),
+                ..SessionResult::default()
+            }))))
+        } else {
+            out(Item::Event(Event::new(Kind::Error {
+                message,
+                fatal: false,
+                source: Some(Cow::Borrowed("jsonrpc")),
+            })))
+        }
+    }
+
+    fn end_thought<'a>(&mut self, out: Out<'_, 'a>) -> io::Result<()> {
+        if self.in_thought {
+            self.in_thought = false;
+            out(Item::Event(Event::new(Kind::ThinkingCompleted {
+                duration_ms: None,
+            })))?;
+        }
+        Ok(())
+    }
+
+    /// One update object; false for an update kind this parser does not know.
+    fn update<'a>(&mut self, raw: &'a RawValue, out: Out<'_, 'a>) -> io::Result<bool> {
+        let Ok(u) = serde_json::from_str::<Update<'a>>(raw.get()) else {
+            return Ok(false);
+        };
+        let kind = u.kind_of.as_deref().unwrap_or("");
+        if kind != "agent_thought_chunk" {
+            self.end_thought(out)?;
+        }
+        let ev = |k| Item::Event(Event::new(k));
+        match kind {
+            "agent_message_chunk" | "agent_thought_chunk" | "user_message_chunk" => {
+                let Some(c) = u.content else { return Ok(true) };
+                let Ok(b) = serde_json::from_str::<ContentItem<'a>>(c.get()) else {
+                    return Ok(false);
+                };
+                if b.ty.as_deref().is_some_and(|t| t != "text") {
+                    out(ev(Kind::Unknown {
+                        raw: Cow::Borrowed(raw),
+                    }))?;
+                    return Ok(true);
+                }
+                let text = b.text.get().unwrap_or_default();
+                out(ev(match kind {
+                    "agent_message_chunk" => Kind::TextDelta { text },
+                    "user_message_chunk" => Kind::UserMessage { text },
+                    _ => {
+                        self.in_thought = true;
+                        Kind::ThinkingDelta { text }
+                    }
+                }))?;
+            }
+            "tool_call" | "tool_call_update" => self.tool(&u, kind == "tool_call", out)?,
+            "plan" => {
+                let text = u
+                    .entries
+                    .and_then(|e| render_todos(e, &["content"], &["status"]));
+                out(ev(Kind::Summary {
+                    phase: SummaryPhase::Snapshot,
+                    text: text.map(Cow::Owned),
+                }))?;
+            }
+            "available_commands_update"
+            | "current_mode_update"
+            | "config_option_update"
+            | "session_info_update"
+            | "usage_update" => {}
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    fn call_index(&self, id: &str) -> Option<usize> {
+        self.calls.iter().rposition(|c| c.id == id)
+    }
+
+    /// `tool_call` and `tool_call_update`.
+    fn tool<'a>(&mut self, u: &Update<'a>, initial: bool, out: Out<'_, 'a>) -> io::Result<()> {
+        let id = u.tool_call_id.as_deref().unwrap_or("").to_owned();
+        let meta = u
+            .meta
+            .and_then(|m| serde_json::from_str::<Meta<'a>>(m.get()).ok());
+        let claude = meta
+            .as_ref()
+            .and_then(|m| m.claude_code)
+            .and_then(Members::of);
+        let i = match self.call_index(&id) {
+            Some(i) => i,
+            None => {
+                let name = tool_name(
+                    claude.as_ref().and_then(|c| c.str("toolName")).as_deref(),
+                    u.kind.as_deref(),
+                );
+                if self.calls.len() >= MAX_CALLS {
+                    self.calls.remove(0);
+                }
+                self.calls.push(Call {
+                    id: id.clone(),
+                    name,
+                    title: None,
+                    started: false,
+                    exit_code: None,
+                    has_response: false,
+                    had_output: false,
+                    claude: false,
+                    patch: None,
+                });
+                self.calls.len() - 1
+            }
+        };
+        if let Some(t) = u.title.as_deref() {
+            self.calls[i].title = Some(t.to_owned());
+        }
+        if claude.is_some() {
+            self.calls[i].claude = true;
+        }
+        let has_input = u.raw_input.is_some_and(|r| !is_empty_json(r));
+        let status = u.status.as_deref();
+        if !self.calls[i].started {
+            // A pending call without arguments waits for the update that
+            // brings them.
+            let wait = initial && !has_input && matches!(status, None | Some("pending"));
+            if !wait {
+                self.calls[i].started = true;
+                let start = self.start(i, u, meta.as_ref());
+                out(Item::Event(Event::new(Kind::ToolCallStarted(start))))?;
+            }
+        } else if has_input && let Some(r) = u.raw_input {
+            out(Item::Event(Event::new(Kind::ToolCallProgress {
+                call_id: Cow::Owned(id.clone()),
+                partial: Cow::Borrowed(r),
+            })))?;
+        }
+        let shell = self.calls[i].name == "shell";
+        let call_id = || Cow::Owned(id.clone());
+        if let Some(m) = &meta {
+            if let Some(code) = m
+                .terminal_exit
+                .and_then(Members::of)
+                .and_then(|t| t.int("exit_code").or_else(|| t.int("exitCode")))
+            {
+                self.calls[i].exit_code = Some(code);
+            }
+            if let Some(resp) = claude.as_ref().and_then(|c| c.get("toolResponse"))
+                && shell
+                && let Some(text) = response_text(resp)
+            {
+                self.calls[i].has_response = true;
+                self.calls[i].had_output = true;
+                out(Item::OutputSnapshot {
+                    ts: None,
+                    call_id: call_id(),
+                    stream: OutStream::Stdout,
+                    text: Cow::Owned(clean_output(&text).into_owned()),
+                })?;
+            }
+            if let Some(data) = m
+                .terminal_output
+                .and_then(Members::of)
+                .and_then(|t| t.str("data"))
+            {
+                self.calls[i].had_output = true;
+                if self.calls[i].has_response {
+                    // claude-agent-acp: the whole output once, already seen.
+                    out(Item::OutputSnapshot {
+                        ts: None,
+                        call_id: call_id(),
+                        stream: OutStream::Stdout,
+                        text: data,
+                    })?;
+                } else {
+                    out(Item::Event(Event::new(Kind::ShellOutputDelta {
+                        call_id: call_id(),
+                        stream: OutStream::Stdout,
+                        text: data,
+                    })))?;
+                }
+            }
+        }
+        let items: Vec<ContentItem<'a>> = u
+            .content
+            .and_then(|c| serde_json::from_str(c.get()).ok())
+            .unwrap_or_default();
+        let mut text: Option<String> = None;
+        for it in &items {
+            match it.ty.as_deref() {
+                Some("content") => {
+                    if let Some(t) = it.content.and_then(blocks_text) {
+                        match &mut text {
+                            None => text = Some(t.into_owned()),
+                            Some(s) => {
+                                s.push('\n');
+                                s.push_str(&t);
+                            }
+                        }
+                    }
+                }
+                Some("diff") => {
+                    let path = it.path.as_deref().unwrap_or("");
+                    let old = it.old_text.as_deref().unwrap_or("");
+                    let new = it.new_text.as_deref().unwrap_or("");
+                    if old.len() + new.len() <= MAX_PATCH {
+                        let (p, a, d) = unified_diff(path, old, new);
+                        // Content replaces content: the latest diff is the call's.
+                        self.calls[i].patch = Some((p, a, d));
+                    }
+                }
+                _ => {}
+            }
+        }
+        let text = text.map(|t| clean_output(&t).into_owned());
+        let finished = matches!(status, Some("completed" | "failed"));
+        let c = &self.calls[i];
+        let snapshot = shell && !c.has_response && (!c.claude || finished);
+        if snapshot && let Some(t) = &text {
+            // The whole output so far (codex-acp re-sends it every time).
+            if !finished || self.calls[i].had_output {
+                self.calls[i].had_output = true;
+                out(Item::OutputSnapshot {
+                    ts: None,
+                    call_id: call_id(),
+                    stream: OutStream::Stdout,
+                    text: Cow::Owned(t.clone()),
+                })?;
+            }
+        }
+        if finished {
+            let call = self.calls.remove(i);
+            if !call.started {
+                // Completed without ever starting: start it now.
+                let mut c = call;
+                c.started = true;
+                self.calls.push(c);
+                let j = self.calls.len() - 1;
+                let start = self.start(j, u, meta.as_ref());
+                out(Item::Event(Event::new(Kind::ToolCallStarted(start))))?;
+                let call = self.calls.remove(j);
+                return self.complete(call, u, text, out);
+            }
+            return self.complete(call, u, text, out);
+        }
+        Ok(())
+    }
+
+    /// The start of call `i`, from the update that starts it.
+    fn start<'a>(&self, i: usize, u: &Update<'a>, meta: Option<&Meta<'a>>) -> ToolStart<'a> {
+        let c = &self.calls[i];
+        let args: Json<'a> = u
+            .raw_input
+            .filter(|r| !is_empty_json(r))
+            .map_or_else(json_null, Cow::Borrowed);
+        let mut t = ToolStart::new(Cow::Owned(c.id.clone()), Cow::Owned(c.name.clone()), args);
+        if let Some(m) = u.raw_input.and_then(Members::of) {
+            fill_start(&mut t, &m);
+        }
+        if t.tool_name == "mcp"
+            && let Some((s, tool)) = meta
+                .and_then(|m| m.claude_code)
+                .and_then(Members::of)
+                .and_then(|cc| cc.str("toolName"))
+                .as_deref()
+                .and_then(split_mcp_name)
+        {
+            t.mcp_server = Some(Cow::Owned(s.to_owned()));
+            t.mcp_tool = Some(Cow::Owned(tool.to_owned()));
+        }
+        if t.cwd.is_none() {
+            t.cwd = meta
+                .and_then(|m| m.terminal_info)
+                .and_then(Members::of)
+                .and_then(|ti| ti.nonempty_str("cwd"));
+        }
+        if t.path.is_none() {
+            t.path = u.locations.and_then(first_location);
+        }
+        let title = c.title.clone().map(Cow::Owned);
+        if t.tool_name == "shell" && t.command.is_none() {
+            t.command = title.clone();
+        } else if t.description.is_none() {
+            t.description = title;
+        }
+        t
+    }
+
+    /// The completion of `call` from its final update.
+    fn complete<'a>(
+        &mut self,
+        call: Call,
+        u: &Update<'a>,
+        text: Option<String>,
+        out: Out<'_, 'a>,
+    ) -> io::Result<()> {
+        let shell = call.name == "shell";
+        let raw_m = u.raw_output.and_then(Members::of);
+        let exit_code = call.exit_code.or_else(|| {
+            raw_m
+                .as_ref()
+                .and_then(|m| m.int("exit_code").or_else(|| m.int("exitCode")))
+        });
+        let completed = u.status.as_deref() == Some("completed");
+        let mut t = ToolEnd::new(Cow::Owned(call.id), Cow::Owned(call.name), completed);
+        t.exit_code = exit_code;
+        if let Some(c) = exit_code {
+            t.ok = t.ok && c == 0;
+        }
+        if shell {
+            t.output = text
+                .clone()
+                .map(Cow::Owned)
+                .or_else(|| {
+                    u.raw_output
+                        .and_then(raw_as_str)
+                        .map(|s| clean_output(&s).into_owned().into())
+                })
+                .or_else(|| {
+                    raw_m
+                        .as_ref()
+                        .and_then(|m| join_output(m.str("stdout"), m.str("stderr")))
+                        .or_else(|| raw_m.as_ref().and_then(|m| m.str("aggregated_output")))
+                        .map(|s| Cow::Owned(clean_output(&s).into_owned()))
+                });
+            t.result = u
+                .raw_output
+                .filter(|r| !r.get().starts_with('"'))
+                .map(|r| without_output(r).map_or(Cow::Borrowed(r), Cow::Owned));
+        } else {
+            t.result = u.raw_output.or(u.content).map(Cow::Borrowed);
+        }
+        if !t.ok {
+            t.error = Some(match (completed, exit_code) {
+                (true, Some(c)) => Cow::Owned(format!("exit code {c}")),
+                _ => u
+                    .raw_output
+                    .and_then(raw_as_str)
+                    .filter(|s| !s.is_empty())
+                    .or_else(|| text.map(Cow::Owned))
+                    .unwrap_or(Cow::Borrowed("failed")),
+            });
+        }
+        if let Some((p, a, d)) = call.patch {
+            t.patch = Some(Cow::Owned(p));
+            t.lines_added = Some(a);
+            t.lines_removed = Some(d);
+        }
+        out(Item::Event(Event::new(Kind::ToolCallCompleted(t))))
+    }
+}
+
+/// The normalized name of an ACP tool: claude-agent-acp's own tool name when
+/// it gives one, else the ACP `kind`.
+fn tool_name(claude: Option<&str>, kind: Option<&str>) -> String {
+    if let Some(n) = claude {
+        if split_mcp_name(n).is_some() {
+            return "mcp".to_owned();
+        }
+        return normalize_tool_name(n);
+    }
+    match kind {
+        Some("execute") => "shell".to_owned(),
+        Some("fetch") => "web_fetch".to_owned(),
+        Some(k @ ("read" | "edit" | "delete" | "search")) => k.to_owned(),
+        Some(k) => normalize_tool_name(k),
+        None => "other".to_owned(),
+    }
+}
+
+/// `null`, `{}` or `[]`.
+fn is_empty_json(r: &RawValue) -> bool {
+    let t: String = r.get().chars().filter(|c| !c.is_whitespace()).collect();
+    matches!(t.as_str(), "null" | "{}" | "[]")
+}
+
+/// The text of one content block or an array of them (text blocks joined).
+fn blocks_text(raw: &RawValue) -> Option<Str<'_>> {
+    if let Ok(b) = serde_json::from_str::<ContentItem>(raw.get()) {
+        return match b.ty.as_deref() {
+            Some("text") | None => b.text.get(),
+            _ => None,
+        };
+    }
+    let v: Vec<ContentItem> = serde_json::from_str(raw.get()).ok()?;
+    let mut out: Option<Str> = None;
+    for b in v {
+        if b.ty.as_deref().is_some_and(|t| t != "text") {
+            continue;
+        }
+        let Some(t) = b.text.get() else { continue };
+        match &mut out {
+            None => out = Some(t),
+            Some(s) => {
+                let s = s.to_mut();
+                s.push('\n');
+                s.push_str(&t);
+            }
+        }
+    }
+    out
+}
+
+/// The output a `toolResponse` carries: `stdout` (+`stderr`), a `content`
+/// string, text blocks, or a plain string.
+fn response_text(raw: &RawValue) -> Option<String> {
+    if let Some(s) = raw_as_str(raw) {
+        return Some(s.into_owned());
+    }
+    if let Some(m) = Members::of(raw) {
+        if let Some(o) = join_output(m.str("stdout"), m.str("stderr")) {
+            return Some(o.into_owned());
+        }
+        return m.str("content").map(Cow::into_owned);
+    }
+    blocks_text(raw).map(Cow::into_owned)
+}
+
+/// The first `locations[].path`.
+fn first_location(raw: &RawValue) -> Option<Str<'_>> {
+    let v: Vec<&RawValue> = serde_json::from_str(raw.get()).ok()?;
+    v.first()
+        .and_then(|l| Members::of(l))
+        .and_then(|m| m.nonempty_str("path"))
+}

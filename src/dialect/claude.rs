@@ -1,0 +1,1110 @@
+//! Claude Code `claude -p --output-format stream-json --verbose
+//! [--include-partial-messages]`.
+//!
+//! Facts (with sources) are in `research/dialects.md` §A; the real captures
+//! in `shared/corpus/claude-code/` confirm the parts that shape this parser:
+//! - one API message with several content blocks is written as several
+//!   `assistant` lines sharing `message.id`, one block each, each repeating
+//!   the message's `usage`: usage is remembered per message id (the latest
+//!   snapshot wins), never summed per line;
+//! - that per-line `usage` is taken when the message starts (its
+//!   `output_tokens` is far below the final count) and `modelUsage` can
+//!   disagree with `usage`: `result.usage` (the session's totals) is what the
+//!   result carries, and the transform emits the remainder before it;
+//! - with `--include-partial-messages`, `stream_event` lines carry the
+//!   Anthropic SSE deltas and the whole `assistant` lines still follow:
+//!   their text and thinking become [`Item::Recap`]s (the transform emits
+//!   only what they add) and their `tool_use` blocks are recognised by id;
+//!   a streamed `tool_use` starts when its block stops, with the arguments
+//!   its `input_json_delta`s built;
+//! - `user` lines carry `tool_result` blocks and, beside them, the tool's own
+//!   result object (`tool_use_result`: Bash `{stdout, stderr, …}`, Edit's
+//!   `structuredPatch`, …);
+//! - hook lines (`system`/`hook_*`) can come before `system`/`init`; they
+//!   join the session that follows (a failing hook is a non-fatal error).
+//!
+//! Lines of a sub-agent (`parent_tool_use_id` set) keep their tool calls;
+//! their text becomes `tool_call_progress` of the parent `Task` call, so the
+//! main answer is not interleaved with the sub-agent's. Their usage is not
+//! counted as it comes: whether `result.usage` includes sub-agent calls is
+//! not documented, and counting them could overshoot totals that do not
+//! (increments cannot go back); when the totals do include them, the
+//! remainder emitted before the result accounts for them.
+//! `control_request`/`control_response` (permission prompts of the SDK
+//! control channel) carry nothing the event model shows and are skipped.
+
+use std::borrow::Cow;
+use std::io;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::common::{
+    anthropic_usage, count_patch_lines, fill_start, fill_start_owned, iso_ms, join_output,
+    normalize_tool_name, raw_object1, split_mcp_name, strip_persisted, without_output,
+};
+use super::{Channel, Item, Out, Parser, keep_unknown};
+use crate::event::{
+    Event, Kind, SessionResult, SessionStart, Str, SummaryPhase, ToolEnd, ToolStart, Usage,
+    json_null,
+};
+use crate::input::Parsed;
+use crate::json::{LaxBool, LaxF64, LaxInt, LaxStr, Members, S, raw_as_str};
+
+/// One Claude Code line: the union of the fields the parser reads.
+#[derive(Deserialize)]
+struct Line<'a> {
+    #[serde(rename = "type", borrow, default)]
+    ty: LaxStr<'a>,
+    #[serde(borrow, default)]
+    subtype: LaxStr<'a>,
+    #[serde(borrow, default)]
+    session_id: LaxStr<'a>,
+    #[serde(borrow, default)]
+    timestamp: LaxStr<'a>,
+    #[serde(borrow, default)]
+    message: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    parent_tool_use_id: LaxStr<'a>,
+    #[serde(borrow, default)]
+    tool_use_result: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    event: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    model: LaxStr<'a>,
+    #[serde(borrow, default)]
+    cwd: LaxStr<'a>,
+    #[serde(rename = "permissionMode", borrow, default)]
+    permission_mode: LaxStr<'a>,
+    #[serde(default)]
+    is_error: LaxBool,
+    #[serde(default)]
+    duration_ms: LaxInt,
+    #[serde(borrow, default)]
+    result: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    usage: Option<&'a RawValue>,
+    #[serde(default)]
+    total_cost_usd: LaxF64,
+    #[serde(borrow, default)]
+    errors: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    error: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    status: LaxStr<'a>,
+    #[serde(borrow, default)]
+    hook_name: LaxStr<'a>,
+    #[serde(borrow, default)]
+    outcome: LaxStr<'a>,
+    #[serde(default)]
+    exit_code: LaxInt,
+    #[serde(borrow, default)]
+    stderr: LaxStr<'a>,
+    #[serde(borrow, default)]
+    output: LaxStr<'a>,
+    #[serde(default)]
+    attempt: LaxInt,
+    #[serde(default)]
+    max_retries: LaxInt,
+}
+
+/// An Anthropic Messages API message (`assistant`/`user` lines).
+#[derive(Deserialize)]
+struct Message<'a> {
+    #[serde(borrow, default)]
+    id: LaxStr<'a>,
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    usage: Option<&'a RawValue>,
+}
+
+/// One content block (every block type's fields).
+#[derive(Deserialize)]
+struct Block<'a> {
+    #[serde(rename = "type", borrow, default)]
+    ty: LaxStr<'a>,
+    #[serde(borrow, default)]
+    text: LaxStr<'a>,
+    #[serde(borrow, default)]
+    thinking: LaxStr<'a>,
+    #[serde(borrow, default)]
+    id: LaxStr<'a>,
+    #[serde(borrow, default)]
+    name: LaxStr<'a>,
+    #[serde(borrow, default)]
+    input: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    tool_use_id: LaxStr<'a>,
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
+    #[serde(default)]
+    is_error: LaxBool,
+}
+
+/// The `event` of a `stream_event` line (an Anthropic SSE event).
+#[derive(Deserialize)]
+struct StreamEvent<'a> {
+    #[serde(rename = "type", borrow, default)]
+    ty: LaxStr<'a>,
+    #[serde(default)]
+    index: LaxInt,
+    #[serde(borrow, default)]
+    message: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    content_block: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    delta: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    usage: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    error: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct Delta<'a> {
+    #[serde(rename = "type", borrow, default)]
+    ty: LaxStr<'a>,
+    #[serde(borrow, default)]
+    text: LaxStr<'a>,
+    #[serde(borrow, default)]
+    thinking: LaxStr<'a>,
+    #[serde(borrow, default)]
+    partial_json: LaxStr<'a>,
+}
+
+/// A content block being streamed (`--include-partial-messages`).
+struct OpenBlock {
+    parent: Option<String>,
+    index: i64,
+    kind: OpenKind,
+}
+
+enum OpenKind {
+    Text,
+    Thinking,
+    Tool {
+        id: String,
+        name: String,
+        /// The arguments' JSON so far (`None` once it grew past the cap:
+        /// the whole `assistant` line supplies them instead).
+        json: Option<String>,
+    },
+    Other,
+}
+
+/// Arguments streamed for one `tool_use` are kept up to this many bytes.
+const MAX_TOOL_JSON: usize = 8 * 1024 * 1024;
+/// Tool calls remembered (id → name) until their result arrives.
+const MAX_CALLS: usize = 4096;
+/// Messages whose usage is still tracked individually.
+const USAGE_RING: usize = 16;
+/// Streamed message ids remembered (their whole lines are recaps).
+const STREAMED_RING: usize = 16;
+
+/// Usage snapshots per message id, turned into a session running total.
+#[derive(Default)]
+struct MessageUsage {
+    /// Messages that left the ring, summed.
+    settled: Usage,
+    /// Recent messages: id, latest snapshot, whether `message_delta` gave it.
+    ring: Vec<(String, Usage, bool)>,
+}
+
+impl MessageUsage {
+    /// Record a snapshot of message `id`; the session total so far.
+    fn update(&mut self, id: &str, u: Usage, last: bool) -> Usage {
+        match self.ring.iter_mut().find(|(i, _, _)| i == id) {
+            Some((_, cur, fin)) => {
+                *cur = max_usage(cur, &u);
+                *fin |= last;
+            }
+            None => {
+                if self.ring.len() >= USAGE_RING {
+                    let (_, old, _) = self.ring.remove(0);
+                    self.settled = self.settled.add(&old);
+                }
+                self.ring.push((id.to_owned(), u, last));
+            }
+        }
+        self.ring
+            .iter()
+            .fold(self.settled, |acc, (_, u, _)| acc.add(u))
+    }
+
+    /// The final usage of message `id`, when `message_delta` reported it.
+    fn final_of(&self, id: &str) -> Option<Usage> {
+        self.ring
+            .iter()
+            .find(|(i, _, fin)| i == id && *fin)
+            .map(|(_, u, _)| *u)
+    }
+}
+
+fn max_usage(a: &Usage, b: &Usage) -> Usage {
+    let m = |x: Option<u64>, y: Option<u64>| match (x, y) {
+        (Some(x), Some(y)) => Some(x.max(y)),
+        (x, y) => x.or(y),
+    };
+    Usage {
+        input: a.input.max(b.input),
+        output: a.output.max(b.output),
+        cache_read: m(a.cache_read, b.cache_read),
+        cache_write: m(a.cache_write, b.cache_write),
+    }
+}
+
+/// Parser state for one Claude Code input.
+#[derive(Default)]
+pub struct ClaudeParser {
+    hinted: bool,
+    /// Open tool calls: id and normalized name.
+    calls: Vec<(String, String)>,
+    /// Blocks being streamed.
+    blocks: Vec<OpenBlock>,
+    /// The message each stream (main, or a sub-agent's) is in: parent, id.
+    stream_msg: Vec<(Option<String>, String)>,
+    /// Ids of messages that were streamed as deltas.
+    streamed: Vec<String>,
+    usage: MessageUsage,
+    /// The main agent's message in progress, and the last one that ended.
+    open_msg: Option<String>,
+    closed_msg: Option<String>,
+}
+
+impl ClaudeParser {
+    fn started(&self, id: &str) -> bool {
+        self.calls.iter().any(|(i, _)| i == id)
+    }
+
+    fn remember_call(&mut self, id: &str, name: &str) {
+        if self.calls.len() >= MAX_CALLS {
+            self.calls.remove(0);
+        }
+        self.calls.push((id.to_owned(), name.to_owned()));
+    }
+
+    fn take_call(&mut self, id: &str) -> Option<String> {
+        let i = self.calls.iter().position(|(c, _)| c == id)?;
+        Some(self.calls.remove(i).1)
+    }
+
+    /// The main agent's message `id` is (still) the one in progress; a
+    /// different one ends the previous model turn.
+    fn enter_message<'a>(
+        &mut self,
+        id: Option<&str>,
+        ts: Option<i64>,
+        out: Out<'_, 'a>,
+    ) -> io::Result<()> {
+        let Some(id) = id else { return Ok(()) };
+        if self.open_msg.as_deref() == Some(id) || self.closed_msg.as_deref() == Some(id) {
+            return Ok(());
+        }
+        self.end_message(ts, out)?;
+        self.open_msg = Some(id.to_owned());
+        Ok(())
+    }
+
+    /// End the main agent's message in progress: one model turn ended.
+    fn end_message<'a>(&mut self, ts: Option<i64>, out: Out<'_, 'a>) -> io::Result<()> {
+        if let Some(id) = self.open_msg.take() {
+            let usage = self.usage.final_of(&id);
+            self.closed_msg = Some(id);
+            out(Item::Event(Event::at(ts, Kind::TurnEnded { usage })))?;
+        }
+        Ok(())
+    }
+
+    fn usage_snapshot<'a>(
+        &mut self,
+        id: &str,
+        raw: Option<&RawValue>,
+        last: bool,
+        ts: Option<i64>,
+        out: Out<'_, 'a>,
+    ) -> io::Result<()> {
+        let Some(u) = raw.and_then(Members::of).as_ref().and_then(anthropic_usage) else {
+            return Ok(());
+        };
+        let total = self.usage.update(id, u, last);
+        out(Item::UsageTotal { ts, usage: total })
+    }
+}
+
+impl Parser for ClaudeParser {
+    fn parse<'a>(&mut self, rec: &'a [u8], out: Out<'_, 'a>) -> io::Result<Parsed> {
+        let line: Line<'a> = match serde_json::from_slice(rec) {
+            Ok(l) => l,
+            Err(e) if e.is_eof() => return Ok(Parsed::Incomplete),
+            Err(e) if e.is_data() => return keep_unknown(rec, out),
+            Err(_) => return Ok(Parsed::Invalid),
+        };
+        if !self.hinted
+            && let Some(sid) = line.session_id.as_deref()
+        {
+            self.hinted = true;
+            out(Item::IdHint(Cow::Owned(sid.to_owned())))?;
+        }
+        let ts = line.timestamp.as_deref().and_then(iso_ms);
+        let ev = |kind| Item::Event(Event::at(ts, kind));
+        let parent = line.parent_tool_use_id.0.clone();
+        match (line.ty.as_deref(), line.subtype.as_deref()) {
+            (Some("system"), Some("init")) => {
+                out(ev(Kind::SessionStarted(SessionStart {
+                    session_id: line.session_id.get(),
+                    dialect: Cow::Borrowed("claude"),
+                    model: line.model.get(),
+                    cwd: line.cwd.get(),
+                    permission_mode: line.permission_mode.get(),
+                })))?;
+            }
+            (Some("system"), Some("hook_started" | "hook_progress" | "thinking_tokens")) => {}
+            (Some("system"), Some("hook_response")) => {
+                let failed = line.outcome.as_deref().is_some_and(|o| o != "success")
+                    || line.exit_code.0.is_some_and(|c| c != 0);
+                if failed {
+                    let mut msg = format!(
+                        "hook {} failed",
+                        line.hook_name.as_deref().unwrap_or("(unnamed)")
+                    );
+                    if let Some(c) = line.exit_code.0 {
+                        msg.push_str(&format!(" (exit {c})"));
+                    }
+                    if let Some(d) = line
+                        .stderr
+                        .as_deref()
+                        .filter(|s| !s.trim().is_empty())
+                        .or(line.output.as_deref().filter(|s| !s.trim().is_empty()))
+                    {
+                        msg.push_str(": ");
+                        msg.push_str(d.trim_end());
+                    }
+                    out(ev(Kind::Error {
+                        message: Cow::Owned(msg),
+                        fatal: false,
+                        source: Some(Cow::Borrowed("hook")),
+                    }))?;
+                }
+            }
+            (Some("system"), Some("status")) => {
+                if line.status.as_deref() == Some("compacting") {
+                    out(ev(Kind::Summary {
+                        phase: SummaryPhase::Started,
+                        text: None,
+                    }))?;
+                }
+            }
+            (Some("system"), Some("compact_boundary")) => {
+                out(ev(Kind::Summary {
+                    phase: SummaryPhase::Completed,
+                    text: None,
+                }))?;
+            }
+            (Some("system"), Some("api_retry")) => {
+                let mut msg = String::from("API request failed; retrying");
+                if let (Some(a), Some(m)) = (line.attempt.0, line.max_retries.0) {
+                    msg.push_str(&format!(" ({a}/{m})"));
+                }
+                if let Some(e) = line.error.and_then(error_text) {
+                    msg.push_str(": ");
+                    msg.push_str(&e);
+                }
+                out(ev(Kind::Error {
+                    message: Cow::Owned(msg),
+                    fatal: false,
+                    source: Some(Cow::Borrowed("api")),
+                }))?;
+            }
+            (Some("assistant"), _) => {
+                let Some(msg) = line
+                    .message
+                    .and_then(|m| serde_json::from_str::<Message>(m.get()).ok())
+                else {
+                    return keep_unknown(rec, out);
+                };
+                if parent.is_none() {
+                    self.enter_message(msg.id.as_deref(), ts, out)?;
+                }
+                self.assistant(&msg, parent.as_deref(), ts, out)?;
+                if let Some(id) = msg.id.as_deref()
+                    && parent.is_none()
+                {
+                    self.usage_snapshot(id, msg.usage, false, ts, out)?;
+                }
+            }
+            (Some("user"), _) => {
+                if parent.is_none() {
+                    self.end_message(ts, out)?;
+                }
+                let Some(msg) = line
+                    .message
+                    .and_then(|m| serde_json::from_str::<Message>(m.get()).ok())
+                else {
+                    return keep_unknown(rec, out);
+                };
+                self.user(&msg, line.tool_use_result, parent.is_some(), ts, out)?;
+            }
+            (Some("stream_event"), _) => {
+                let Some(se) = line
+                    .event
+                    .and_then(|e| serde_json::from_str::<StreamEvent>(e.get()).ok())
+                else {
+                    return keep_unknown(rec, out);
+                };
+                if !self.stream_event(&se, parent, ts, out)? {
+                    return keep_unknown(rec, out);
+                }
+            }
+            (Some("control_request" | "control_response" | "control_cancel_request"), _) => {}
+            (Some("result"), _) => {
+                self.end_message(ts, out)?;
+                out(ev(Kind::Result(result(&line))))?;
+            }
+            _ => return keep_unknown(rec, out),
+        }
+        Ok(Parsed::Done)
+    }
+}
+
+impl ClaudeParser {
+    /// The content blocks of a whole `assistant` line.
+    fn assistant<'a>(
+        &mut self,
+        msg: &Message<'a>,
+        parent: Option<&str>,
+        ts: Option<i64>,
+        out: Out<'_, 'a>,
+    ) -> io::Result<()> {
+        let Some(content) = msg.content else {
+            return Ok(());
+        };
+        let streamed = msg
+            .id
+            .as_deref()
+            .is_some_and(|id| self.streamed.iter().any(|s| s == id));
+        if let Some(text) = raw_as_str(content) {
+            return text_out(text, parent, streamed, ts, out);
+        }
+        let Ok(blocks) = serde_json::from_str::<Vec<&'a RawValue>>(content.get()) else {
+            return Ok(());
+        };
+        for raw in blocks {
+            let Ok(b) = serde_json::from_str::<Block<'a>>(raw.get()) else {
+                out(Item::Event(Event::at(
+                    ts,
+                    Kind::Unknown {
+                        raw: Cow::Borrowed(raw),
+                    },
+                )))?;
+                continue;
+            };
+            match b.ty.as_deref() {
+                Some("text") => {
+                    let text = b.text.get().unwrap_or_default();
+                    text_out(text, parent, streamed, ts, out)?;
+                }
+                Some("thinking") => {
+                    if parent.is_some() {
+                        continue;
+                    }
+                    let text = b.thinking.get().unwrap_or_default();
+                    if streamed {
+                        out(Item::Recap {
+                            ts,
+                            channel: Channel::Thinking,
+                            text,
+                        })?;
+                    } else {
+                        out(Item::Event(Event::at(ts, Kind::ThinkingDelta { text })))?;
+                        out(Item::Event(Event::at(
+                            ts,
+                            Kind::ThinkingCompleted { duration_ms: None },
+                        )))?;
+                    }
+                }
+                Some("redacted_thinking") => {}
+                Some("tool_use" | "server_tool_use" | "mcp_tool_use") => {
+                    let id = b.id.get().unwrap_or_default();
+                    if self.started(&id) {
+                        continue;
+                    }
+                    let name = b.name.get().unwrap_or_default();
+                    let args = b.input.map_or_else(json_null, Cow::Borrowed);
+                    let start = tool_start(id, &name, args);
+                    self.remember_call(&start.call_id, &start.tool_name);
+                    out(Item::Event(Event::at(ts, Kind::ToolCallStarted(start))))?;
+                }
+                Some(t) if t.ends_with("_tool_result") => {
+                    // A server tool's result (web search…) inside the message.
+                    let id = b.tool_use_id.get().unwrap_or_default();
+                    let name = self
+                        .take_call(&id)
+                        .unwrap_or_else(|| normalize_tool_name(t));
+                    let mut end = ToolEnd::new(id, Cow::Owned(name), true);
+                    end.result = b.content.map(Cow::Borrowed);
+                    out(Item::Event(Event::at(ts, Kind::ToolCallCompleted(end))))?;
+                }
+                _ => out(Item::Event(Event::at(
+                    ts,
+                    Kind::Unknown {
+                        raw: Cow::Borrowed(raw),
+                    },
+                )))?,
+            }
+        }
+        Ok(())
+    }
+
+    /// A `user` line: tool results, or a prompt.
+    fn user<'a>(
+        &mut self,
+        msg: &Message<'a>,
+        tool_use_result: Option<&'a RawValue>,
+        subagent: bool,
+        ts: Option<i64>,
+        out: Out<'_, 'a>,
+    ) -> io::Result<()> {
+        let Some(content) = msg.content else {
+            return Ok(());
+        };
+        if let Some(text) = raw_as_str(content) {
+            if !subagent {
+                out(Item::Event(Event::at(ts, Kind::UserMessage { text })))?;
+            }
+            return Ok(());
+        }
+        let Ok(blocks) = serde_json::from_str::<Vec<Block<'a>>>(content.get()) else {
+            return Ok(());
+        };
+        let results = blocks
+            .iter()
+            .filter(|b| b.ty.as_deref() == Some("tool_result"))
+            .count();
+        for b in blocks {
+            match b.ty.as_deref() {
+                Some("tool_result") => {
+                    // `tool_use_result` belongs to the line's only result.
+                    let tur = if results == 1 { tool_use_result } else { None };
+                    let end = self.tool_end(&b, tur);
+                    out(Item::Event(Event::at(ts, Kind::ToolCallCompleted(end))))?;
+                }
+                Some("text") if !subagent => {
+                    let text = b.text.get().unwrap_or_default();
+                    out(Item::Event(Event::at(ts, Kind::UserMessage { text })))?;
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// A `tool_result` block (with the tool's own result object, if any).
+    fn tool_end<'a>(&mut self, b: &Block<'a>, tur: Option<&'a RawValue>) -> ToolEnd<'a> {
+        let id = b.tool_use_id.clone().get().unwrap_or_default();
+        let name = self.take_call(&id).unwrap_or_else(|| "unknown".to_owned());
+        let failed = b.is_error.0 == Some(true);
+        let text = b.content.and_then(content_text);
+        let tur_m = tur.and_then(Members::of);
+        let mut t = ToolEnd::new(id, Cow::Owned(name), !failed);
+        if failed {
+            t.error = text.clone().filter(|s| !s.is_empty());
+        }
+        if t.tool_name == "shell" {
+            let from_tur = tur_m
+                .as_ref()
+                .and_then(|m| join_output(m.str("stdout"), m.str("stderr")));
+            let output = from_tur.or(text.clone());
+            t.output = output.map(|o| match strip_persisted(&o) {
+                Some(p) => Cow::Owned(p),
+                None => o,
+            });
+            t.exit_code = tur_m
+                .as_ref()
+                .and_then(|m| m.int("exitCode").or_else(|| m.int("exit_code")))
+                .or_else(|| {
+                    // A failed Bash call's content starts "Exit code N".
+                    let s = text.as_deref()?.strip_prefix("Exit code ")?;
+                    let n: String = s.chars().take_while(|c| c.is_ascii_digit()).collect();
+                    n.parse().ok()
+                });
+            if failed && let (Some(c), Some(e)) = (t.exit_code, t.error.as_deref()) {
+                // "Exit code N\n<stderr>": the code is in `exitCode` now.
+                let rest = e.split_once('\n').map_or("", |(_, r)| r).trim_end();
+                t.error = Some(Cow::Owned(if rest.is_empty() {
+                    format!("exit code {c}")
+                } else {
+                    rest.to_owned()
+                }));
+            }
+            t.result = match tur {
+                Some(r) => Some(without_output(r).map_or(Cow::Borrowed(r), Cow::Owned)),
+                None => None,
+            };
+        } else {
+            t.result = tur.or(b.content).map(Cow::Borrowed);
+        }
+        if let Some(m) = &tur_m {
+            if let Some(hunks) = m.get("structuredPatch") {
+                let path = m.str("filePath").unwrap_or_default();
+                if let Some(p) = structured_patch(&path, hunks) {
+                    let (add, del) = count_patch_lines(&p);
+                    t.lines_added = Some(add);
+                    t.lines_removed = Some(del);
+                    t.patch = Some(Cow::Owned(p));
+                }
+            }
+            if t.patch.is_none()
+                && m.str("type").as_deref() == Some("create")
+                && let Some(c) = m.str("content")
+            {
+                t.lines_added = Some(c.lines().count() as u64);
+                t.lines_removed = Some(0);
+            }
+        }
+        t
+    }
+
+    /// One `stream_event`; false when its event is not one Claude Code sends.
+    fn stream_event<'a>(
+        &mut self,
+        se: &StreamEvent<'a>,
+        parent: Option<Cow<'a, str>>,
+        ts: Option<i64>,
+        out: Out<'_, 'a>,
+    ) -> io::Result<bool> {
+        let parent_s: Option<String> = parent.as_deref().map(str::to_owned);
+        let index = se.index.0.unwrap_or(0);
+        let msg_id = |s: &Self| {
+            s.stream_msg
+                .iter()
+                .find(|(p, _)| *p == parent_s)
+                .map(|(_, id)| id.clone())
+        };
+        match se.ty.as_deref() {
+            Some("message_start") => {
+                let m = se
+                    .message
+                    .and_then(|m| serde_json::from_str::<Message>(m.get()).ok());
+                let id = m
+                    .as_ref()
+                    .and_then(|m| m.id.as_deref())
+                    .unwrap_or("")
+                    .to_owned();
+                self.stream_msg.retain(|(p, _)| *p != parent_s);
+                self.stream_msg.push((parent_s.clone(), id.clone()));
+                self.blocks.retain(|b| b.parent != parent_s);
+                if self.streamed.len() >= STREAMED_RING {
+                    self.streamed.remove(0);
+                }
+                self.streamed.push(id.clone());
+                if parent_s.is_none() {
+                    self.enter_message(Some(&id), ts, out)?;
+                    self.usage_snapshot(&id, m.and_then(|m| m.usage), false, ts, out)?;
+                }
+            }
+            Some("content_block_start") => {
+                let b = se
+                    .content_block
+                    .and_then(|b| serde_json::from_str::<Block>(b.get()).ok());
+                let kind = match b.as_ref().and_then(|b| b.ty.as_deref()) {
+                    Some("text") => OpenKind::Text,
+                    Some("thinking") => OpenKind::Thinking,
+                    Some("tool_use" | "server_tool_use" | "mcp_tool_use") => {
+                        let b = b.as_ref().expect("matched a type");
+                        OpenKind::Tool {
+                            id: b.id.as_deref().unwrap_or("").to_owned(),
+                            name: b.name.as_deref().unwrap_or("").to_owned(),
+                            json: Some(String::new()),
+                        }
+                    }
+                    _ => OpenKind::Other,
+                };
+                // A block that starts with text already (rare) emits it.
+                if let Some(b) = &b {
+                    match kind {
+                        OpenKind::Text => {
+                            if let Some(t) = b.text.as_deref().filter(|t| !t.is_empty()) {
+                                text_out(
+                                    Cow::Owned(t.to_owned()),
+                                    parent.as_deref(),
+                                    false,
+                                    ts,
+                                    out,
+                                )?;
+                            }
+                        }
+                        OpenKind::Thinking if parent.is_none() => {
+                            if let Some(t) = b.thinking.as_deref().filter(|t| !t.is_empty()) {
+                                out(Item::Event(Event::at(
+                                    ts,
+                                    Kind::ThinkingDelta {
+                                        text: Cow::Owned(t.to_owned()),
+                                    },
+                                )))?;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                self.blocks
+                    .retain(|b| !(b.parent == parent_s && b.index == index));
+                if self.blocks.len() >= 64 {
+                    self.blocks.remove(0);
+                }
+                self.blocks.push(OpenBlock {
+                    parent: parent_s,
+                    index,
+                    kind,
+                });
+            }
+            Some("content_block_delta") => {
+                let Some(d) = se
+                    .delta
+                    .and_then(|d| serde_json::from_str::<Delta>(d.get()).ok())
+                else {
+                    return Ok(true);
+                };
+                match d.ty.as_deref() {
+                    Some("text_delta") => {
+                        text_out(
+                            d.text.get().unwrap_or_default(),
+                            parent.as_deref(),
+                            false,
+                            ts,
+                            out,
+                        )?;
+                    }
+                    Some("thinking_delta") if parent.is_none() => {
+                        let text = d.thinking.get().unwrap_or_default();
+                        out(Item::Event(Event::at(ts, Kind::ThinkingDelta { text })))?;
+                    }
+                    Some("input_json_delta") => {
+                        let piece = d.partial_json.as_deref().unwrap_or("");
+                        if let Some(OpenBlock {
+                            kind: OpenKind::Tool { json, .. },
+                            ..
+                        }) = self
+                            .blocks
+                            .iter_mut()
+                            .find(|b| b.parent == parent_s && b.index == index)
+                            && let Some(j) = json
+                        {
+                            if j.len() + piece.len() > MAX_TOOL_JSON {
+                                *json = None;
+                            } else {
+                                j.push_str(piece);
+                            }
+                        }
+                    }
+                    // signature_delta, citations_delta: nothing to show.
+                    _ => {}
+                }
+            }
+            Some("content_block_stop") => {
+                let Some(i) = self
+                    .blocks
+                    .iter()
+                    .position(|b| b.parent == parent_s && b.index == index)
+                else {
+                    return Ok(true);
+                };
+                let block = self.blocks.remove(i);
+                match block.kind {
+                    OpenKind::Thinking if parent.is_none() => {
+                        out(Item::Event(Event::at(
+                            ts,
+                            Kind::ThinkingCompleted { duration_ms: None },
+                        )))?;
+                    }
+                    OpenKind::Tool {
+                        id,
+                        name,
+                        json: Some(json),
+                    } if !self.started(&id) => {
+                        let json = if json.trim().is_empty() {
+                            "{}".to_owned()
+                        } else {
+                            json
+                        };
+                        // Unparseable arguments wait for the whole line.
+                        if let Ok(args) = RawValue::from_string(json) {
+                            let mut start = tool_start(Cow::Owned(id), &name, json_null());
+                            if let Some(m) = Members::of(&args) {
+                                fill_start_owned(&mut start, &m);
+                            }
+                            start.args = Cow::Owned(args);
+                            self.remember_call(&start.call_id, &start.tool_name);
+                            out(Item::Event(Event::at(ts, Kind::ToolCallStarted(start))))?;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Some("message_delta") => {
+                if let Some(id) = msg_id(self)
+                    && parent_s.is_none()
+                {
+                    self.usage_snapshot(&id, se.usage, true, ts, out)?;
+                }
+            }
+            Some("message_stop") => {
+                if let Some(id) = msg_id(self)
+                    && parent_s.is_none()
+                    && self.open_msg.as_deref() == Some(&id)
+                {
+                    self.end_message(ts, out)?;
+                }
+            }
+            Some("ping") => {}
+            Some("error") => {
+                let message = se
+                    .error
+                    .and_then(error_text)
+                    .unwrap_or(Cow::Borrowed("stream error"));
+                out(Item::Event(Event::at(
+                    ts,
+                    Kind::Error {
+                        message,
+                        fatal: false,
+                        source: Some(Cow::Borrowed("api")),
+                    },
+                )))?;
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+}
+
+/// Assistant text: a delta, a recap of streamed text, or (a sub-agent's)
+/// progress of the parent call.
+fn text_out<'a>(
+    text: Str<'a>,
+    parent: Option<&str>,
+    recap: bool,
+    ts: Option<i64>,
+    out: Out<'_, 'a>,
+) -> io::Result<()> {
+    let item = match parent {
+        Some(p) => {
+            if text.is_empty() || recap {
+                return Ok(());
+            }
+            Item::Event(Event::at(
+                ts,
+                Kind::ToolCallProgress {
+                    call_id: Cow::Owned(p.to_owned()),
+                    partial: Cow::Owned(raw_object1("text", &text)),
+                },
+            ))
+        }
+        None if recap => Item::Recap {
+            ts,
+            channel: Channel::Text,
+            text,
+        },
+        None => Item::Event(Event::at(ts, Kind::TextDelta { text })),
+    };
+    out(item)
+}
+
+/// A `tool_call_started` for a `tool_use` block.
+fn tool_start<'a>(id: Str<'a>, name: &str, args: crate::event::Json<'a>) -> ToolStart<'a> {
+    let mcp = split_mcp_name(name);
+    let norm = if mcp.is_some() {
+        "mcp".to_owned()
+    } else {
+        normalize_tool_name(name)
+    };
+    let mut t = ToolStart::new(id, Cow::Owned(norm), args);
+    if let Cow::Borrowed(a) = t.args
+        && let Some(m) = Members::of(a)
+    {
+        fill_start(&mut t, &m);
+    }
+    if let Some((server, tool)) = mcp {
+        t.mcp_server = Some(Cow::Owned(server.to_owned()));
+        t.mcp_tool = Some(Cow::Owned(tool.to_owned()));
+    }
+    t
+}
+
+/// The text of a `tool_result`'s content: a string, or its text blocks joined.
+fn content_text(raw: &RawValue) -> Option<Str<'_>> {
+    if let Some(s) = raw_as_str(raw) {
+        return Some(s);
+    }
+    let blocks: Vec<Block> = serde_json::from_str(raw.get()).ok()?;
+    let mut out: Option<Str> = None;
+    for b in blocks {
+        if b.ty.as_deref() != Some("text") {
+            continue;
+        }
+        let Some(t) = b.text.get() else { continue };
+        match &mut out {
+            None => out = Some(t),
+            Some(s) => {
+                let s = s.to_mut();
+                s.push('\n');
+                s.push_str(&t);
+            }
+        }
+    }
+    out
+}
+
+/// The message of an error value: a string, or its `message` (nested in
+/// `error` the way the Anthropic API nests it).
+fn error_text(raw: &RawValue) -> Option<Str<'_>> {
+    if let Some(s) = raw_as_str(raw) {
+        return Some(s);
+    }
+    let m = Members::of(raw)?;
+    m.nonempty_str("message")
+        .or_else(|| m.obj("error").and_then(|e| e.nonempty_str("message")))
+        .or_else(|| m.nonempty_str("type"))
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Hunk<'a> {
+    #[serde(default)]
+    old_start: LaxInt,
+    #[serde(default)]
+    old_lines: LaxInt,
+    #[serde(default)]
+    new_start: LaxInt,
+    #[serde(default)]
+    new_lines: LaxInt,
+    #[serde(borrow, default)]
+    lines: Vec<S<'a>>,
+}
+
+/// Claude Code's `structuredPatch` hunks as a unified diff.
+fn structured_patch(path: &str, raw: &RawValue) -> Option<String> {
+    let hunks: Vec<Hunk> = serde_json::from_str(raw.get()).ok()?;
+    if hunks.is_empty() {
+        return None;
+    }
+    let path = path.trim_start_matches('/');
+    let mut p = format!("--- a/{path}\n+++ b/{path}\n");
+    for h in hunks {
+        p.push_str(&format!(
+            "@@ -{},{} +{},{} @@\n",
+            h.old_start.0.unwrap_or(0),
+            h.old_lines.0.unwrap_or(0),
+            h.new_start.0.unwrap_or(0),
+            h.new_lines.0.unwrap_or(0)
+        ));
+        for l in h.lines {
+            p.push_str(&l.0);
+            p.push('\n');
+        }
+    }
+    Some(p)
+}
+
+/// The `result` line.
+fn result<'a>(line: &Line<'a>) -> SessionResult<'a> {
+    let text = line.result.and_then(raw_as_str);
+    let failed = line.is_error.0 == Some(true)
+        || line
+            .subtype
+            .as_deref()
+            .is_some_and(|s| s.starts_with("error"));
+    let error = if failed {
+        line.errors
+            .and_then(|e| serde_json::from_str::<Vec<S>>(e.get()).ok())
+            .filter(|v| !v.is_empty())
+            .map(|v| {
+                Cow::Owned(
+                    v.iter()
+                        .map(|s| s.0.as_ref())
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                )
+            })
+            .or_else(|| text.clone().filter(|t| !t.is_empty()))
+            .or_else(|| line.subtype.0.clone())
+    } else {
+        None
+    };
+    SessionResult {
+        ok: !failed,
+        text,
+        duration_ms: line.duration_ms.0.and_then(|v| u64::try_from(v).ok()),
+        usage: line
+            .usage
+            .and_then(Members::of)
+            .as_ref()
+            .and_then(anthropic_usage),
+        cost_usd: line.total_cost_usd.0,
+        error,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_all(lines: &[&str]) -> Vec<Item<'static>> {
+        let mut p = ClaudeParser::default();
+        let mut items = Vec::new();
+        for l in lines {
+            let r = p
+                .parse(l.as_bytes(), &mut |i| {
+                    items.push(i.into_owned());
+                    Ok(())
+                })
+                .unwrap();
+            assert_eq!(r, Parsed::Done, "{l}");
+        }
+        items
+            .into_iter()
+            .filter(|i| !matches!(i, Item::IdHint(_)))
+            .collect()
+    }
+
+    #[test]
+    fn usage_is_per_message_not_per_line() {
+        let a = r#"{"type":"assistant","message":{"id":"m1","content":[{"type":"thinking","thinking":"x"}],"usage":{"input_tokens":10,"cache_read_input_tokens":100,"output_tokens":8}}}"#;
+        let b = r#"{"type":"assistant","message":{"id":"m1","content":[{"type":"text","text":"y"}],"usage":{"input_tokens":10,"cache_read_input_tokens":100,"output_tokens":8}}}"#;
+        let totals: Vec<Usage> = parse_all(&[a, b])
+            .into_iter()
+            .filter_map(|i| match i {
+                Item::UsageTotal { usage, .. } => Some(usage),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(totals.len(), 2);
+        assert_eq!(totals[0], totals[1]);
+        assert_eq!(totals[1].input, 110);
+    }
+
+    #[test]
+    fn streamed_tool_use_starts_with_its_arguments_once() {
+        let items = parse_all(&[
+            r#"{"type":"stream_event","event":{"type":"message_start","message":{"id":"m1","usage":{"input_tokens":3,"output_tokens":1}}}}"#,
+            r#"{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t1","name":"Bash","input":{}}}}"#,
+            r#"{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"comm"}}}"#,
+            r#"{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"and\":\"ls\"}"}}}"#,
+            r#"{"type":"stream_event","event":{"type":"content_block_stop","index":0}}"#,
+            r#"{"type":"assistant","message":{"id":"m1","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}]}}"#,
+        ]);
+        let starts: Vec<_> = items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Event(Event {
+                    kind: Kind::ToolCallStarted(t),
+                    ..
+                }) => Some(t),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(starts.len(), 1);
+        assert_eq!(starts[0].tool_name, "shell");
+        assert_eq!(starts[0].command.as_deref(), Some("ls"));
+        assert_eq!(starts[0].args.get(), r#"{"command":"ls"}"#);
+    }
+}

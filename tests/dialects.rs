@@ -1,0 +1,266 @@
+//! The input dialects end to end: detection, the real captures in
+//! `../shared/corpus` (when that folder exists), and the cumulative-output
+//! dedupe on a generated stream.
+
+mod common;
+
+use std::collections::HashMap;
+
+use common::{corpus, cstream, cstream_file, events};
+use serde_json::{Value, json};
+
+/// What a real capture must give: the dialect detected, text rebuilt equal
+/// to the result's text (where the dialect has one), every tool start paired
+/// with exactly one completion, and no `unknown` event.
+fn check_capture(path: &std::path::Path, dialect: &str) -> String {
+    let run = cstream_file(&["--to", "events"], path);
+    assert_eq!(run.code, 0, "{}: {}", path.display(), run.stderr);
+    assert!(run.stderr.is_empty(), "{}: {}", path.display(), run.stderr);
+    let evs = events(&run.out());
+    assert_eq!(evs[0]["type"], "session_started", "{}", path.display());
+    assert_eq!(evs[0]["dialect"], dialect, "{}", path.display());
+    let mut text = String::new();
+    let mut starts: HashMap<String, usize> = HashMap::new();
+    let mut ends: HashMap<String, usize> = HashMap::new();
+    let mut result: Option<Value> = None;
+    for e in &evs {
+        match e["type"].as_str().unwrap() {
+            "text_delta" => text.push_str(e["text"].as_str().unwrap()),
+            "tool_call_started" => *starts.entry(e["callId"].to_string()).or_default() += 1,
+            "tool_call_completed" => {
+                assert_ne!(e["cancelled"], true, "{}: {e}", path.display());
+                *ends.entry(e["callId"].to_string()).or_default() += 1;
+            }
+            "unknown" => panic!("{}: unknown event {e}", path.display()),
+            "result" => result = Some(e.clone()),
+            _ => {}
+        }
+    }
+    assert_eq!(
+        starts,
+        ends,
+        "{}: starts and completions differ",
+        path.display()
+    );
+    assert!(starts.values().all(|n| *n == 1), "{}", path.display());
+    let result = result.unwrap_or_else(|| panic!("{}: no result", path.display()));
+    if let Some(t) = result["text"].as_str() {
+        assert!(
+            text.ends_with(t),
+            "{}: rebuilt text {text:?} does not end with the result {t:?}",
+            path.display()
+        );
+    }
+    format!(
+        "{}: {} tool call(s) paired, text {} chars, ok={}",
+        path.file_name().unwrap().to_string_lossy(),
+        starts.len(),
+        text.len(),
+        result["ok"]
+    )
+}
+
+#[test]
+fn real_claude_code_captures() {
+    for p in corpus("claude-code") {
+        eprintln!("{}", check_capture(&p, "claude"));
+    }
+}
+
+#[test]
+fn real_codex_captures() {
+    for p in corpus("codex") {
+        eprintln!("{}", check_capture(&p, "codex"));
+    }
+}
+
+#[test]
+fn codex_failure_message_shows_once() {
+    let lines = [
+        json!({"type":"thread.started","thread_id":"t"}),
+        json!({"type":"turn.started"}),
+        json!({"type":"error","message":"boom"}),
+        json!({"type":"turn.failed","error":{"message":"boom"}}),
+    ];
+    let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let out = cstream(&["--to", "events"], input.as_bytes()).out();
+    assert_eq!(out.matches("boom").count(), 1, "{out}");
+    assert!(
+        out.contains(r#""type":"result","sessionId":"t","ok":false,"error":"boom""#),
+        "{out}"
+    );
+    // A different message is not swallowed, and a lone error at the end is kept.
+    let input = "{\"type\":\"thread.started\",\"thread_id\":\"t\"}\n{\"type\":\"error\",\"message\":\"retrying\"}\n";
+    let out = cstream(&["--to", "events"], input.as_bytes()).out();
+    assert!(
+        out.contains(r#""type":"error","sessionId":"t","message":"retrying","fatal":false"#),
+        "{out}"
+    );
+}
+
+#[test]
+fn every_dialect_is_detected_from_its_first_lines() {
+    let cases: &[(&str, &str)] = &[
+        (
+            r#"{"type":"system","subtype":"init","apiKeySource":"login","session_id":"s","model":"m","permissionMode":"default"}"#,
+            "cursor",
+        ),
+        (
+            r#"{"type":"system","subtype":"init","session_id":"s","tools":["Bash"]}"#,
+            "claude",
+        ),
+        (
+            r#"{"type":"system","subtype":"hook_started","hook_name":"x","session_id":"s"}
+{"type":"system","subtype":"init","session_id":"s","cwd":"/"}"#,
+            "claude",
+        ),
+        (r#"{"type":"thread.started","thread_id":"t"}"#, "codex"),
+        (r#"{"id":"0","msg":{"type":"task_started"}}"#, "codex"),
+        (
+            r#"{"type":"init","timestamp":"2026-01-01T00:00:00Z","session_id":"g","model":"gemini-2.5-pro"}"#,
+            "gemini",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"a","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"x"}}}}"#,
+            "acp",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}
+{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/"}}
+{"jsonrpc":"2.0","id":1,"result":{"sessionId":"a"}}"#,
+            "acp",
+        ),
+        (r#"{"type":"text-delta","text":"x"}"#, "cursor-sdk"),
+        (
+            r#"{"type":"system","subtype":"init","agent_id":"a","run_id":"r"}"#,
+            "cursor-sdk",
+        ),
+        // Undecided lines first; a later line settles it.
+        (
+            r#"{"type":"system","subtype":"init","session_id":"s"}
+{"type":"user","message":{"role":"user","content":"hi"},"session_id":"s"}
+{"type":"assistant","message":{"id":"msg_1","content":[{"type":"text","text":"x"}]},"session_id":"s"}"#,
+            "claude",
+        ),
+    ];
+    for (input, dialect) in cases {
+        let run = cstream(&["--to", "events"], input.as_bytes());
+        let first = events(&run.out()).into_iter().next().unwrap_or(Value::Null);
+        assert_eq!(first["dialect"], *dialect, "{input}\n{}", run.out());
+        assert!(run.stderr.is_empty(), "{input}: {}", run.stderr);
+    }
+    // Nothing tells: read as cursor-agent, with one warning.
+    let run = cstream(
+        &["--to", "events"],
+        br#"{"type":"user","message":{"content":"hi"}}"#,
+    );
+    assert!(run.stderr.contains("could not tell"), "{}", run.stderr);
+}
+
+/// codex-acp without the `terminal_output` capability re-sends the whole
+/// output so far in every update. Converted, the output must be linear in
+/// the real output, not in the (quadratic) input.
+#[test]
+fn cumulative_output_is_linear_in_the_real_output() {
+    const UPDATES: usize = 400;
+    let mut input = String::new();
+    let mut push = |v: Value| {
+        input.push_str(&v.to_string());
+        input.push('\n');
+    };
+    push(
+        json!({"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":
+        {"sessionUpdate":"tool_call","toolCallId":"c","title":"seq","kind":"execute","status":"in_progress","rawInput":{"command":"seq 400"}}}}),
+    );
+    let mut so_far = String::new();
+    for i in 0..UPDATES {
+        so_far.push_str(&format!("line {i:05} of the generated output\n"));
+        push(
+            json!({"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":
+            {"sessionUpdate":"tool_call_update","toolCallId":"c","status":"in_progress",
+             "content":[{"type":"content","content":{"type":"text","text":so_far}}]}}}),
+        );
+    }
+    push(
+        json!({"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":
+        {"sessionUpdate":"tool_call_update","toolCallId":"c","status":"completed","rawOutput":{"exit_code":0}}}}),
+    );
+    push(json!({"jsonrpc":"2.0","id":2,"result":{"stopReason":"end_turn"}}));
+    let real = so_far.len();
+    assert!(
+        input.len() > 100 * real,
+        "the input is quadratic: {} vs {real}",
+        input.len()
+    );
+
+    let run = cstream(&["--to", "events"], input.as_bytes());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let out = run.out();
+    // Every delta is the new tail, once: together they are the output.
+    let streamed: String = events(&out)
+        .iter()
+        .filter(|e| e["type"] == "shell_output_delta")
+        .map(|e| e["text"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(streamed, so_far);
+    assert!(
+        out.len() < 4 * real + 200 * UPDATES,
+        "output {} bytes for {real} bytes of real output",
+        out.len()
+    );
+    assert!(
+        !out.contains("tool_call_progress"),
+        "no replacement expected"
+    );
+
+    // --no-dedupe keeps every snapshot as it came (as progress snapshots).
+    let raw = cstream(&["--to", "events", "--no-dedupe"], input.as_bytes()).out();
+    assert_eq!(raw.matches("tool_call_progress").count(), UPDATES);
+    assert!(raw.len() > 100 * real);
+}
+
+/// A snapshot that does not extend the output so far becomes one
+/// replacement, and the stream goes on from it.
+#[test]
+fn a_snapshot_that_does_not_extend_is_a_replacement() {
+    let upd = |text: &str| {
+        json!({"sessionUpdate":"tool_call_update","toolCallId":"c","content":[{"type":"content","content":{"type":"text","text":text}}]})
+            .to_string()
+    };
+    let input = [
+        json!({"sessionUpdate":"tool_call","toolCallId":"c","kind":"execute","status":"in_progress","rawInput":{"command":"x"}}).to_string(),
+        upd("abc\n"),
+        upd("abc\ndef\n"),
+        upd("XYZ\n"),
+        upd("XYZ\nmore\n"),
+    ]
+    .join("\n");
+    let evs = events(&cstream(&["--to", "events"], input.as_bytes()).out());
+    let shown: Vec<String> = evs
+        .iter()
+        .filter_map(|e| match e["type"].as_str()? {
+            "shell_output_delta" => Some(format!("+{}", e["text"].as_str()?)),
+            "tool_call_progress" => Some(format!("={}", e["partial"]["output"].as_str()?)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(shown, ["+abc\n", "+def\n", "=XYZ\n", "+more\n"]);
+}
+
+/// claude-agent-acp: the toolResponse, the single terminal_output and the
+/// fenced content all carry the same output; it is emitted once.
+#[test]
+fn claude_agent_acp_output_once() {
+    let out = cstream_file(
+        &["--to", "events"],
+        &common::fixtures_dir().join("acp/claude-agent-acp.jsonl"),
+    )
+    .out();
+    let deltas = out
+        .lines()
+        .filter(|l| l.contains("shell_output_delta") && l.contains("running 2 tests"))
+        .count();
+    assert_eq!(deltas, 1, "{out}");
+    assert!(!out.contains("<persisted-output>"));
+    assert!(!out.contains("```console"));
+}
