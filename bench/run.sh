@@ -11,7 +11,9 @@
 # reports medians as MB/s (MB = 10^6 bytes of input), ratios and peak RSS. Input comes
 # from the page cache through `< file`; output goes to /dev/null (a first, untimed round
 # pipes it to `wc -c` for the output sizes and warms the cache). Peak RSS is the child's
-# ru_maxrss, from GNU time when /usr/bin/time is GNU time, else from a python wrapper.
+# ru_maxrss from GNU time when /usr/bin/time is GNU time, else its VmHWM at exit, read by
+# bench/peak_rss.py.
+# Linux only (/proc, GNU stat).
 #
 # Then two extra cases: the cumulative file (one shell call re-sent whole N times, the
 # O(n^2) input) and backpressure (10,000 shell_output_delta events read back with
@@ -75,10 +77,11 @@ for b in "$CSTREAM" "$BASE"; do
 done
 
 # ---------------------------------------------------------------- measuring
-if /usr/bin/time --version 2>&1 | grep -q GNU; then
+# BENCH_RSS=python forces the fallback (to test it).
+if [ "${BENCH_RSS:-}" != python ] && /usr/bin/time --version 2>&1 | grep -q GNU; then
   RSS_TOOL="GNU time"
 else
-  RSS_TOOL="python getrusage"
+  RSS_TOOL="bench/peak_rss.py"
 fi
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -87,21 +90,18 @@ now() {
   if [ -n "${EPOCHREALTIME:-}" ]; then echo "${EPOCHREALTIME/,/.}"; else date +%s.%N; fi
 }
 
-# run_rss RSSFILE CMD... : run CMD (stdin/stdout inherited), write its peak RSS (KiB) to RSSFILE.
+# run_rss RSSFILE CMD... : run CMD (stdin/stdout inherited), note its peak RSS in RSSFILE;
+# rss_kib RSSFILE prints it (GNU time may write a status line first; peak_rss.py writes the
+# KiB, then its own, more exact, wall time).
+rss_kib() {
+  if [ "$RSS_TOOL" = "GNU time" ]; then tail -n 1 "$1"; else head -n 1 "$1"; fi
+}
 run_rss() {
   local out=$1; shift
   if [ "$RSS_TOOL" = "GNU time" ]; then
     /usr/bin/time -f %M -o "$out" "$@"
   else
-    python3 -c '
-import os, sys
-pid = os.fork()
-if pid == 0:
-    os.execvp(sys.argv[2], sys.argv[2:])
-_, status, ru = os.wait4(pid, 0)
-open(sys.argv[1], "w").write("%d\n" % ru.ru_maxrss)
-sys.exit(os.waitstatus_to_exitcode(status) if hasattr(os, "waitstatus_to_exitcode") else status >> 8)
-' "$out" "$@"
+    python3 bench/peak_rss.py "$out" "$@"
   fi
 }
 
@@ -110,7 +110,7 @@ sys.exit(os.waitstatus_to_exitcode(status) if hasattr(os, "waitstatus_to_exitcod
 # rounds, each starting one command later, appending "name<TAB>kind<TAB>value" rows.
 time_cmds() {
   local tsv=$1 input=$2 rounds=$3; shift 3
-  local cmds=("$@") n=$# i k name cmd t0 t1 size
+  local cmds=("$@") n=$# i k name cmd t0 t1 size secs
   for ((i = 0; i < n; i++)); do
     name=${cmds[i]%%|*} cmd=${cmds[i]#*|}
     printf '  %-34s ' "$name" >&2
@@ -121,7 +121,7 @@ time_cmds() {
       rm -f "$TMP/rc"
     fi
     printf '%s\t%s\t%s\n' "$name" out "$size" >> "$tsv"
-    printf '%s\t%s\t%s\n' "$name" rss "$(tail -n1 "$TMP/rss")" >> "$tsv"
+    printf '%s\t%s\t%s\n' "$name" rss "$(rss_kib "$TMP/rss")" >> "$tsv"
     echo "output $size bytes" >&2
     # what the command said on stderr (baseline summaries, cstream warnings), briefly
     grep -v '^Command exited with non-zero status' "$TMP/err" | head -n 3 | sed 's/^/      | /' >&2 || true
@@ -135,8 +135,13 @@ time_cmds() {
       # shellcheck disable=SC2086
       run_rss "$TMP/rss" $cmd < "$input" > /dev/null 2> /dev/null || true
       t1=$(now)
-      printf '%s\t%s\t%s\n' "$name" secs "$(echo "$t1 - $t0" | awk '{print $1 - $3}')" >> "$tsv"
-      printf '%s\t%s\t%s\n' "$name" rss "$(tail -n1 "$TMP/rss")" >> "$tsv"
+      if [ "$RSS_TOOL" = "GNU time" ]; then
+        secs=$(echo "$t1 - $t0" | awk '{print $1 - $3}')
+      else
+        secs=$(sed -n 2p "$TMP/rss")
+      fi
+      printf '%s\t%s\t%s\n' "$name" secs "$secs" >> "$tsv"
+      printf '%s\t%s\t%s\n' "$name" rss "$(rss_kib "$TMP/rss")" >> "$tsv"
     done
   done
 }
@@ -154,10 +159,16 @@ generate() { # FILE ARGS... : generate once, keep it
 MIXED=$SCRATCH/mixed-${MB}m-seed${SEED}-${GEN_HASH}.jsonl
 generate "$MIXED" --mb "$MB" --seed "$SEED"
 
-HELP=$("$CSTREAM" --help)
+# supports ARGS... : does this cstream accept ARGS? (a trial run on empty input; clap
+# rejects an unknown format or flag with a usage error)
+supports() {
+  local err
+  err=$("$CSTREAM" "$@" < /dev/null 2>&1 > /dev/null || true)
+  ! grep -qiE 'invalid value|unexpected argument|unrecognized|unknown' <<< "$err"
+}
 HAS_SSE=0 HAS_TRUNC=0 HAS_JQ=0
-grep -q 'openai-sse' <<< "$HELP" && HAS_SSE=1
-grep -q -- '--truncate-shell' <<< "$HELP" && HAS_TRUNC=1
+supports --to openai-sse && HAS_SSE=1
+supports --from events --truncate-shell 64K && HAS_TRUNC=1
 [ "$JQ" = 1 ] && command -v jq > /dev/null && HAS_JQ=1
 
 CMDS=(
@@ -278,7 +289,7 @@ if [ "$EXTRA" = 1 ]; then
       printf '| `cstream --from events --to %s%s` | %.1f MB | %s | %.1f MiB |\n' "$f" "${cap:+ $cap}" \
         "$(echo "$in" | awk '{print $1 / 1e6}')" \
         "$(echo "$size" | awk '{ if ($1 >= 100000) printf "%.1f MB", $1 / 1e6; else printf "%d B", $1 }')" \
-        "$(awk '{print $1 / 1024}' "$TMP/rss")" >> "$REPORT"
+        "$(rss_kib "$TMP/rss" | awk '{print $1 / 1024}')" >> "$REPORT"
     done
   done
   [ "$HAS_TRUNC" = 1 ] || printf '\n(this cstream has no --truncate-shell: only the uncapped rows)\n' >> "$REPORT"
