@@ -1,0 +1,148 @@
+//! The benchmark generator (`bench/gen_stream.py`) against cstream: its streams
+//! must be deterministic and must go through cstream's real conversion path
+//! (nothing unknown, no warnings), or the benchmark measures the wrong thing.
+//! Skipped when `python3` is not installed.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::{FORMATS, cstream};
+
+/// `gen_stream.py ARGS` output, or `None` without python3.
+fn generate(args: &[&str]) -> Option<Vec<u8>> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/gen_stream.py");
+    let out = match Command::new("python3").arg(script).args(args).output() {
+        Ok(out) => out,
+        Err(e) => {
+            eprintln!("skipped: cannot run python3 ({e})");
+            return None;
+        }
+    };
+    assert!(
+        out.status.success(),
+        "gen_stream.py {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(out.stdout)
+}
+
+#[test]
+fn mixed_stream_is_deterministic_and_fully_understood() {
+    let Some(input) = generate(&["--mb", "1", "--seed", "7"]) else {
+        return;
+    };
+    assert_eq!(
+        Some(&input),
+        generate(&["--mb", "1", "--seed", "7"]).as_ref()
+    );
+    assert_ne!(
+        Some(&input),
+        generate(&["--mb", "1", "--seed", "8"]).as_ref()
+    );
+    assert!(input.len() >= 1024 * 1024);
+
+    let events = cstream(&["--to", "events"], &input);
+    assert_eq!((events.code, events.stderr.as_str()), (0, ""));
+    let mut types = std::collections::BTreeSet::new();
+    for line in events.out().lines() {
+        let v: serde_json::Value = serde_json::from_str(line).expect("events are JSON");
+        types.insert(v["type"].as_str().expect("a type").to_owned());
+    }
+    for t in ["unknown", "error"] {
+        assert!(
+            !types.contains(t),
+            "the generated stream produced {t} events"
+        );
+    }
+    for t in [
+        "session_started",
+        "user_message",
+        "thinking_delta",
+        "thinking_completed",
+        "text_delta",
+        "tool_call_started",
+        "tool_call_completed",
+        "usage_delta",
+        "result",
+    ] {
+        assert!(types.contains(t), "no {t} event in {types:?}");
+    }
+
+    for (name, args) in FORMATS {
+        let direct = cstream(args, &input);
+        assert_eq!(direct.code, 0, "{name}");
+        // The only diagnostic allowed: SSE formats warn once that the input
+        // holds several sessions.
+        let stderr = direct
+            .stderr
+            .lines()
+            .filter(|l| !l.contains("a second session begins"))
+            .count();
+        assert_eq!(stderr, 0, "{name}: {}", direct.stderr);
+        let mut via_args = args.to_vec();
+        via_args.extend(["--from", "events"]);
+        let via = cstream(&via_args, &events.stdout);
+        assert!(
+            via.stdout == direct.stdout,
+            "{name} via events differs from direct"
+        );
+    }
+}
+
+#[test]
+fn shell_delta_flood_is_cstream_events_byte_for_byte() {
+    let Some(input) = generate(&["--shell-deltas", "40", "--delta-kb", "16", "--seed", "1"]) else {
+        return;
+    };
+    let lines: Vec<&[u8]> = input
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect();
+    assert_eq!(lines.len(), 44);
+    let delta: serde_json::Value = serde_json::from_slice(lines[2]).expect("JSON");
+    assert_eq!(delta["type"], "shell_output_delta");
+    assert_eq!(delta["text"].as_str().map(str::len), Some(16 * 1024));
+
+    let run = cstream(&["--from", "events", "--to", "events"], &input);
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""));
+    assert!(
+        run.stdout == input,
+        "events read back are not written back unchanged"
+    );
+}
+
+#[test]
+fn cumulative_stream_grows_one_call() {
+    let args = ["--cumulative-shell", "20", "--cumulative-lines", "200"];
+    let Some(input) = generate(&args) else {
+        return;
+    };
+    let lines: Vec<serde_json::Value> = input
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).expect("JSON"))
+        .collect();
+    let calls: Vec<&serde_json::Value> =
+        lines.iter().filter(|v| v["type"] == "tool_call").collect();
+    assert_eq!(calls.len(), 21); // started, 19 progress, completed
+    assert_eq!(calls[0]["subtype"], "started");
+    assert!(calls[1..20].iter().all(|v| v["subtype"] == "progress"));
+    assert_eq!(calls[20]["subtype"], "completed");
+    let stdout = |v: &serde_json::Value| {
+        v["tool_call"]["shellToolCall"]["result"]["success"]["stdout"]
+            .as_str()
+            .expect("stdout")
+            .to_owned()
+    };
+    for pair in calls[1..].windows(2) {
+        assert!(
+            stdout(pair[1]).starts_with(&stdout(pair[0])),
+            "each re-send extends the last"
+        );
+    }
+    assert_eq!(stdout(calls[20]).lines().count(), 200);
+    let run = cstream(&["--to", "events"], &input);
+    assert_eq!(run.code, 0);
+}
