@@ -40,6 +40,7 @@ Register-ArgumentCompleter -Native -CommandName 'cstream' -ScriptBlock {
             [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Stop at the first line that is not valid input (after writing its error event), exit 1')
             [CompletionResult]::new('-e', '-e', [CompletionResultType]::ParameterName, 'Exit 3 when a session reported failure or ended without a result')
             [CompletionResult]::new('--exit-status', '--exit-status', [CompletionResultType]::ParameterName, 'Exit 3 when a session reported failure or ended without a result')
+            [CompletionResult]::new('--stats', '--stats', [CompletionResultType]::ParameterName, 'After the run, print one summary line on stderr: lines and bytes read, bytes written, lines skipped, sessions (failed, incomplete), events by type, elapsed time')
             [CompletionResult]::new('--line-buffered', '--line-buffered', [CompletionResultType]::ParameterName, 'Flush after every input line, even when more input is waiting')
             [CompletionResult]::new('--include-usage', '--include-usage', [CompletionResultType]::ParameterName, 'openai-sse: write the usage chunk after the finish chunk (when usage is known)')
             [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'One-line JSON for openai-json and documents (default: pretty, 2-space indent)')

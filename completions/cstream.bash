@@ -23,7 +23,7 @@ _cstream() {
 
     case "${cmd}" in
         cstream)
-            opts="-t -f -e -o -c -h -V --to --from --no-dedupe --color --strict --exit-status --output --line-buffered --truncate-shell --coalesce --reasoning-field --tool-calls --include-usage --model --id --created --compact --thinking --generate --help --version"
+            opts="-t -f -e -o -c -h -V --to --from --no-dedupe --color --strict --exit-status --stats --output --line-buffered --truncate-shell --coalesce --reasoning-field --tool-calls --include-usage --model --id --created --compact --thinking --generate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

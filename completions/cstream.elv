@@ -37,6 +37,7 @@ set edit:completion:arg-completer[cstream] = {|@words|
             cand --strict 'Stop at the first line that is not valid input (after writing its error event), exit 1'
             cand -e 'Exit 3 when a session reported failure or ended without a result'
             cand --exit-status 'Exit 3 when a session reported failure or ended without a result'
+            cand --stats 'After the run, print one summary line on stderr: lines and bytes read, bytes written, lines skipped, sessions (failed, incomplete), events by type, elapsed time'
             cand --line-buffered 'Flush after every input line, even when more input is waiting'
             cand --include-usage 'openai-sse: write the usage chunk after the finish chunk (when usage is known)'
             cand -c 'One-line JSON for openai-json and documents (default: pretty, 2-space indent)'

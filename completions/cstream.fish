@@ -38,6 +38,7 @@ elvish\t''"
 complete -c cstream -l no-dedupe -d 'Keep recap/replay text and cumulative tool-output snapshots exactly as they came (default: emit only what each adds)'
 complete -c cstream -l strict -d 'Stop at the first line that is not valid input (after writing its error event), exit 1'
 complete -c cstream -s e -l exit-status -d 'Exit 3 when a session reported failure or ended without a result'
+complete -c cstream -l stats -d 'After the run, print one summary line on stderr: lines and bytes read, bytes written, lines skipped, sessions (failed, incomplete), events by type, elapsed time'
 complete -c cstream -l line-buffered -d 'Flush after every input line, even when more input is waiting'
 complete -c cstream -l include-usage -d 'openai-sse: write the usage chunk after the finish chunk (when usage is known)'
 complete -c cstream -s c -l compact -d 'One-line JSON for openai-json and documents (default: pretty, 2-space indent)'

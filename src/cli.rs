@@ -74,6 +74,11 @@ pub struct Cli {
     #[arg(short = 'e', long)]
     pub exit_status: bool,
 
+    /// After the run, print one summary line on stderr: lines and bytes read, bytes written, lines
+    /// skipped, sessions (failed, incomplete), events by type, elapsed time
+    #[arg(long)]
+    pub stats: bool,
+
     /// Write to FILE instead of standard output
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -363,6 +368,7 @@ impl Cli {
                 CoalesceArg::Whole => CoalesceMode::Whole,
                 CoalesceArg::Burst => CoalesceMode::Burst,
             }),
+            stats: self.stats,
             // A terminal shows every line at once, as ripgrep does.
             line_buffered: self.line_buffered || tty,
         }

@@ -100,6 +100,12 @@ impl Diag {
         let _ = writeln!(self.out, "cstream: error: {msg}");
     }
 
+    /// Print an informational line (`cstream: MSG`), never capped.
+    pub fn info(&mut self, msg: impl Display) {
+        let _ = writeln!(self.out, "cstream: {msg}");
+        let _ = self.out.flush();
+    }
+
     /// Print one line per capped kind saying how many were not shown.
     pub fn finish(&mut self) {
         for kind in [

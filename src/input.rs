@@ -64,6 +64,8 @@ pub enum FrameError {
 /// Reads lines from a buffered reader, telling the caller before it blocks.
 struct LineReader<R> {
     inner: BufReader<R>,
+    /// Bytes consumed so far (`--stats`).
+    consumed: u64,
 }
 
 enum LineRead {
@@ -77,6 +79,7 @@ impl<R: Read> LineReader<R> {
     fn new(r: R) -> Self {
         LineReader {
             inner: BufReader::with_capacity(READ_BUFFER_BYTES, r),
+            consumed: 0,
         }
     }
 
@@ -119,7 +122,9 @@ impl<R: Read> LineReader<R> {
                 // Give the memory back at once: the line will not be kept.
                 *buf = Vec::new();
             }
-            self.inner.consume(if done { take + 1 } else { take });
+            let used = if done { take + 1 } else { take };
+            self.inner.consume(used);
+            self.consumed += used as u64;
             if done {
                 return Ok(if total as usize > MAX_LINE_BYTES {
                     LineRead::TooLong(total)
@@ -260,6 +265,10 @@ pub struct Framer {
     compacted: Vec<u8>,
     join: Join,
     array: ArrayState,
+    /// Physical lines read, over every input (`--stats`).
+    pub lines_in: u64,
+    /// Bytes read, over every input (`--stats`).
+    pub bytes_in: u64,
 }
 
 fn trim_ascii_ws(b: &[u8]) -> &[u8] {
@@ -334,6 +343,7 @@ impl Framer {
             match read {
                 LineRead::Eof => break Ok(()),
                 LineRead::TooLong(n) => {
+                    self.lines_in += 1;
                     if let Err(e) = self.flush_join(h, diag) {
                         break Err(FrameError::Write(e));
                     }
@@ -353,7 +363,7 @@ impl Framer {
                     }
                     continue;
                 }
-                LineRead::Line => {}
+                LineRead::Line => self.lines_in += 1,
             }
             if no == 1 {
                 bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
@@ -371,6 +381,7 @@ impl Framer {
         } else {
             Ok(())
         };
+        self.bytes_in += lines.consumed;
         self.line = line;
         if self.line.capacity() > 4 * READ_BUFFER_BYTES {
             self.line = Vec::new();

@@ -31,4 +31,5 @@ pub mod input;
 pub mod json;
 pub mod output;
 pub mod run;
+pub mod stats;
 pub mod transform;

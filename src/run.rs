@@ -7,12 +7,15 @@
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::path::PathBuf;
+use std::rc::Rc;
+use std::time::Instant;
 
 use crate::diag::{Diag, Warn};
 use crate::dialect::{AutoParser, Dialect, Item, Parser};
 use crate::event::{Event, Kind};
 use crate::input::{FrameError, Framer, Handler, Parsed};
 use crate::output::{self, Format, OutputOptions, Sink};
+use crate::stats::{Counters, CountingSink, CountingWriter, Stats};
 use crate::transform::coalesce::{Coalesce, CoalesceMode};
 use crate::transform::truncate::Truncate;
 use crate::transform::{NormalizeOptions, Normalizer, Outcomes};
@@ -39,6 +42,9 @@ pub struct Config {
     pub truncate_shell: Option<usize>,
     /// `--coalesce`: merge deltas before writing (`--to events`).
     pub coalesce: Option<CoalesceMode>,
+    /// `--stats`: count what the run reads and writes, and print the
+    /// summary line on the diagnostics stream at the end.
+    pub stats: bool,
 }
 
 /// One input.
@@ -71,6 +77,8 @@ pub struct Report {
     pub fatal: bool,
     /// `--strict` stopped the run.
     pub stopped: bool,
+    /// What the run read and wrote (with [`Config::stats`]).
+    pub stats: Option<Stats>,
 }
 
 impl Report {
@@ -100,13 +108,30 @@ struct Pipeline<'s> {
     /// The format writes one SSE stream per session: warn (once) when a
     /// second session begins, since most clients read only the first.
     warn_sessions: bool,
+    /// `--stats`: the counting adapters' counters.
+    counters: Option<Rc<Counters>>,
+    started: Instant,
 }
 
 impl<'s> Pipeline<'s> {
     /// The pipeline for `cfg`, writing to `out`: normalizer → truncation →
     /// coalescing → the format's sink.
     fn new<W: Write + 's>(cfg: &Config, out: W) -> Self {
-        let mut sink = output::sink(cfg.format, &cfg.output, out);
+        let started = Instant::now();
+        let counters = cfg.stats.then(|| Rc::new(Counters::default()));
+        let mut sink = match &counters {
+            // Counted right at the format: events as the format gets them
+            // (after truncation and coalescing), bytes as it writes them.
+            Some(c) => Box::new(CountingSink::new(
+                output::sink(
+                    cfg.format,
+                    &cfg.output,
+                    CountingWriter::new(out, Rc::clone(c)),
+                ),
+                Rc::clone(c),
+            )),
+            None => output::sink(cfg.format, &cfg.output, out),
+        };
         if let Some(mode) = cfg.coalesce {
             sink = Box::new(Coalesce::new(sink, mode));
         }
@@ -121,7 +146,26 @@ impl<'s> Pipeline<'s> {
             line_buffered: cfg.line_buffered,
             stop: false,
             warn_sessions: cfg.format.is_sse(),
+            counters,
+            started,
         }
+    }
+
+    /// The `--stats` figures so far (None without `--stats`).
+    fn stats(&self, framer: &Framer, diag: &Diag) -> Option<Stats> {
+        let c = self.counters.as_ref()?;
+        let o = &self.norm.outcomes;
+        Some(Stats {
+            lines: framer.lines_in,
+            bytes_in: framer.bytes_in,
+            bytes_out: c.bytes_out(),
+            skipped: diag.bad_lines,
+            sessions: o.sessions,
+            failed: o.failed,
+            incomplete: o.incomplete,
+            events: c.events(),
+            elapsed: self.started.elapsed(),
+        })
     }
 
     fn check_sessions(&mut self, diag: &mut Diag) {
@@ -216,23 +260,27 @@ pub fn run_with_stdin<R: Read, W: Write>(
 ) -> io::Result<Report> {
     let mut p = Pipeline::new(cfg, out);
     let mut framer = Framer::new();
-    for input in inputs {
-        diag.file = input.display_name();
-        match input {
-            Input::Stdin => one_input(&mut p, &mut framer, &mut stdin, diag)?,
-            Input::Path(path) => match File::open(path) {
-                Ok(f) => one_input(&mut p, &mut framer, f, diag)?,
-                Err(e) => {
-                    diag.error(format_args!("{}: {}", path.display(), e));
-                    continue;
-                }
-            },
+    let mut all = || {
+        for input in inputs {
+            diag.file = input.display_name();
+            match input {
+                Input::Stdin => one_input(&mut p, &mut framer, &mut stdin, diag)?,
+                Input::Path(path) => match File::open(path) {
+                    Ok(f) => one_input(&mut p, &mut framer, f, diag)?,
+                    Err(e) => {
+                        diag.error(format_args!("{}: {}", path.display(), e));
+                        continue;
+                    }
+                },
+            }
+            if p.stop {
+                break;
+            }
         }
-        if p.stop {
-            break;
-        }
-    }
-    finish(p, diag)
+        Ok(())
+    };
+    let r = all();
+    finish(p, &framer, r, diag)
 }
 
 /// Convert one reader to one writer: the embedding entry point.
@@ -245,8 +293,9 @@ pub fn convert<R: Read, W: Write>(
     diag: &mut Diag,
 ) -> io::Result<Report> {
     let mut p = Pipeline::new(cfg, out);
-    one_input(&mut p, &mut Framer::new(), input, diag)?;
-    finish(p, diag)
+    let mut framer = Framer::new();
+    let r = one_input(&mut p, &mut framer, input, diag);
+    finish(p, &framer, r, diag)
 }
 
 fn one_input<R: Read>(
@@ -283,13 +332,27 @@ fn one_input<R: Read>(
     Ok(())
 }
 
-fn finish(mut p: Pipeline<'_>, diag: &mut Diag) -> io::Result<Report> {
-    p.sink.finish()?;
+/// End the run: finish the output (unless writing already failed), print
+/// the warning counts and the `--stats` line, and make the report.
+fn finish(
+    mut p: Pipeline<'_>,
+    framer: &Framer,
+    read: io::Result<()>,
+    diag: &mut Diag,
+) -> io::Result<Report> {
+    let r = read.and_then(|()| p.sink.finish());
     diag.finish();
-    Ok(Report {
+    let stats = p.stats(framer, diag);
+    if let Some(s) = &stats {
+        // Also after a failed write (`cstream --stats … | head`): what was
+        // done until then is still worth knowing.
+        diag.info(format_args!("stats: {s}"));
+    }
+    r.map(|()| Report {
         outcomes: p.norm.outcomes,
         bad_lines: diag.bad_lines,
         fatal: diag.fatal,
         stopped: p.stop,
+        stats,
     })
 }

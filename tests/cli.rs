@@ -554,3 +554,200 @@ fn the_text_transcript_streams_too() {
     drop(stdin);
     assert_eq!(child.wait().unwrap().code(), Some(1));
 }
+
+// ------------------------------------------------------------ --stats
+
+/// The `cstream: stats: …` line of a run's stderr, as `key=value` pairs in order.
+fn stats_pairs(stderr: &str) -> Vec<(String, String)> {
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("cstream: stats: "))
+        .collect();
+    assert_eq!(lines.len(), 1, "exactly one stats line: {stderr}");
+    assert!(
+        stderr.ends_with(&format!("{}\n", lines[0])),
+        "the stats line is the last line: {stderr}"
+    );
+    lines[0]["cstream: stats: ".len()..]
+        .split(' ')
+        .map(|kv| {
+            let (k, v) = kv
+                .split_once('=')
+                .unwrap_or_else(|| panic!("not key=value: {kv:?}"));
+            (k.to_owned(), v.to_owned())
+        })
+        .collect()
+}
+
+fn stat(pairs: &[(String, String)], key: &str) -> u64 {
+    pairs
+        .iter()
+        .find(|(k, _)| k == key)
+        .unwrap_or_else(|| panic!("no {key} in {pairs:?}"))
+        .1
+        .parse()
+        .unwrap_or_else(|e| panic!("{key}: {e}"))
+}
+
+#[test]
+fn stats_line_format() {
+    let out = cstream()
+        .args(["--stats", "--to", "events", OK])
+        .assert()
+        .code(0)
+        .get_output()
+        .clone();
+    let pairs = stats_pairs(&String::from_utf8(out.stderr).unwrap());
+    let keys: Vec<&str> = pairs.iter().map(|(k, _)| k.as_str()).collect();
+    // Fixed keys first, in this order; then event types; elapsed last.
+    assert_eq!(
+        keys[..8],
+        [
+            "lines",
+            "bytes_in",
+            "bytes_out",
+            "skipped",
+            "sessions",
+            "failed",
+            "incomplete",
+            "events"
+        ]
+    );
+    assert_eq!(*keys.last().unwrap(), "elapsed");
+    let elapsed = &pairs.last().unwrap().1;
+    let secs = elapsed.strip_suffix('s').expect("elapsed in seconds");
+    assert!(
+        secs.split_once('.').is_some_and(|(a, b)| !a.is_empty()
+            && b.len() == 3
+            && (a.to_owned() + b).bytes().all(|c| c.is_ascii_digit())),
+        "elapsed={elapsed}"
+    );
+    for (k, v) in &pairs[..pairs.len() - 1] {
+        assert!(
+            k.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'),
+            "{k}"
+        );
+        assert!(v.parse::<u64>().is_ok(), "{k}={v}");
+    }
+}
+
+#[test]
+fn stats_count_what_the_run_read_and_wrote() {
+    // Bad lines, two files (one of them empty: a session without a result),
+    // a failed session.
+    let files = [GARBAGE, FAILED, "fixtures/cursor/empty.jsonl"];
+    let out = cstream()
+        .args(["--stats", "--to", "events"])
+        .args(files)
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    let pairs = stats_pairs(&String::from_utf8(out.stderr).unwrap());
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let input: Vec<Vec<u8>> = files
+        .iter()
+        .map(|f| std::fs::read(dir.join(f)).unwrap())
+        .collect();
+    let bytes_in: usize = input.iter().map(Vec::len).sum();
+    // Physical lines, a last line without a newline included.
+    let lines: usize = input
+        .iter()
+        .map(|b| {
+            b.iter().filter(|&&c| c == b'\n').count()
+                + usize::from(b.last().is_some_and(|&c| c != b'\n'))
+        })
+        .sum();
+    assert_eq!(stat(&pairs, "bytes_in"), bytes_in as u64);
+    assert_eq!(stat(&pairs, "lines"), lines as u64);
+    assert_eq!(stat(&pairs, "bytes_out"), out.stdout.len() as u64);
+    assert_eq!(stat(&pairs, "skipped"), 4, "garbage-lines has 4 bad lines");
+    assert_eq!(stat(&pairs, "sessions"), 3);
+    assert_eq!(stat(&pairs, "failed"), 1);
+    assert_eq!(stat(&pairs, "incomplete"), 1);
+    // Events by type are exactly what --to events wrote.
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let mut by_type: Vec<(String, u64)> = Vec::new();
+    for l in stdout.lines() {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        let t = v["type"].as_str().unwrap().to_owned();
+        match by_type.iter_mut().find(|(k, _)| *k == t) {
+            Some((_, n)) => *n += 1,
+            None => by_type.push((t, 1)),
+        }
+    }
+    assert_eq!(stat(&pairs, "events"), stdout.lines().count() as u64);
+    for (t, n) in &by_type {
+        assert_eq!(stat(&pairs, t), *n, "{t}");
+    }
+    // …and no other type is listed.
+    let listed = pairs.len() - 9;
+    assert_eq!(listed, by_type.len(), "{pairs:?}");
+}
+
+#[test]
+fn stats_in_every_format_and_on_standard_input() {
+    for to in [
+        "text",
+        "events",
+        "openai-sse",
+        "openai-json",
+        "documents",
+        "documents-sse",
+    ] {
+        let out = cstream()
+            .args(["--stats", "--to", to])
+            .write_stdin(lines(&[INIT, DELTA, START, RESULT]))
+            .assert()
+            .code(0)
+            .get_output()
+            .clone();
+        let pairs = stats_pairs(&String::from_utf8(out.stderr).unwrap());
+        assert_eq!(stat(&pairs, "lines"), 4, "{to}");
+        assert_eq!(stat(&pairs, "bytes_out"), out.stdout.len() as u64, "{to}");
+        assert_eq!(stat(&pairs, "sessions"), 1, "{to}");
+        assert_eq!(stat(&pairs, "text_delta"), 1, "{to}");
+        // The open call is closed (cancelled) when the result arrives.
+        assert_eq!(stat(&pairs, "tool_call_completed"), 1, "{to}");
+    }
+}
+
+#[test]
+fn no_stats_without_the_flag() {
+    cstream()
+        .args(["--to", "events", OK])
+        .assert()
+        .code(0)
+        .stderr("");
+    cstream()
+        .args(["--to", "events", GARBAGE])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("stats").not());
+}
+
+#[test]
+fn stats_after_a_closed_output_pipe() {
+    // The reader goes away early: the run still says what it did until then.
+    let mut big = String::from(INIT);
+    big.push('\n');
+    for _ in 0..20_000 {
+        big.push_str(DELTA);
+        big.push('\n');
+    }
+    let mut child = std_cstream()
+        .args(["--stats", "--to", "events"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let mut stdin = child.stdin.take().unwrap();
+    let _ = stdin.write_all(big.as_bytes());
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    stats_pairs(&stderr);
+}

@@ -1,0 +1,263 @@
+//! `--stats`: what a run read and wrote, summed up in one line on stderr.
+//!
+//! Counting costs nothing unless asked for: with `--stats` the pipeline puts
+//! a [`CountingSink`] right in front of the format's sink (one array
+//! increment per event, indexed by kind) and a [`CountingWriter`] under it
+//! (one addition per write); the framer counts input lines and bytes always
+//! (one addition per line).
+
+use std::cell::Cell;
+use std::fmt;
+use std::io::{self, Write};
+use std::rc::Rc;
+use std::time::Duration;
+
+use crate::event::{Event, Kind};
+use crate::output::{Session, Sink};
+
+/// The event types in the order the stats line lists them.
+pub const KIND_NAMES: [&str; KINDS] = [
+    "session_started",
+    "user_message",
+    "thinking_delta",
+    "thinking_completed",
+    "text_delta",
+    "tool_call_started",
+    "tool_call_progress",
+    "shell_output_delta",
+    "tool_call_completed",
+    "usage_delta",
+    "summary",
+    "turn_ended",
+    "result",
+    "error",
+    "unknown",
+    "assistant_message",
+    "thinking",
+    "tool_call",
+];
+
+/// How many event types there are.
+pub const KINDS: usize = 18;
+
+/// The position of `kind` in [`KIND_NAMES`].
+pub fn kind_index(kind: &Kind<'_>) -> usize {
+    match kind {
+        Kind::SessionStarted(_) => 0,
+        Kind::UserMessage { .. } => 1,
+        Kind::ThinkingDelta { .. } => 2,
+        Kind::ThinkingCompleted { .. } => 3,
+        Kind::TextDelta { .. } => 4,
+        Kind::ToolCallStarted(_) => 5,
+        Kind::ToolCallProgress { .. } => 6,
+        Kind::ShellOutputDelta { .. } => 7,
+        Kind::ToolCallCompleted(_) => 8,
+        Kind::UsageDelta(_) => 9,
+        Kind::Summary { .. } => 10,
+        Kind::TurnEnded { .. } => 11,
+        Kind::Result(_) => 12,
+        Kind::Error { .. } => 13,
+        Kind::Unknown { .. } => 14,
+        Kind::AssistantMessage { .. } => 15,
+        Kind::Thinking { .. } => 16,
+        Kind::ToolCall(_) => 17,
+    }
+}
+
+/// The figures of one run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Input lines read (physical lines, blank ones included).
+    pub lines: u64,
+    /// Input bytes read.
+    pub bytes_in: u64,
+    /// Output bytes written.
+    pub bytes_out: u64,
+    /// Lines that were not valid input.
+    pub skipped: u64,
+    /// Sessions seen, and how many failed or ended without a result.
+    pub sessions: u64,
+    pub failed: u64,
+    pub incomplete: u64,
+    /// Events handed to the output format, per type (indexed as [`KIND_NAMES`]).
+    pub events: [u64; KINDS],
+    /// Wall time of the run.
+    pub elapsed: Duration,
+}
+
+impl Stats {
+    /// All events, whatever their type.
+    pub fn total_events(&self) -> u64 {
+        self.events.iter().sum()
+    }
+
+    /// The events of the type named `name` (0 for an unknown name).
+    pub fn events_of(&self, name: &str) -> u64 {
+        KIND_NAMES
+            .iter()
+            .position(|n| *n == name)
+            .map_or(0, |i| self.events[i])
+    }
+}
+
+/// `lines=… bytes_in=… bytes_out=… skipped=… sessions=… failed=…
+/// incomplete=… events=… <type>=<count>… elapsed=…s`: `key=value` pairs,
+/// event types only when they occurred, in a fixed order.
+impl fmt::Display for Stats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "lines={} bytes_in={} bytes_out={} skipped={} sessions={} failed={} incomplete={} events={}",
+            self.lines,
+            self.bytes_in,
+            self.bytes_out,
+            self.skipped,
+            self.sessions,
+            self.failed,
+            self.incomplete,
+            self.total_events()
+        )?;
+        for (name, n) in KIND_NAMES.iter().zip(self.events) {
+            if n > 0 {
+                write!(f, " {name}={n}")?;
+            }
+        }
+        write!(f, " elapsed={:.3}s", self.elapsed.as_secs_f64())
+    }
+}
+
+/// Counters shared between the pipeline and its counting adapters.
+#[derive(Debug, Default)]
+pub struct Counters {
+    events: [Cell<u64>; KINDS],
+    bytes_out: Cell<u64>,
+}
+
+impl Counters {
+    /// Events counted per type.
+    pub fn events(&self) -> [u64; KINDS] {
+        std::array::from_fn(|i| self.events[i].get())
+    }
+
+    /// Bytes counted on the way out.
+    pub fn bytes_out(&self) -> u64 {
+        self.bytes_out.get()
+    }
+}
+
+/// A writer that counts the bytes it passes on.
+pub struct CountingWriter<W> {
+    inner: W,
+    counters: Rc<Counters>,
+}
+
+impl<W: Write> CountingWriter<W> {
+    /// Count what goes to `inner` in `counters`.
+    pub fn new(inner: W, counters: Rc<Counters>) -> Self {
+        CountingWriter { inner, counters }
+    }
+}
+
+impl<W: Write> Write for CountingWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        let c = &self.counters.bytes_out;
+        c.set(c.get() + n as u64);
+        Ok(n)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.inner.write_all(buf)?;
+        let c = &self.counters.bytes_out;
+        c.set(c.get() + buf.len() as u64);
+        Ok(())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// A sink adapter that counts events by type before passing them on.
+pub struct CountingSink<'s> {
+    inner: Box<dyn Sink + 's>,
+    counters: Rc<Counters>,
+}
+
+impl<'s> CountingSink<'s> {
+    /// Count what goes to `inner` in `counters`.
+    pub fn new(inner: Box<dyn Sink + 's>, counters: Rc<Counters>) -> Self {
+        CountingSink { inner, counters }
+    }
+}
+
+impl Sink for CountingSink<'_> {
+    fn begin(&mut self, s: &Session) -> io::Result<()> {
+        self.inner.begin(s)
+    }
+
+    fn event(&mut self, s: &Session, ev: &Event<'_>) -> io::Result<()> {
+        let c = &self.counters.events[kind_index(&ev.kind)];
+        c.set(c.get() + 1);
+        self.inner.event(s, ev)
+    }
+
+    fn end(&mut self, s: &Session) -> io::Result<()> {
+        self.inner.end(s)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        self.inner.finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::borrow::Cow;
+
+    #[test]
+    fn names_match_the_wire_names() {
+        let kinds = [
+            Kind::TextDelta {
+                text: Cow::Borrowed("x"),
+            },
+            Kind::ThinkingCompleted { duration_ms: None },
+            Kind::Error {
+                message: Cow::Borrowed("m"),
+                fatal: false,
+                source: None,
+            },
+            Kind::TurnEnded { usage: None },
+        ];
+        for k in &kinds {
+            assert_eq!(KIND_NAMES[kind_index(k)], k.type_name());
+        }
+    }
+
+    #[test]
+    fn line_lists_only_types_that_occurred() {
+        let mut s = Stats {
+            lines: 3,
+            bytes_in: 100,
+            bytes_out: 250,
+            skipped: 1,
+            sessions: 1,
+            incomplete: 1,
+            elapsed: Duration::from_millis(1500),
+            ..Stats::default()
+        };
+        s.events[4] = 2;
+        s.events[0] = 1;
+        assert_eq!(
+            s.to_string(),
+            "lines=3 bytes_in=100 bytes_out=250 skipped=1 sessions=1 failed=0 incomplete=1 \
+             events=3 session_started=1 text_delta=2 elapsed=1.500s"
+        );
+        assert_eq!(s.events_of("text_delta"), 2);
+    }
+}
