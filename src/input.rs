@@ -261,6 +261,8 @@ struct ArrayState {
 pub struct Framer {
     line: Vec<u8>,
     repaired: String,
+    /// A record with its lone surrogate escapes replaced.
+    unpaired: Vec<u8>,
     /// A joined value with the whitespace between its tokens removed.
     compacted: Vec<u8>,
     join: Join,
@@ -310,6 +312,100 @@ fn compact_ws(src: &[u8], dst: &mut Vec<u8>) {
         in_str = b == b'"';
         dst.push(b);
     }
+}
+
+/// The value of the four hex digits at `b[i..i + 4]`.
+fn hex4(b: &[u8], i: usize) -> Option<u32> {
+    let d = b.get(i..i + 4)?;
+    d.iter()
+        .try_fold(0u32, |v, &c| Some(v << 4 | char::from(c).to_digit(16)?))
+}
+
+/// If `t` has `\uXXXX` escapes that are lone UTF-16 surrogates (a high one
+/// not followed by a low one, or a low one on its own), copy `t` to `out`
+/// with each of them replaced by `\ufffd` (same length) and return true.
+///
+/// JavaScript writes lone surrogates this way when a string is cut inside a
+/// surrogate pair (an emoji sliced in half), and every agent CLI but Codex
+/// is JavaScript. One `memmem` pass over the record when it has no `\u`.
+fn repair_surrogates(t: &[u8], out: &mut Vec<u8>) -> bool {
+    let mut found = false;
+    let mut skip_to = 0;
+    for i in memchr::memmem::find_iter(t, b"\\u") {
+        if i < skip_to {
+            continue;
+        }
+        // An escaped backslash followed by `u` is no escape: count the run.
+        let run = t[..i].iter().rev().take_while(|&&b| b == b'\\').count();
+        if run % 2 == 1 {
+            continue;
+        }
+        let lone = match hex4(t, i + 2) {
+            Some(0xD800..=0xDBFF) => {
+                let paired = t.get(i + 6..i + 8) == Some(b"\\u")
+                    && matches!(hex4(t, i + 8), Some(0xDC00..=0xDFFF));
+                if paired {
+                    skip_to = i + 12;
+                }
+                !paired
+            }
+            Some(0xDC00..=0xDFFF) => true,
+            _ => false,
+        };
+        if lone {
+            if !found {
+                out.clear();
+                out.extend_from_slice(t);
+                found = true;
+            }
+            out[i + 2..i + 6].copy_from_slice(b"fffd");
+        }
+    }
+    found
+}
+
+/// Copy `t` to `out` with every number literal that overflows a double
+/// (`1e999`, `-1e400`) replaced by `null`; false when there is none.
+fn null_huge_numbers(t: &[u8], out: &mut Vec<u8>) -> bool {
+    out.clear();
+    let mut found = false;
+    let (mut in_str, mut esc) = (false, false);
+    let mut i = 0;
+    while i < t.len() {
+        let b = t[i];
+        if in_str {
+            if esc {
+                esc = false;
+            } else if b == b'\\' {
+                esc = true;
+            } else if b == b'"' {
+                in_str = false;
+            }
+        } else if b == b'"' {
+            in_str = true;
+        } else if b == b'-' || b.is_ascii_digit() {
+            let len = t[i..]
+                .iter()
+                .take_while(|c| c.is_ascii_digit() || matches!(c, b'-' | b'+' | b'.' | b'e' | b'E'))
+                .count();
+            let tok = &t[i..i + len];
+            let huge = std::str::from_utf8(tok)
+                .ok()
+                .and_then(|s| s.parse::<f64>().ok())
+                .is_some_and(f64::is_infinite);
+            if huge {
+                out.extend_from_slice(b"null");
+                found = true;
+            } else {
+                out.extend_from_slice(tok);
+            }
+            i += len;
+            continue;
+        }
+        out.push(b);
+        i += 1;
+    }
+    found
 }
 
 impl Framer {
@@ -389,6 +485,9 @@ impl Framer {
         if self.compacted.capacity() > 4 * READ_BUFFER_BYTES {
             self.compacted = Vec::new();
         }
+        if self.unpaired.capacity() > 4 * READ_BUFFER_BYTES {
+            self.unpaired = Vec::new();
+        }
         result.and(tail)
     }
 
@@ -432,6 +531,10 @@ impl Framer {
     }
 
     /// Parse a record, repairing invalid UTF-8 once if that is what failed.
+    ///
+    /// Lone UTF-16 surrogates in `\u` escapes are repaired first, always:
+    /// serde_json refuses them in strings, and a parser that reads a payload
+    /// leniently would drop the whole string without a word.
     fn parse<H: Handler>(
         &mut self,
         t: &[u8],
@@ -439,7 +542,35 @@ impl Framer {
         h: &mut H,
         diag: &mut Diag,
     ) -> io::Result<Parsed> {
+        let mut fixed = std::mem::take(&mut self.unpaired);
+        let p = if repair_surrogates(t, &mut fixed) {
+            let p = self.parse_utf8(&fixed, no, h, diag);
+            if matches!(p, Ok(Parsed::Done)) {
+                diag.warn(
+                    Warn::InvalidUtf8,
+                    no,
+                    "lone UTF-16 surrogate escape replaced with U+FFFD",
+                );
+            }
+            p
+        } else {
+            self.parse_utf8(t, no, h, diag)
+        };
+        self.unpaired = fixed;
+        p
+    }
+
+    fn parse_utf8<H: Handler>(
+        &mut self,
+        t: &[u8],
+        no: u64,
+        h: &mut H,
+        diag: &mut Diag,
+    ) -> io::Result<Parsed> {
         let p = h.record(t, no, diag)?;
+        if p == Parsed::Invalid && std::str::from_utf8(t).is_ok() {
+            return self.parse_huge_numbers(t, no, h, diag);
+        }
         if p == Parsed::Done || std::str::from_utf8(t).is_ok() {
             return Ok(p);
         }
@@ -452,6 +583,36 @@ impl Framer {
         }
         self.repaired = s;
         Ok(p)
+    }
+
+    /// After a failed parse: a record that is valid JSON by the grammar but
+    /// has a number too large for a double (`1e999`), which serde_json
+    /// refuses, is parsed again with such numbers as `null`.
+    fn parse_huge_numbers<H: Handler>(
+        &mut self,
+        t: &[u8],
+        no: u64,
+        h: &mut H,
+        diag: &mut Diag,
+    ) -> io::Result<Parsed> {
+        if serde_json::from_slice::<serde::de::IgnoredAny>(t).is_err() {
+            return Ok(Parsed::Invalid);
+        }
+        let mut fixed = std::mem::take(&mut self.unpaired);
+        if !null_huge_numbers(t, &mut fixed) {
+            self.unpaired = fixed;
+            return Ok(Parsed::Invalid);
+        }
+        let p = h.record(&fixed, no, diag);
+        self.unpaired = fixed;
+        if matches!(p, Ok(Parsed::Done)) {
+            diag.warn(
+                Warn::Format,
+                no,
+                "number out of range (beyond a double) read as null",
+            );
+        }
+        p
     }
 
     /// Report a line that is not valid input and hand it on as an error event.
@@ -836,6 +997,57 @@ mod tests {
         assert_eq!(got(&r), vec![(1, "{\"t\":\"a\u{fffd}b\"}")]);
         assert_eq!(d.count(Warn::InvalidUtf8), 1);
         assert_eq!(d.bad_lines, 0);
+    }
+
+    #[test]
+    fn lone_surrogate_escapes_are_replaced() {
+        let fix = |s: &str| {
+            let mut out = Vec::new();
+            repair_surrogates(s.as_bytes(), &mut out).then(|| String::from_utf8(out).unwrap())
+        };
+        assert_eq!(
+            fix(r#"{"t":"a\ud800b"}"#).as_deref(),
+            Some(r#"{"t":"a\ufffdb"}"#)
+        );
+        assert_eq!(
+            fix(r#"{"t":"\uDC00\uD83D"}"#).as_deref(),
+            Some(r#"{"t":"\ufffd\ufffd"}"#)
+        );
+        // A high surrogate before a pair: only it is lone.
+        assert_eq!(
+            fix(r#"["\ud83d\ud83d\ude00"]"#).as_deref(),
+            Some(r#"["\ufffd\ud83d\ude00"]"#)
+        );
+        // Pairs, other escapes and escaped backslashes are left alone.
+        assert_eq!(fix(r#"{"t":"\ud83d\ude00 \u00e9 \\ud800 \\\\u"}"#), None);
+        assert_eq!(
+            fix(r#"{"t":"\\\ud800"}"#).as_deref(),
+            Some(r#"{"t":"\\\ufffd"}"#)
+        );
+        assert_eq!(fix(r#"{"t":"\ud8"}"#), None);
+        // Repaired, the record parses, and the rest of the string is kept.
+        let (r, d) = frame(b"{\"t\":\"a\\ud800b\"}\n");
+        assert_eq!(got(&r), vec![(1, "{\"t\":\"a\u{fffd}b\"}")]);
+        assert_eq!(d.count(Warn::InvalidUtf8), 1);
+        assert_eq!(d.bad_lines, 0);
+    }
+
+    #[test]
+    fn numbers_beyond_a_double_are_read_as_null() {
+        let mut out = Vec::new();
+        assert!(null_huge_numbers(
+            br#"{"a":1e999,"b":[-1E+400,1.5,"1e999"],"c":1e-999}"#,
+            &mut out
+        ));
+        assert_eq!(out, br#"{"a":null,"b":[null,1.5,"1e999"],"c":1e-999}"#);
+        assert!(!null_huge_numbers(
+            br#"{"a":18446744073709551616}"#,
+            &mut out
+        ));
+        let (r, d) = frame(b"{\"t\":1e999}\n{\"t\":1e999\n");
+        assert_eq!(got(&r), vec![(1, r#"{"t":null}"#)]);
+        assert_eq!(d.count(Warn::Format), 1);
+        assert_eq!(d.bad_lines, 1);
     }
 
     #[test]
