@@ -133,8 +133,13 @@ pub fn write_json(out: &mut Vec<u8>, j: &J, layout: Layout, level: usize) {
     }
 }
 
+/// Pretty output indents this many levels at most; deeper values are
+/// written compactly. Indenting every level makes the output quadratic in
+/// the depth (a payload nested 200,000 deep would take 40 GB).
+pub const MAX_PRETTY_DEPTH: usize = 32;
+
 fn newline(out: &mut Vec<u8>, layout: Layout, level: usize) {
-    if layout == Layout::Pretty {
+    if layout == Layout::Pretty && level <= MAX_PRETTY_DEPTH {
         out.push(b'\n');
         out.resize(out.len() + 2 * level, b' ');
     }
@@ -1403,6 +1408,22 @@ mod tests {
         let pretty = String::from_utf8(out).unwrap();
         let want = "{\n    \"a\": [\n      1,\n      2.50e3,\n      {}\n    ],\n    \"b\": {\n      \"c\": \"x \\\" , { y\",\n      \"d\": []\n    },\n    \"e\": null\n  }";
         assert_eq!(pretty, want);
+    }
+
+    #[test]
+    fn deep_raw_json_is_indented_only_so_far() {
+        let n = 10_000;
+        let raw = format!("{}{}", "[".repeat(n), "]".repeat(n));
+        let mut out = Vec::new();
+        write_raw(&mut out, &raw, Layout::Pretty, 0);
+        // Linear in the depth: indented to MAX_PRETTY_DEPTH, compact below.
+        assert!(out.len() < raw.len() + 4 * MAX_PRETTY_DEPTH * MAX_PRETTY_DEPTH);
+        let compact: Vec<u8> = out
+            .iter()
+            .copied()
+            .filter(|b| !b" \n".contains(b))
+            .collect();
+        assert_eq!(compact, raw.as_bytes());
     }
 
     #[test]
