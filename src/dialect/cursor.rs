@@ -10,7 +10,11 @@
 //!   by its name, never by position;
 //! - shell results carry the output twice (`stdout` and `interleavedOutput`):
 //!   the normalized `output` has it once and `result` keeps neither copy;
-//! - usage appears only on `result` (session totals).
+//! - usage appears only on `result` (session totals);
+//! - a `tool_call` with `subtype: "progress"` (undocumented; the shape the
+//!   benchmark generator models) re-sends a shell call's output so far: it
+//!   is a cumulative snapshot ([`Item::OutputSnapshot`]), so the output
+//!   stays linear in the real output, not in the quadratic input.
 
 use std::borrow::Cow;
 use std::io;
@@ -22,7 +26,8 @@ use serde_json::value::RawValue;
 use super::common::{fill_start, fill_start_owned, normalize_tool_name};
 use super::{Channel, Item, Out, Parser, keep_unknown};
 use crate::event::{
-    Event, Json, Kind, SessionResult, SessionStart, Str, ToolEnd, ToolStart, Usage, json_null,
+    Event, Json, Kind, OutStream, SessionResult, SessionStart, Str, ToolEnd, ToolStart, Usage,
+    json_null,
 };
 use crate::input::Parsed;
 use crate::json::{LaxBool, LaxInt, LaxStr, Members, raw_as_str};
@@ -149,7 +154,7 @@ impl Parser for CursorParser {
                     }
                 })?;
             }
-            (Some("tool_call"), Some(sub @ ("started" | "completed"))) => {
+            (Some("tool_call"), Some(sub @ ("started" | "completed" | "progress"))) => {
                 let Some(call) = line.tool_call.and_then(ToolCall::parse) else {
                     return keep_unknown(rec, out);
                 };
@@ -159,10 +164,18 @@ impl Parser for CursorParser {
                     .or_else(|| call.outer.str("toolCallId"))
                     .or_else(|| call.args_m.as_ref().and_then(|a| a.str("toolCallId")))
                     .unwrap_or_default();
-                if sub == "started" {
-                    out(ev(Kind::ToolCallStarted(call.start(call_id))))?;
-                } else {
-                    out(ev(Kind::ToolCallCompleted(call.end(call_id))))?;
+                match sub {
+                    "started" => out(ev(Kind::ToolCallStarted(call.start(call_id))))?,
+                    "completed" => out(ev(Kind::ToolCallCompleted(call.end(call_id))))?,
+                    _ => match call.output_so_far() {
+                        Some(text) => out(Item::OutputSnapshot {
+                            ts,
+                            call_id,
+                            stream: OutStream::Stdout,
+                            text,
+                        })?,
+                        None => return keep_unknown(rec, out),
+                    },
                 }
             }
             (Some("result"), _) => {
@@ -379,6 +392,19 @@ impl<'a> ToolCall<'a> {
             None => Cow::Borrowed(res_raw),
         });
         t
+    }
+
+    /// A running shell call's output so far (`progress`): read like the
+    /// completed output.
+    fn output_so_far(&self) -> Option<Str<'a>> {
+        if self.tool_name() != "shell" {
+            return None;
+        }
+        let res = Members::of(self.inner.get("result")?)?;
+        ["success", "failure"]
+            .into_iter()
+            .find_map(|k| res.obj(k))
+            .and_then(|d| shell_output(&d))
     }
 
     /// Start-to-completion time from the 2026.07 `startedAtMs`/`completedAtMs`.
