@@ -2,6 +2,8 @@
 //! table of output formats every fixture is snapshotted in.
 #![allow(dead_code)]
 
+pub mod wellformed;
+
 use std::cell::RefCell;
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -1,0 +1,316 @@
+//! Is an output well formed for its format? One checker shared by the
+//! property tests, the hostile-input tests and the fuzz target (which
+//! includes this file by path), so all three hold cstream to the same rules:
+//!
+//! - `events`: every line is one JSON object whose first key is `type`;
+//! - `text`: UTF-8, and nothing a terminal would interpret: no control
+//!   character but `\n` and `\t`, no bidi override or invisible character
+//!   (with colour, only SGR sequences `ESC [ … m` may carry an ESC);
+//! - `openai-sse`: `data: <JSON object>` records, each followed by a blank
+//!   line, every stream ending with `data: [DONE]`;
+//! - `documents-sse`: the same, with an optional `event: <name>` line
+//!   before each data line;
+//! - `openai-json`, `documents`: a sequence of JSON objects.
+//!
+//! JSON is checked by the grammar with an explicit stack (any depth); the
+//! file needs nothing but std, so the fuzz crate can include it.
+#![allow(dead_code)]
+
+/// Check `out`, written by `--to format` (`color`: the text format was
+/// coloured). `Err` says what is wrong and where.
+pub fn check(format: &str, color: bool, out: &[u8]) -> Result<(), String> {
+    let s = std::str::from_utf8(out).map_err(|e| format!("output is not UTF-8: {e}"))?;
+    match format {
+        "events" => events(s),
+        "text" => text(s, color),
+        "openai-sse" => sse(s, false),
+        "documents-sse" => sse(s, true),
+        "openai-json" | "documents" => json_values(s),
+        other => Err(format!("unknown format {other:?}")),
+    }
+}
+
+fn short(s: &str) -> String {
+    const MAX: usize = 200;
+    if s.len() <= MAX {
+        return format!("{s:?}");
+    }
+    let mut cut = MAX;
+    while !s.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{:?}… ({} bytes)", &s[..cut], s.len())
+}
+
+fn object(json: &str) -> Result<(), String> {
+    if !json.starts_with('{') {
+        return Err(format!("not a JSON object: {}", short(json)));
+    }
+    let end = value_end(json.as_bytes(), 0).map_err(|e| format!("{e}: {}", short(json)))?;
+    if end != json.len() {
+        return Err(format!("text after the JSON value: {}", short(json)));
+    }
+    Ok(())
+}
+
+/// Where the JSON value starting at `i` (after optional whitespace) ends.
+///
+/// A syntax check by the RFC 8259 grammar with an explicit stack, so any
+/// depth is fine (a `serde_json::Value` stops at 128 levels, and cstream
+/// copies payloads verbatim, however deep). `\u` escapes need four hex
+/// digits; what they encode is not checked, as the grammar does not.
+pub fn value_end(b: &[u8], mut i: usize) -> Result<usize, String> {
+    let ws = |b: &[u8], mut i: usize| {
+        while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r') {
+            i += 1;
+        }
+        i
+    };
+    let err = |what: &str, i: usize| Err(format!("invalid JSON at byte {i}: {what}"));
+    let mut stack: Vec<u8> = Vec::new();
+    'value: loop {
+        i = ws(b, i);
+        let Some(&c) = b.get(i) else {
+            return err("expected a value", i);
+        };
+        match c {
+            b'{' | b'[' => {
+                let close = if c == b'{' { b'}' } else { b']' };
+                i = ws(b, i + 1);
+                if b.get(i) == Some(&close) {
+                    i += 1;
+                } else {
+                    stack.push(c);
+                    if c == b'{' {
+                        i = key(b, i, ws)?;
+                    }
+                    continue 'value;
+                }
+            }
+            b'"' => i = string(b, i)?,
+            b'-' | b'0'..=b'9' => i = number(b, i)?,
+            b't' | b'f' | b'n' => {
+                let lit: &[u8] = match c {
+                    b't' => b"true",
+                    b'f' => b"false",
+                    _ => b"null",
+                };
+                if !b[i..].starts_with(lit) {
+                    return err("bad literal", i);
+                }
+                i += lit.len();
+            }
+            _ => return err("expected a value", i),
+        }
+        // After a value: close containers or move to the next member.
+        loop {
+            i = ws(b, i);
+            let Some(&top) = stack.last() else {
+                return Ok(i);
+            };
+            match (top, b.get(i)) {
+                (_, Some(b',')) => {
+                    i += 1;
+                    if top == b'{' {
+                        i = key(b, ws(b, i), ws)?;
+                    }
+                    continue 'value;
+                }
+                (b'{', Some(b'}')) | (b'[', Some(b']')) => {
+                    stack.pop();
+                    i += 1;
+                }
+                _ => return err("expected , or a closing bracket", i),
+            }
+        }
+    }
+}
+
+/// A member name and its colon; returns where the value starts.
+fn key(b: &[u8], i: usize, ws: impl Fn(&[u8], usize) -> usize) -> Result<usize, String> {
+    if b.get(i) != Some(&b'"') {
+        return Err(format!("invalid JSON at byte {i}: expected a member name"));
+    }
+    let i = ws(b, string(b, i)?);
+    if b.get(i) != Some(&b':') {
+        return Err(format!("invalid JSON at byte {i}: expected :"));
+    }
+    Ok(i + 1)
+}
+
+fn string(b: &[u8], mut i: usize) -> Result<usize, String> {
+    i += 1;
+    loop {
+        match b.get(i) {
+            None => return Err("unterminated string".into()),
+            Some(b'"') => return Ok(i + 1),
+            Some(b'\\') => match b.get(i + 1) {
+                Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => i += 2,
+                Some(b'u')
+                    if b.len() >= i + 6 && b[i + 2..i + 6].iter().all(u8::is_ascii_hexdigit) =>
+                {
+                    i += 6
+                }
+                _ => return Err(format!("invalid JSON at byte {i}: bad escape")),
+            },
+            Some(&c) if c < 0x20 => {
+                return Err(format!(
+                    "invalid JSON at byte {i}: raw control character {c:#04x} in a string"
+                ));
+            }
+            Some(_) => i += 1,
+        }
+    }
+}
+
+fn number(b: &[u8], mut i: usize) -> Result<usize, String> {
+    let start = i;
+    let digits = |b: &[u8], mut i: usize| {
+        let s = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        (i, i - s)
+    };
+    if b[i] == b'-' {
+        i += 1;
+    }
+    let (j, n) = digits(b, i);
+    if n == 0 || (n > 1 && b[i] == b'0') {
+        return Err(format!("invalid JSON at byte {start}: bad number"));
+    }
+    i = j;
+    if b.get(i) == Some(&b'.') {
+        let (j, n) = digits(b, i + 1);
+        if n == 0 {
+            return Err(format!("invalid JSON at byte {start}: bad fraction"));
+        }
+        i = j;
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let (j, n) = digits(b, i);
+        if n == 0 {
+            return Err(format!("invalid JSON at byte {start}: bad exponent"));
+        }
+        i = j;
+    }
+    Ok(i)
+}
+
+fn events(s: &str) -> Result<(), String> {
+    if !s.is_empty() && !s.ends_with('\n') {
+        return Err("events output does not end with a newline".into());
+    }
+    for (i, line) in s.lines().enumerate() {
+        if !line.starts_with("{\"type\":\"") {
+            return Err(format!(
+                "line {}: type is not first: {}",
+                i + 1,
+                short(line)
+            ));
+        }
+        object(line).map_err(|e| format!("line {}: {e}", i + 1))?;
+    }
+    Ok(())
+}
+
+/// A character a terminal could act on, or that hides what text says.
+fn unsafe_char(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t')
+        || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
+}
+
+fn text(s: &str, color: bool) -> Result<(), String> {
+    let mut rest = s;
+    while let Some((i, c)) = rest.char_indices().find(|&(_, c)| unsafe_char(c)) {
+        if color && c == '\u{1b}' {
+            // An SGR sequence: ESC [ digits/semicolons m.
+            let seq = &rest[i + 1..];
+            if let Some(body) = seq.strip_prefix('[') {
+                let n = body
+                    .bytes()
+                    .take_while(|b| b.is_ascii_digit() || *b == b';')
+                    .count();
+                if body[n..].starts_with('m') {
+                    rest = &body[n + 1..];
+                    continue;
+                }
+            }
+        }
+        return Err(format!(
+            "text output has a raw {:?} at {}",
+            c,
+            short(&rest[i.saturating_sub(40)..])
+        ));
+    }
+    Ok(())
+}
+
+fn sse(s: &str, named_events: bool) -> Result<(), String> {
+    if s.is_empty() {
+        return Ok(());
+    }
+    if s.contains('\r') {
+        return Err("CR in SSE output".into());
+    }
+    if !s.ends_with("\n\n") {
+        return Err(format!(
+            "SSE output does not end with a blank line: {}",
+            short(&s[s.len().saturating_sub(80)..])
+        ));
+    }
+    let mut lines = s[..s.len() - 1].split('\n').peekable();
+    let mut last_data = "";
+    while let Some(mut line) = lines.next() {
+        if named_events && let Some(name) = line.strip_prefix("event: ") {
+            if name.is_empty() || !name.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') {
+                return Err(format!("bad event name: {}", short(line)));
+            }
+            line = lines.next().unwrap_or("");
+        }
+        let data = line
+            .strip_prefix("data: ")
+            .ok_or_else(|| format!("not a data line: {}", short(line)))?;
+        if data != "[DONE]" {
+            object(data)?;
+        }
+        last_data = data;
+        if lines.next() != Some("") {
+            return Err(format!(
+                "record not followed by a blank line: {}",
+                short(data)
+            ));
+        }
+    }
+    if last_data != "[DONE]" {
+        return Err("the last SSE record is not [DONE]".into());
+    }
+    Ok(())
+}
+
+fn json_values(s: &str) -> Result<(), String> {
+    let b = s.as_bytes();
+    let mut i = 0;
+    let mut n = 0;
+    loop {
+        while i < b.len() && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if i == b.len() {
+            break;
+        }
+        n += 1;
+        if b[i] != b'{' {
+            return Err(format!("value {n} is not an object: {}", short(&s[i..])));
+        }
+        i = value_end(b, i).map_err(|e| format!("value {n}: {e}"))?;
+    }
+    if !s.is_empty() && !s.ends_with('\n') {
+        return Err("output does not end with a newline".into());
+    }
+    Ok(())
+}
