@@ -3,7 +3,12 @@
 //! - output does not depend on how the input is split into reads;
 //! - converting via `--from events` gives the same bytes, in every format;
 //! - recap dedupe never loses or doubles a character of `result.result`;
-//! - every events record is one JSON object with `type` first.
+//! - every events record is one JSON object with `type` first;
+//! - `--truncate-shell N` never splits a UTF-8 character: what it keeps of
+//!   live output is a prefix of the output, and of a completed output a
+//!   suffix, each at most N bytes and cut on a character boundary;
+//! - every output of every format is well formed (`common::wellformed`), on
+//!   generated streams and on fixtures with random bytes mutated.
 
 mod common;
 
@@ -16,7 +21,7 @@ use cstream::run::convert;
 use proptest::prelude::*;
 use serde_json::json;
 
-use common::{FORMATS, events};
+use common::{FORMATS, events, fixtures, wellformed};
 
 /// One piece of a generated turn.
 #[derive(Debug, Clone)]
@@ -260,5 +265,232 @@ proptest! {
             }
         }
         prop_assert_eq!(got, results, "input:\n{}", String::from_utf8_lossy(&input));
+    }
+}
+
+// ------------------------------------------------------------ truncation
+
+/// Multibyte text: 1- to 4-byte characters, newlines.
+fn multibyte() -> impl Strategy<Value = String> {
+    "[a\n\u{e9}\u{416}\u{2713}\u{6f22}\u{1F600}\u{10FFFF}]{0,40}"
+}
+
+/// One shell call as cstream events: its live output in `chunks`, then the
+/// completion carrying the whole output.
+fn shell_call(chunks: &[String]) -> (Vec<u8>, String) {
+    let whole: String = chunks.concat();
+    let mut lines = vec![
+        json!({"type":"session_started","sessionId":"t","dialect":"cursor"}),
+        json!({"type":"tool_call_started","sessionId":"t","callId":"c","toolName":"shell","args":{"command":"x"},"command":"x"}),
+    ];
+    for c in chunks {
+        lines.push(json!({"type":"shell_output_delta","sessionId":"t","callId":"c","stream":"stdout","text":c}));
+    }
+    lines.push(json!({"type":"tool_call_completed","sessionId":"t","callId":"c","toolName":"shell","ok":true,"result":null,"exitCode":0,"output":whole}));
+    lines.push(json!({"type":"result","sessionId":"t","ok":true}));
+    let mut input = Vec::new();
+    for l in lines {
+        input.extend_from_slice(l.to_string().as_bytes());
+        input.push(b'\n');
+    }
+    (input, whole)
+}
+
+const LIVE_MARKER: &str = " more bytes of output withheld (--truncate-shell)]\n";
+const FINAL_MARKER: &str = " bytes of output withheld (--truncate-shell)]\n";
+
+/// The withheld count of a `[cstream: N …]` marker ending in `end`.
+fn marker_count(s: &str, end: &str) -> Option<u64> {
+    s.strip_prefix('\n')
+        .unwrap_or(s)
+        .strip_prefix("[cstream: ")?
+        .strip_suffix(end)?
+        .parse()
+        .ok()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    #[test]
+    fn truncation_never_splits_a_character(
+        chunks in prop::collection::vec(multibyte(), 0..6),
+        cap in 1usize..64,
+    ) {
+        let (input, whole) = shell_call(&chunks);
+        let cap_s = cap.to_string();
+        let out = run_reader(&["--to", "events", "--from", "events", "--truncate-shell", &cap_s], &input[..]);
+        // Valid UTF-8 (a split character would not be), with no U+FFFD added.
+        let out = String::from_utf8(out).expect("UTF-8 output");
+        prop_assert!(!out.contains(char::REPLACEMENT_CHARACTER), "U+FFFD in {}", out);
+        let mut live = String::new();
+        let mut withheld_live = 0u64;
+        let mut completed = None;
+        for ev in events(&out) {
+            match ev["type"].as_str().unwrap() {
+                "shell_output_delta" => {
+                    let t = ev["text"].as_str().unwrap();
+                    match marker_count(t, LIVE_MARKER) {
+                        Some(n) => withheld_live += n,
+                        None => live.push_str(t),
+                    }
+                }
+                "tool_call_completed" => completed = ev["output"].as_str().map(str::to_owned),
+                _ => {}
+            }
+        }
+        // Live: a prefix of the output, at most `cap` bytes, as long as a
+        // character boundary allows; the marker counts the rest.
+        prop_assert!(whole.starts_with(&live), "live {:?} is not a prefix of {:?}", live, whole);
+        prop_assert!(live.len() <= cap);
+        if whole.len() > cap {
+            prop_assert!(live.len() + 4 > cap, "kept {} of cap {}", live.len(), cap);
+        }
+        prop_assert_eq!(live.len() as u64 + withheld_live, whole.len() as u64);
+        // Completed: the last bytes of the output behind a marker.
+        let completed = completed.expect("a completion");
+        if whole.len() <= cap {
+            prop_assert_eq!(completed, whole);
+        } else {
+            let (head, tail) = completed.split_once('\n').expect("marker line");
+            let n = marker_count(&format!("{head}\n"), FINAL_MARKER).expect("marker");
+            prop_assert!(whole.ends_with(tail), "tail {:?} of {:?}", tail, whole);
+            prop_assert!(whole.is_char_boundary(whole.len() - tail.len()));
+            prop_assert!(tail.len() <= cap && tail.len() + 4 > cap);
+            prop_assert_eq!(n + tail.len() as u64, whole.len() as u64);
+        }
+    }
+}
+
+// ------------------------------------------------------------ well-formed output
+
+/// The `--to` value and colour of a `FORMATS` row.
+fn format_of(args: &[&str]) -> (&'static str, bool) {
+    let i = args.iter().position(|a| *a == "--to").unwrap();
+    let to = [
+        "text",
+        "events",
+        "openai-sse",
+        "openai-json",
+        "documents",
+        "documents-sse",
+    ]
+    .into_iter()
+    .find(|n| *n == args[i + 1])
+    .unwrap();
+    (to, args.contains(&"always"))
+}
+
+fn check_every_format(extra: &[&str], input: &[u8]) -> Result<(), TestCaseError> {
+    for (name, args) in FORMATS {
+        let mut a = args.to_vec();
+        a.extend_from_slice(extra);
+        let out = run_reader(&a, input);
+        let (to, color) = format_of(args);
+        if let Err(e) = wellformed::check(to, color, &out) {
+            return Err(TestCaseError::fail(format!(
+                "{name} {extra:?}: {e}\ninput:\n{}",
+                String::from_utf8_lossy(input)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// One edit of a fixture's bytes; positions are taken modulo its length.
+#[derive(Debug, Clone)]
+enum Mutation {
+    Flip(usize, u8),
+    Insert(usize, Vec<u8>),
+    Delete(usize, usize),
+    Duplicate(usize, usize),
+    Truncate(usize),
+}
+
+fn mutation() -> impl Strategy<Value = Mutation> {
+    let token = prop_oneof![
+        prop::collection::vec(any::<u8>(), 1..4),
+        Just(b"\n".to_vec()),
+        Just(b"\"".to_vec()),
+        Just(b"{".to_vec()),
+        Just(b"]".to_vec()),
+        Just(b"\\ud800".to_vec()),
+        Just(b"\\u001b[31m".to_vec()),
+        Just(b"1e999".to_vec()),
+        Just(b"\xe2\x80\xae".to_vec()),
+        Just(b"\xff".to_vec()),
+        Just(b"\0".to_vec()),
+    ];
+    prop_oneof![
+        3 => (any::<usize>(), any::<u8>()).prop_map(|(p, b)| Mutation::Flip(p, b)),
+        3 => (any::<usize>(), token).prop_map(|(p, t)| Mutation::Insert(p, t)),
+        2 => (any::<usize>(), 1usize..40).prop_map(|(p, n)| Mutation::Delete(p, n)),
+        1 => (any::<usize>(), 1usize..200).prop_map(|(p, n)| Mutation::Duplicate(p, n)),
+        1 => any::<usize>().prop_map(Mutation::Truncate),
+    ]
+}
+
+fn mutate(mut b: Vec<u8>, muts: &[Mutation]) -> Vec<u8> {
+    for m in muts {
+        let len = b.len().max(1);
+        match m {
+            Mutation::Flip(p, x) if !b.is_empty() => b[p % len] ^= x | 1,
+            Mutation::Insert(p, t) => {
+                let at = p % (b.len() + 1);
+                b.splice(at..at, t.iter().copied());
+            }
+            Mutation::Delete(p, n) if !b.is_empty() => {
+                let at = p % len;
+                let end = (at + n).min(b.len());
+                b.drain(at..end);
+            }
+            Mutation::Duplicate(p, n) if !b.is_empty() => {
+                let at = p % len;
+                let end = (at + n).min(b.len());
+                let piece = b[at..end].to_vec();
+                b.splice(end..end, piece);
+            }
+            Mutation::Truncate(p) => b.truncate(p % (b.len() + 1)),
+            _ => {}
+        }
+    }
+    b
+}
+
+const FROM: [&str; 8] = [
+    "auto",
+    "cursor",
+    "claude",
+    "codex",
+    "gemini",
+    "acp",
+    "cursor-sdk",
+    "events",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn generated_streams_give_well_formed_output((input, _) in stream_strategy()) {
+        check_every_format(&[], &input)?;
+        check_every_format(&["--no-dedupe", "--truncate-shell", "7"], &input)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn mutated_fixtures_give_well_formed_output(
+        pick in any::<prop::sample::Index>(),
+        from in 0..FROM.len(),
+        muts in prop::collection::vec(mutation(), 1..8),
+    ) {
+        let all = fixtures();
+        let path = pick.get(&all);
+        let input = mutate(std::fs::read(path).unwrap(), &muts);
+        check_every_format(&["--from", FROM[from]], &input)
+            .map_err(|e| TestCaseError::fail(format!("{}: {e}", path.display())))?;
     }
 }
