@@ -13,7 +13,9 @@
 
 use std::io::{self, BufRead, BufReader, Read};
 
-use memchr::memchr;
+use std::sync::LazyLock;
+
+use memchr::{memchr, memmem};
 
 use crate::diag::{Diag, Warn, excerpt};
 
@@ -329,9 +331,12 @@ fn hex4(b: &[u8], i: usize) -> Option<u32> {
 /// surrogate pair (an emoji sliced in half), and every agent CLI but Codex
 /// is JavaScript. One `memmem` pass over the record when it has no `\u`.
 fn repair_surrogates(t: &[u8], out: &mut Vec<u8>) -> bool {
+    // Built once: making a searcher costs more than most lines' search.
+    static UNICODE_ESCAPE: LazyLock<memmem::Finder<'static>> =
+        LazyLock::new(|| memmem::Finder::new(b"\\u"));
     let mut found = false;
     let mut skip_to = 0;
-    for i in memchr::memmem::find_iter(t, b"\\u") {
+    for i in UNICODE_ESCAPE.find_iter(t) {
         if i < skip_to {
             continue;
         }
@@ -542,24 +547,23 @@ impl Framer {
         h: &mut H,
         diag: &mut Diag,
     ) -> io::Result<Parsed> {
-        let mut fixed = std::mem::take(&mut self.unpaired);
-        let p = if repair_surrogates(t, &mut fixed) {
-            let p = self.parse_utf8(&fixed, no, h, diag);
-            if matches!(p, Ok(Parsed::Done)) {
-                diag.warn(
-                    Warn::InvalidUtf8,
-                    no,
-                    "lone UTF-16 surrogate escape replaced with U+FFFD",
-                );
-            }
-            p
-        } else {
-            self.parse_utf8(t, no, h, diag)
-        };
+        if !repair_surrogates(t, &mut self.unpaired) {
+            return self.parse_utf8(t, no, h, diag);
+        }
+        let fixed = std::mem::take(&mut self.unpaired);
+        let p = self.parse_utf8(&fixed, no, h, diag);
         self.unpaired = fixed;
+        if matches!(p, Ok(Parsed::Done)) {
+            diag.warn(
+                Warn::InvalidUtf8,
+                no,
+                "lone UTF-16 surrogate escape replaced with U+FFFD",
+            );
+        }
         p
     }
 
+    #[inline]
     fn parse_utf8<H: Handler>(
         &mut self,
         t: &[u8],

@@ -56,7 +56,10 @@ fn exit_3_exactly_when_a_session_failed_or_did_not_finish() {
         threes += usize::from(want_e == 3);
         for (row, args) in FORMATS {
             let without = run_fixture(&path, args);
-            assert_eq!(without.code, base, "{name} {row}: the format changed the status");
+            assert_eq!(
+                without.code, base,
+                "{name} {row}: the format changed the status"
+            );
             let mut a = args.to_vec();
             a.push("-e");
             let with: Run = run_fixture(&path, &a);
@@ -68,7 +71,10 @@ fn exit_3_exactly_when_a_session_failed_or_did_not_finish() {
         }
     }
     // The fixtures cover both answers.
-    assert!(threes > 5 && checked > threes * FORMATS.len(), "{threes} of {checked}");
+    assert!(
+        threes > 5 && checked > threes * FORMATS.len(),
+        "{threes} of {checked}"
+    );
 }
 
 /// The same judgement for each dialect's fixtures read with an explicit
