@@ -81,7 +81,8 @@ pub fn cap_output(out: &str, cap: usize) -> Option<String> {
         return None;
     }
     let start = ceil_boundary(body, body.len() - cap);
-    let withheld = already + start as u64;
+    // The count read back from the input can be anything: saturate.
+    let withheld = already.saturating_add(start as u64);
     Some(format!(
         "{LIVE_MARKER_START}{withheld}{FINAL_MARKER_END}{}",
         &body[start..]
@@ -268,6 +269,18 @@ mod tests {
         );
         // Idempotent.
         assert_eq!(cap_output(&capped, 5), None);
+        // A count read back at the top of its range does not overflow.
+        let max = format!(
+            "[cstream: {} bytes of output withheld (--truncate-shell)]\nabcdefgh",
+            u64::MAX
+        );
+        assert_eq!(
+            cap_output(&max, 4).unwrap(),
+            format!(
+                "[cstream: {} bytes of output withheld (--truncate-shell)]\nefgh",
+                u64::MAX
+            )
+        );
         assert_eq!(cap_output("short", 5), None);
     }
 
