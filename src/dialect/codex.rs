@@ -988,7 +988,7 @@ fn duration_ms(raw: &RawValue) -> Option<u64> {
         .int("nanos")
         .and_then(|n| u64::try_from(n).ok())
         .unwrap_or(0);
-    Some(secs * 1000 + nanos / 1_000_000)
+    secs.checked_mul(1000)?.checked_add(nanos / 1_000_000)
 }
 
 #[cfg(test)]

@@ -348,7 +348,10 @@ pub fn anthropic_usage(m: &Members<'_>) -> Option<Usage> {
         return None;
     }
     Some(Usage {
-        input: input.unwrap_or(0) + cache_read.unwrap_or(0) + cache_write.unwrap_or(0),
+        input: input
+            .unwrap_or(0)
+            .saturating_add(cache_read.unwrap_or(0))
+            .saturating_add(cache_write.unwrap_or(0)),
         output: output.unwrap_or(0),
         cache_read,
         cache_write,
@@ -364,7 +367,9 @@ pub fn camel_usage(m: &Members<'_>) -> Option<Usage> {
     let cache_read = get("cacheReadTokens");
     let cache_write = get("cacheWriteTokens");
     Some(Usage {
-        input: input + cache_read.unwrap_or(0) + cache_write.unwrap_or(0),
+        input: input
+            .saturating_add(cache_read.unwrap_or(0))
+            .saturating_add(cache_write.unwrap_or(0)),
         output,
         cache_read,
         cache_write,

@@ -482,7 +482,9 @@ fn usage(raw: &RawValue) -> Option<Usage> {
     let cache_read = get("cacheReadTokens", "cache_read_tokens");
     let cache_write = get("cacheWriteTokens", "cache_write_tokens");
     Some(Usage {
-        input: input + cache_read.unwrap_or(0) + cache_write.unwrap_or(0),
+        input: input
+            .saturating_add(cache_read.unwrap_or(0))
+            .saturating_add(cache_write.unwrap_or(0)),
         output,
         cache_read,
         cache_write,
