@@ -34,6 +34,7 @@
 //! `serde_json::Value`.
 
 use std::borrow::Cow;
+use std::collections::VecDeque;
 use std::io::{self, Write};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -460,7 +461,8 @@ pub struct Builder {
     code: Option<OpenCode>,
     thinking: Flow,
     thinking_ms: Option<u64>,
-    tools: Vec<OpenTool>,
+    /// Open tool calls, oldest first.
+    tools: VecDeque<OpenTool>,
     usage_sum: Option<Usage>,
     result: Option<ResultSeen>,
     /// A fatal error was reported (as an `AGENT_ERROR` document).
@@ -485,7 +487,7 @@ impl Builder {
             code: None,
             thinking: Flow::default(),
             thinking_ms: None,
-            tools: Vec::new(),
+            tools: VecDeque::new(),
             usage_sum: None,
             result: None,
             fatal: false,
@@ -588,7 +590,7 @@ impl Builder {
         self.close_flows(out)?;
         // The normalizer closes open calls before a session ends; a call
         // still open here is closed as cancelled all the same.
-        while let Some(t) = self.tools.last() {
+        while let Some(t) = self.tools.back() {
             let mut e = ToolEnd::new(t.start.call_id.clone(), t.start.tool_name.clone(), false);
             e.cancelled = true;
             self.tool_end(&e, out)?;
@@ -808,7 +810,7 @@ impl Builder {
         if let Some(c) = tool_content(ty, t) {
             out.delta(seq, &c)?;
         }
-        self.tools.push(OpenTool {
+        self.tools.push_back(OpenTool {
             seq,
             ty,
             start: t.clone().into_owned(),
@@ -818,12 +820,22 @@ impl Builder {
     }
 
     fn tool_end(&mut self, e: &ToolEnd<'_>, out: &mut dyn DocOut) -> io::Result<()> {
-        let open = match self
+        // Open ids are unique (the normalizer makes a repeated start
+        // progress). The oldest call is the one the normalizer evicts when
+        // too many are open: look there first, then from the newest.
+        let at = if self
             .tools
-            .iter()
-            .rposition(|t| t.start.call_id == e.call_id)
+            .front()
+            .is_some_and(|t| t.start.call_id == e.call_id)
         {
-            Some(i) => self.tools.remove(i),
+            Some(0)
+        } else {
+            self.tools
+                .iter()
+                .rposition(|t| t.start.call_id == e.call_id)
+        };
+        let open = match at.and_then(|i| self.tools.remove(i)) {
+            Some(t) => t,
             None => {
                 // A completion whose start was never seen is a call all the same.
                 let start = ToolStart::new(
@@ -832,7 +844,7 @@ impl Builder {
                     crate::event::json_null(),
                 );
                 self.tool_start(&start, out)?;
-                match self.tools.pop() {
+                match self.tools.pop_back() {
                     Some(t) => t,
                     None => return Ok(()),
                 }

@@ -462,7 +462,8 @@ impl<W: Write> Sink for TextSink<W> {
                 stream,
                 text,
             } => {
-                if let Some(c) = self.open.iter_mut().find(|c| c.call_id == *call_id) {
+                // Live output most often belongs to the newest call.
+                if let Some(c) = self.open.iter_mut().rev().find(|c| c.call_id == *call_id) {
                     c.streamed = true;
                 }
                 self.enter(Block::Output(call_id.to_string()))?;

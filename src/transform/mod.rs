@@ -23,6 +23,7 @@ pub mod prefix;
 pub mod truncate;
 
 use std::borrow::Cow;
+use std::collections::{HashSet, VecDeque};
 use std::io;
 
 use crate::diag::Diag;
@@ -98,7 +99,11 @@ struct SessionState {
     thinking: ChannelText,
     /// All assistant text of the session (for the result tail).
     all_text: Prefix,
-    open: Vec<OpenCall>,
+    /// Oldest first: a deque, since the cap evicts from the front.
+    open: VecDeque<OpenCall>,
+    /// The ids in `open`, so that telling whether a call is open does not
+    /// scan up to [`MAX_OPEN_CALLS`] of them for every start.
+    open_ids: HashSet<String>,
     /// Output emitted per tool call (for cumulative snapshots), most recent last.
     outputs: Vec<(String, Prefix)>,
     usage_sum: Usage,
@@ -135,7 +140,8 @@ impl SessionState {
             text: ChannelText::default(),
             thinking: ChannelText::default(),
             all_text: Prefix::default(),
-            open: Vec::new(),
+            open: VecDeque::new(),
+            open_ids: HashSet::new(),
             outputs: Vec::new(),
             usage_sum: Usage::default(),
             usage_emitted: false,
@@ -310,6 +316,7 @@ impl Normalizer {
             return Ok(());
         };
         let open = std::mem::take(&mut st.open);
+        st.open_ids.clear();
         for call in open {
             self.emit(sink, cancelled(call, ts))?;
         }
@@ -416,7 +423,7 @@ impl Normalizer {
         // (possibly with fuller arguments): pass it on as progress, so every
         // start keeps exactly one completion.
         if let Kind::ToolCallStarted(t) = &ev.kind
-            && st.open.iter().any(|c| c.call_id == t.call_id)
+            && st.open_ids.contains(&*t.call_id)
         {
             let Kind::ToolCallStarted(t) =
                 std::mem::replace(&mut ev.kind, Kind::TurnEnded { usage: None })
@@ -444,13 +451,16 @@ impl Normalizer {
             Kind::ToolCallStarted(t) => {
                 st.text.reset();
                 st.thinking.reset();
-                st.open.push(OpenCall {
+                st.open_ids.insert(t.call_id.to_string());
+                st.open.push_back(OpenCall {
                     call_id: t.call_id.to_string(),
                     tool_name: t.tool_name.to_string(),
                     ts: ev.ts,
                 });
-                if st.open.len() > MAX_OPEN_CALLS {
-                    let oldest = st.open.remove(0);
+                if st.open.len() > MAX_OPEN_CALLS
+                    && let Some(oldest) = st.open.pop_front()
+                {
+                    st.open_ids.remove(&oldest.call_id);
                     let c = cancelled(oldest, ev.ts);
                     sink.event(&st.info, &c)?;
                 }
@@ -460,13 +470,18 @@ impl Normalizer {
             }
             Kind::ToolCallCompleted(t) => {
                 st.forget_output(&t.call_id);
-                if let Some(i) = st.open.iter().position(|c| c.call_id == t.call_id) {
-                    let call = st.open.remove(i);
-                    if t.duration_ms.is_none()
-                        && let (Some(a), Some(b)) = (call.ts, ev.ts)
-                    {
-                        t.duration_ms = b.checked_sub(a).and_then(|d| u64::try_from(d).ok());
-                    }
+                // Open ids are unique (a repeated start became progress
+                // above); the call that ends is most often a recent one.
+                if st.open_ids.remove(&*t.call_id)
+                    && let Some(call) = st
+                        .open
+                        .iter()
+                        .rposition(|c| c.call_id == t.call_id)
+                        .and_then(|i| st.open.remove(i))
+                    && t.duration_ms.is_none()
+                    && let (Some(a), Some(b)) = (call.ts, ev.ts)
+                {
+                    t.duration_ms = b.checked_sub(a).and_then(|d| u64::try_from(d).ok());
                 }
             }
             Kind::UsageDelta(u) => {
