@@ -41,7 +41,7 @@ use super::common::{
     unified_diff, without_output,
 };
 use super::{Item, Out, Parser, keep_unknown};
-use crate::event::{
+use crate::event::{Text, 
     Event, Json, Kind, OutStream, SessionResult, SessionStart, Str, SummaryPhase, ToolEnd,
     ToolStart, json_null,
 };
@@ -442,7 +442,7 @@ impl AcpParser {
                 };
                 if b.ty.as_deref().is_some_and(|t| t != "text") {
                     out(ev(Kind::Unknown {
-                        raw: Cow::Borrowed(raw),
+                        raw: Json::from(raw),
                     }))?;
                     return Ok(true);
                 }
@@ -534,7 +534,7 @@ impl AcpParser {
         } else if has_input && let Some(r) = u.raw_input {
             out(Item::Event(Event::new(Kind::ToolCallProgress {
                 call_id: Cow::Owned(id.clone()),
-                partial: Cow::Borrowed(r),
+                partial: Json::from(r),
             })))?;
         }
         let shell = self.calls[i].name == "shell";
@@ -654,7 +654,7 @@ impl AcpParser {
         let args: Json<'a> = u
             .raw_input
             .filter(|r| !is_empty_json(r))
-            .map_or_else(json_null, Cow::Borrowed);
+            .map_or_else(json_null, Json::from);
         let mut t = ToolStart::new(Cow::Owned(c.id.clone()), Cow::Owned(c.name.clone()), args);
         if let Some(m) = u.raw_input.and_then(Members::of) {
             fill_start(&mut t, &m);
@@ -712,7 +712,7 @@ impl AcpParser {
         if shell {
             t.output = text
                 .clone()
-                .map(Cow::Owned)
+                .map(|s| Text::from(s))
                 .or_else(|| {
                     u.raw_output
                         .and_then(raw_as_str)
@@ -723,14 +723,14 @@ impl AcpParser {
                         .as_ref()
                         .and_then(|m| join_output(m.str("stdout"), m.str("stderr")))
                         .or_else(|| raw_m.as_ref().and_then(|m| m.str("aggregated_output")))
-                        .map(|s| Cow::Owned(clean_output(&s).into_owned()))
+                        .map(|s| Text::from(clean_output(&s).into_owned()))
                 });
             t.result = u
                 .raw_output
                 .filter(|r| !r.get().starts_with('"'))
-                .map(|r| without_output(r).map_or(Cow::Borrowed(r), Cow::Owned));
+                .map(|r| without_output(r).map_or(Json::from(r), |b| Json::from(b)));
         } else {
-            t.result = u.raw_output.or(u.content).map(Cow::Borrowed);
+            t.result = u.raw_output.or(u.content).map(Json::from);
         }
         if !t.ok {
             t.error = Some(match (completed, exit_code) {

@@ -44,7 +44,7 @@ use super::common::{
     normalize_tool_name, raw_object1, split_mcp_name, strip_persisted, without_output,
 };
 use super::{Channel, Item, Out, Parser, keep_unknown};
-use crate::event::{
+use crate::event::{Text, Json, 
     Event, Kind, SessionResult, SessionStart, Str, SummaryPhase, ToolEnd, ToolStart, Usage,
     json_null,
 };
@@ -494,7 +494,7 @@ impl ClaudeParser {
                 out(Item::Event(Event::at(
                     ts,
                     Kind::Unknown {
-                        raw: Cow::Borrowed(raw),
+                        raw: Json::from(raw),
                     },
                 )))?;
                 continue;
@@ -530,7 +530,7 @@ impl ClaudeParser {
                         continue;
                     }
                     let name = b.name.get().unwrap_or_default();
-                    let args = b.input.map_or_else(json_null, Cow::Borrowed);
+                    let args = b.input.map_or_else(json_null, Json::from);
                     let start = tool_start(id, &name, args);
                     self.remember_call(&start.call_id, &start.tool_name);
                     out(Item::Event(Event::at(ts, Kind::ToolCallStarted(start))))?;
@@ -542,13 +542,13 @@ impl ClaudeParser {
                         .take_call(&id)
                         .unwrap_or_else(|| normalize_tool_name(t));
                     let mut end = ToolEnd::new(id, Cow::Owned(name), true);
-                    end.result = b.content.map(Cow::Borrowed);
+                    end.result = b.content.map(Json::from);
                     out(Item::Event(Event::at(ts, Kind::ToolCallCompleted(end))))?;
                 }
                 _ => out(Item::Event(Event::at(
                     ts,
                     Kind::Unknown {
-                        raw: Cow::Borrowed(raw),
+                        raw: Json::from(raw),
                     },
                 )))?,
             }
@@ -616,8 +616,8 @@ impl ClaudeParser {
                 .and_then(|m| join_output(m.str("stdout"), m.str("stderr")));
             let output = from_tur.or(text.clone());
             t.output = output.map(|o| match strip_persisted(&o) {
-                Some(p) => Cow::Owned(p),
-                None => o,
+                Some(p) => Text::from(p),
+                None => Text::from(o),
             });
             t.exit_code = tur_m
                 .as_ref()
@@ -638,11 +638,11 @@ impl ClaudeParser {
                 }));
             }
             t.result = match tur {
-                Some(r) => Some(without_output(r).map_or(Cow::Borrowed(r), Cow::Owned)),
+                Some(r) => Some(without_output(r).map_or(Json::from(r), |b| Json::from(b))),
                 None => None,
             };
         } else {
-            t.result = tur.or(b.content).map(Cow::Borrowed);
+            t.result = tur.or(b.content).map(Json::from);
         }
         if let Some(m) = &tur_m {
             if let Some(hunks) = m.get("structuredPatch") {
@@ -833,7 +833,7 @@ impl ClaudeParser {
                             if let Some(m) = Members::of(&args) {
                                 fill_start_owned(&mut start, &m);
                             }
-                            start.args = Cow::Owned(args);
+                            start.args = Json::from(args);
                             self.remember_call(&start.call_id, &start.tool_name);
                             out(Item::Event(Event::at(ts, Kind::ToolCallStarted(start))))?;
                         }
@@ -895,7 +895,7 @@ fn text_out<'a>(
                 ts,
                 Kind::ToolCallProgress {
                     call_id: Cow::Owned(p.to_owned()),
-                    partial: Cow::Owned(raw_object1("text", &text)),
+                    partial: Json::from(raw_object1("text", &text)),
                 },
             ))
         }
@@ -918,8 +918,8 @@ fn tool_start<'a>(id: Str<'a>, name: &str, args: crate::event::Json<'a>) -> Tool
         normalize_tool_name(name)
     };
     let mut t = ToolStart::new(id, Cow::Owned(norm), args);
-    if let Cow::Borrowed(a) = t.args
-        && let Some(m) = Members::of(a)
+    if let Some(a) = t.args.borrowed()
+        && let Some(m) = Members::parse(a)
     {
         fill_start(&mut t, &m);
     }

@@ -32,7 +32,7 @@ use super::common::{
     base64_decode, count_patch_lines, join_argv, normalize_tool_name, render_todos,
 };
 use super::{Channel, Item, Out, Parser, keep_unknown};
-use crate::event::{
+use crate::event::{Text, Json, 
     Event, Kind, OutStream, SessionResult, SessionStart, Str, SummaryPhase, ToolEnd, ToolStart,
     Usage, json_null,
 };
@@ -216,7 +216,7 @@ impl Parser for CodexParser {
             }
             Some("request_user_input") => {
                 let id = line.call_id.get().unwrap_or_default();
-                let args = line.questions.map_or_else(json_null, Cow::Borrowed);
+                let args = line.questions.map_or_else(json_null, Json::from);
                 let start = ToolStart::new(id.clone(), Cow::Borrowed("question"), args);
                 out(Item::Event(Event::new(Kind::ToolCallStarted(start))))?;
                 // exec writes no answer event: the question was put.
@@ -386,7 +386,7 @@ impl CodexParser {
                 let mut start = ToolStart::new(
                     id.clone(),
                     Cow::Borrowed("shell"),
-                    Cow::Owned(args_without(raw, ITEM_STATE_KEYS)),
+                    Json::from(args_without(raw, ITEM_STATE_KEYS)),
                 );
                 start.command = command;
                 self.ensure_start(start, out)?;
@@ -435,8 +435,8 @@ impl CodexParser {
                                 _ => "no exit code".to_owned(),
                             }));
                         }
-                        end.output = output;
-                        end.result = Some(Cow::Owned(args_without(
+                        end.output = output.map(Text::from);
+                        end.result = Some(Json::from(args_without(
                             raw,
                             &["id", "type", "command", "aggregated_output"],
                         )));
@@ -450,7 +450,7 @@ impl CodexParser {
                 let mut start = ToolStart::new(
                     id.clone(),
                     Cow::Owned(name.clone()),
-                    Cow::Owned(args_without(raw, ITEM_STATE_KEYS)),
+                    Json::from(args_without(raw, ITEM_STATE_KEYS)),
                 );
                 start.path = changes.and_then(single_path);
                 self.ensure_start(start, out)?;
@@ -460,7 +460,7 @@ impl CodexParser {
                         if let Some(c) = changes {
                             out(ev(Kind::ToolCallProgress {
                                 call_id: id,
-                                partial: Cow::Borrowed(c),
+                                partial: Json::from(c),
                             }))?;
                         }
                     }
@@ -477,13 +477,13 @@ impl CodexParser {
                             end.lines_removed = Some(d);
                             end.patch = Some(Cow::Owned(p));
                         }
-                        end.result = Some(Cow::Owned(args_without(raw, &["id", "type"])));
+                        end.result = Some(Json::from(args_without(raw, &["id", "type"])));
                         out(ev(Kind::ToolCallCompleted(end)))?;
                     }
                 }
             }
             Some("mcp_tool_call") => {
-                let args = it.arguments.map_or_else(json_null, Cow::Borrowed);
+                let args = it.arguments.map_or_else(json_null, Json::from);
                 let mut start = ToolStart::new(id.clone(), Cow::Borrowed("mcp"), args);
                 start.mcp_server = it.server.clone().get();
                 start.mcp_tool = it.tool.clone().get();
@@ -500,7 +500,7 @@ impl CodexParser {
                     end.error = err
                         .map(Cow::Owned)
                         .or_else(|| (!end.ok).then(|| Cow::Owned(status.to_owned())));
-                    end.result = it.result.map(Cow::Borrowed);
+                    end.result = it.result.map(Json::from);
                     out(ev(Kind::ToolCallCompleted(end)))?;
                 }
             }
@@ -508,7 +508,7 @@ impl CodexParser {
                 let mut start = ToolStart::new(
                     id.clone(),
                     Cow::Borrowed("web_search"),
-                    Cow::Owned(args_without(raw, &["id", "type"])),
+                    Json::from(args_without(raw, &["id", "type"])),
                 );
                 start.query = it.query.clone().get();
                 self.ensure_start(start, out)?;
@@ -525,7 +525,7 @@ impl CodexParser {
                 let mut start = ToolStart::new(
                     id.clone(),
                     Cow::Borrowed("task"),
-                    Cow::Owned(args_without(raw, ITEM_STATE_KEYS)),
+                    Json::from(args_without(raw, ITEM_STATE_KEYS)),
                 );
                 start.description = it.prompt.clone().get().or(it.tool.clone().get());
                 self.ensure_start(start, out)?;
@@ -536,7 +536,7 @@ impl CodexParser {
                     if !end.ok {
                         end.error = Some(Cow::Owned(status.to_owned()));
                     }
-                    end.result = Some(Cow::Borrowed(raw));
+                    end.result = Some(Json::from(raw));
                     out(ev(Kind::ToolCallCompleted(end)))?;
                 }
             }
@@ -803,7 +803,7 @@ impl CodexParser {
             }
             Some("exec_command_begin") => {
                 let id = m.call_id.get().unwrap_or_default();
-                let mut s = ToolStart::new(id, Cow::Borrowed("shell"), Cow::Borrowed(raw));
+                let mut s = ToolStart::new(id, Cow::Borrowed("shell"), Json::from(raw));
                 s.command = m.command.and_then(command_text);
                 s.cwd = m.cwd.get();
                 self.open_call(&s.call_id, "shell");
@@ -834,10 +834,11 @@ impl CodexParser {
                 e.output = m
                     .aggregated_output
                     .get()
-                    .or_else(|| super::common::join_output(m.stdout.get(), m.stderr.get()));
+                    .or_else(|| super::common::join_output(m.stdout.get(), m.stderr.get()))
+                    .map(Text::from);
                 e.duration_ms = m.duration.and_then(duration_ms);
                 e.result = Members::of(raw).map(|mm| {
-                    Cow::Owned(mm.to_json_without(&[
+                    Json::from(mm.to_json_without(&[
                         "type",
                         "call_id",
                         "stdout",
@@ -850,7 +851,7 @@ impl CodexParser {
             }
             Some("patch_apply_begin") => {
                 let id = m.call_id.get().unwrap_or_default();
-                let args = m.changes.map_or_else(json_null, Cow::Borrowed);
+                let args = m.changes.map_or_else(json_null, Json::from);
                 let mut s = ToolStart::new(id, Cow::Borrowed("edit"), args);
                 if let Some(c) = m.changes.and_then(Members::of)
                     && c.0.len() == 1
@@ -867,7 +868,7 @@ impl CodexParser {
                 if !e.ok {
                     e.error = m.stderr.get().filter(|s| !s.is_empty());
                 }
-                e.result = Some(Cow::Borrowed(raw));
+                e.result = Some(Json::from(raw));
                 out(ev(Kind::ToolCallCompleted(e)))?;
             }
             Some("mcp_tool_call_begin" | "mcp_tool_call_end") => {
@@ -877,7 +878,7 @@ impl CodexParser {
                     let args = inv
                         .as_ref()
                         .and_then(|i| i.get("arguments"))
-                        .map_or_else(json_null, Cow::Borrowed);
+                        .map_or_else(json_null, Json::from);
                     let mut s = ToolStart::new(id, Cow::Borrowed("mcp"), args);
                     s.mcp_server = inv.as_ref().and_then(|i| i.str("server"));
                     s.mcp_tool = inv.as_ref().and_then(|i| i.str("tool"));
@@ -891,7 +892,7 @@ impl CodexParser {
                         .is_some_and(|r| r.get("Err").is_some());
                     let mut e = ToolEnd::new(id, Cow::Borrowed("mcp"), !failed);
                     e.duration_ms = m.duration.and_then(duration_ms);
-                    e.result = m.result.map(Cow::Borrowed);
+                    e.result = m.result.map(Json::from);
                     out(ev(Kind::ToolCallCompleted(e)))?;
                 }
             }
@@ -899,7 +900,7 @@ impl CodexParser {
                 let mut s = ToolStart::new(
                     m.call_id.get().unwrap_or_default(),
                     Cow::Borrowed("web_search"),
-                    Cow::Borrowed(raw),
+                    Json::from(raw),
                 );
                 s.query = m.query.get();
                 out(ev(Kind::ToolCallStarted(s)))?;
@@ -910,7 +911,7 @@ impl CodexParser {
                     Cow::Borrowed("web_search"),
                     true,
                 );
-                e.result = Some(Cow::Borrowed(raw));
+                e.result = Some(Json::from(raw));
                 out(ev(Kind::ToolCallCompleted(e)))?;
             }
             Some("token_count") => {

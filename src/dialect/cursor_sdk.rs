@@ -31,7 +31,7 @@ use super::common::{
     camel_usage, count_patch_lines, fill_start, join_output, normalize_tool_name, raw_object1,
 };
 use super::{Item, Out, Parser, keep_unknown};
-use crate::event::{
+use crate::event::{Text, Json, 
     Event, Kind, OutStream, SessionResult, SessionStart, SummaryPhase, ToolEnd, ToolStart, Usage,
     json_null,
 };
@@ -217,7 +217,7 @@ impl CursorSdkParser {
                     }
                     "partial-tool-call" => out(ev(Kind::ToolCallProgress {
                         call_id: id,
-                        partial: tc.args.map_or_else(json_null, Cow::Borrowed),
+                        partial: tc.args.map_or_else(json_null, Json::from),
                     }))?,
                     _ => {
                         self.shells.retain(|s| *s != id);
@@ -250,7 +250,7 @@ impl CursorSdkParser {
                         let text = inner.text.as_deref().unwrap_or("");
                         out(ev(Kind::ToolCallProgress {
                             call_id: parent,
-                            partial: Cow::Owned(raw_object1("text", text)),
+                            partial: Json::from(raw_object1("text", text)),
                         }))?;
                     }
                     Some("tool-call-started" | "tool-call-completed" | "partial-tool-call")
@@ -321,7 +321,7 @@ impl CursorSdkParser {
                         // The matching `tool_call` message carries the call.
                         Some("tool_use") => {}
                         _ => out(ev(Kind::Unknown {
-                            raw: Cow::Borrowed(b),
+                            raw: Json::from(b),
                         }))?,
                     }
                 }
@@ -512,7 +512,7 @@ fn start<'a>(id: Cow<'a, str>, name: String, args: Option<&'a RawValue>) -> Tool
     let mut t = ToolStart::new(
         id,
         Cow::Owned(name),
-        args.map_or_else(json_null, Cow::Borrowed),
+        args.map_or_else(json_null, Json::from),
     );
     if let Some(m) = args.and_then(Members::of) {
         fill_start(&mut t, &m);
@@ -526,7 +526,7 @@ fn end<'a>(id: Cow<'a, str>, name: String, result: Option<&'a RawValue>) -> Tool
     let mut t = ToolEnd::new(id, Cow::Owned(name), true);
     let Some(raw) = result else { return t };
     let Some(r) = Members::of(raw) else {
-        t.result = Some(Cow::Borrowed(raw));
+        t.result = Some(Json::from(raw));
         return t;
     };
     let shell = t.tool_name == "shell";
@@ -550,7 +550,7 @@ fn end<'a>(id: Cow<'a, str>, name: String, result: Option<&'a RawValue>) -> Tool
                     }
                 }
                 if shell {
-                    t.output = join_output(v.str("stdout"), v.str("stderr"));
+                    t.output = join_output(v.str("stdout"), v.str("stderr")).map(Text::from);
                     t.duration_ms = v.int("executionTime").and_then(|d| u64::try_from(d).ok());
                 }
                 t.patch = v.nonempty_str("diffString");
@@ -571,7 +571,7 @@ fn end<'a>(id: Cow<'a, str>, name: String, result: Option<&'a RawValue>) -> Tool
     }
     t.result = Some(if shell && t.output.is_some() {
         // The output is in `output`; the result keeps everything else.
-        Cow::Owned(r.to_json_with(|k, v| {
+        Json::from(r.to_json_with(|k, v| {
             if k == "value" {
                 Members::of(v).map(|m| Cow::Owned(m.to_json_without(&["stdout", "stderr"])))
             } else {
@@ -579,7 +579,7 @@ fn end<'a>(id: Cow<'a, str>, name: String, result: Option<&'a RawValue>) -> Tool
             }
         }))
     } else {
-        Cow::Borrowed(raw)
+        Json::from(raw)
     });
     t
 }

@@ -20,7 +20,7 @@ use serde_json::value::RawValue;
 
 use super::common::{fill_start, iso_ms, normalize_tool_name, without_output};
 use super::{Item, Out, Parser, keep_unknown};
-use crate::event::{
+use crate::event::{Text, Json, 
     Event, Kind, SessionResult, SessionStart, ToolEnd, ToolStart, Usage, json_null,
 };
 use crate::input::Parsed;
@@ -99,7 +99,7 @@ impl Parser for GeminiParser {
             Some("tool_use") => {
                 let id = line.tool_id.get().unwrap_or_default();
                 let name = normalize_tool_name(line.tool_name.as_deref().unwrap_or(""));
-                let args = line.parameters.map_or_else(json_null, Cow::Borrowed);
+                let args = line.parameters.map_or_else(json_null, Json::from);
                 let mut t = ToolStart::new(id, Cow::Owned(name), args);
                 if let Some(m) = line.parameters.and_then(Members::of) {
                     fill_start(&mut t, &m);
@@ -121,19 +121,19 @@ impl Parser for GeminiParser {
                 let mut t = ToolEnd::new(id, Cow::Owned(name), ok);
                 let output = line.output.and_then(raw_as_str);
                 if t.tool_name == "shell" {
-                    t.output = output;
+                    t.output = output.map(Text::from);
                     t.result = line
                         .output
                         .filter(|o| !o.get().starts_with('"'))
-                        .map(|o| without_output(o).map_or(Cow::Borrowed(o), Cow::Owned));
+                        .map(|o| without_output(o).map_or(Json::from(o), |b| Json::from(b)));
                 } else {
-                    t.result = line.output.map(Cow::Borrowed);
+                    t.result = line.output.map(Json::from);
                 }
                 if let Some(e) = line.error {
                     t.error = raw_as_str(e)
                         .or_else(|| Members::of(e).and_then(|m| m.nonempty_str("message")));
                     if t.result.is_none() {
-                        t.result = Some(Cow::Borrowed(e));
+                        t.result = Some(Json::from(e));
                     }
                 }
                 out(ev(Kind::ToolCallCompleted(t)))?;

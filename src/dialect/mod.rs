@@ -120,7 +120,7 @@ pub(crate) fn keep_unknown<'a>(rec: &'a [u8], out: Out<'_, 'a>) -> io::Result<Pa
     match serde_json::from_slice::<&serde_json::value::RawValue>(rec) {
         Ok(raw) => {
             out(Item::Event(Event::new(crate::event::Kind::Unknown {
-                raw: std::borrow::Cow::Borrowed(raw),
+                raw: crate::event::Json::from(raw),
             })))?;
             Ok(Parsed::Done)
         }

@@ -13,12 +13,125 @@ use std::borrow::Cow;
 
 use serde_json::value::RawValue;
 
-pub use write::write_event;
+pub use write::{write_event, write_event_quoted};
 
 /// A string that usually borrows from the input line.
 pub type Str<'a> = Cow<'a, str>;
-/// A JSON value kept verbatim (an object, array, string, number…).
-pub type Json<'a> = Cow<'a, RawValue>;
+/// A JSON value kept verbatim (an object, array, string, number…): the text
+/// of a value that was valid JSON when it was read or that cstream built
+/// itself. Unlike `Cow<RawValue>`, building one from text cstream assembled
+/// (a result without its output copies) does not parse it again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Json<'a>(Cow<'a, str>);
+
+impl<'a> Json<'a> {
+    /// The JSON text.
+    pub fn get(&self) -> &str {
+        &self.0
+    }
+
+    /// JSON text cstream assembled from valid pieces (not checked again).
+    pub(crate) fn assembled(text: String) -> Json<'static> {
+        Json(Cow::Owned(text))
+    }
+
+    /// Detach from the input line.
+    pub fn into_owned(self) -> Json<'static> {
+        Json(Cow::Owned(self.0.into_owned()))
+    }
+
+    /// The text, when it borrows from the input line (for views that must
+    /// borrow from the line too).
+    pub fn borrowed(&self) -> Option<&'a str> {
+        match self.0 {
+            Cow::Borrowed(s) => Some(s),
+            Cow::Owned(_) => None,
+        }
+    }
+}
+
+impl<'a> From<&'a RawValue> for Json<'a> {
+    fn from(r: &'a RawValue) -> Self {
+        Json(Cow::Borrowed(r.get()))
+    }
+}
+
+impl From<Box<RawValue>> for Json<'static> {
+    fn from(r: Box<RawValue>) -> Self {
+        Json(Cow::Owned(String::from(Box::<str>::from(r))))
+    }
+}
+
+/// Text that may still be the JSON string literal it was read as (quotes
+/// included), unescaped only when a consumer needs the characters. Large
+/// payloads such as shell output then go from input to `events` output as
+/// one copy, without being unescaped and escaped again.
+#[derive(Debug, Clone)]
+pub enum Text<'a> {
+    /// The characters themselves.
+    Plain(Cow<'a, str>),
+    /// A JSON string literal from the input, e.g. `"a\nb"`.
+    Json(&'a str),
+}
+
+impl<'a> Text<'a> {
+    /// The characters (unescaping a literal, which allocates only if it has escapes).
+    pub fn as_str(&self) -> Cow<'_, str> {
+        match self {
+            Text::Plain(s) => Cow::Borrowed(s),
+            Text::Json(lit) => unescape_literal(lit),
+        }
+    }
+
+    /// Detach from the input line.
+    pub fn into_owned(self) -> Text<'static> {
+        Text::Plain(Cow::Owned(self.as_str().into_owned()))
+    }
+
+    /// True when there are no characters.
+    pub fn is_empty(&self) -> bool {
+        match self {
+            Text::Plain(s) => s.is_empty(),
+            Text::Json(lit) => lit.len() <= 2,
+        }
+    }
+
+    /// Bytes of the text as stored (an estimate for a literal).
+    pub fn stored_len(&self) -> usize {
+        match self {
+            Text::Plain(s) => s.len(),
+            Text::Json(lit) => lit.len(),
+        }
+    }
+}
+
+/// The characters of a JSON string literal (quotes included).
+fn unescape_literal(lit: &str) -> Cow<'_, str> {
+    let inner = lit.get(1..lit.len().saturating_sub(1)).unwrap_or("");
+    if !inner.contains('\\') {
+        return Cow::Borrowed(inner);
+    }
+    // Only literals read from valid JSON become `Text::Json`, so this parses.
+    Cow::Owned(serde_json::from_str::<String>(lit).unwrap_or_default())
+}
+
+impl<'a> From<Cow<'a, str>> for Text<'a> {
+    fn from(s: Cow<'a, str>) -> Self {
+        Text::Plain(s)
+    }
+}
+
+impl From<String> for Text<'static> {
+    fn from(s: String) -> Self {
+        Text::Plain(Cow::Owned(s))
+    }
+}
+
+impl<'a> From<&'a str> for Text<'a> {
+    fn from(s: &'a str) -> Self {
+        Text::Plain(Cow::Borrowed(s))
+    }
+}
 
 /// One normalized event with its source timestamp (epoch milliseconds).
 #[derive(Debug, Clone)]
@@ -285,7 +398,7 @@ pub struct ToolEnd<'a> {
     pub duration_ms: Option<u64>,
     pub exit_code: Option<i64>,
     /// Shell output, once (interleaved when the source has it).
-    pub output: Option<Str<'a>>,
+    pub output: Option<Text<'a>>,
     /// A unified diff.
     pub patch: Option<Str<'a>>,
     pub lines_added: Option<u64>,
@@ -443,7 +556,7 @@ fn own_opt(s: Option<Str<'_>>) -> Option<Str<'static>> {
 }
 
 fn own_json(j: Json<'_>) -> Json<'static> {
-    Cow::Owned(j.into_owned())
+    j.into_owned()
 }
 
 impl<'a> ToolStart<'a> {
@@ -477,7 +590,7 @@ impl<'a> ToolEnd<'a> {
             result: self.result.map(own_json),
             duration_ms: self.duration_ms,
             exit_code: self.exit_code,
-            output: own_opt(self.output),
+            output: self.output.map(Text::into_owned),
             patch: own_opt(self.patch),
             lines_added: self.lines_added,
             lines_removed: self.lines_removed,
@@ -580,11 +693,5 @@ impl<'a> Kind<'a> {
 
 /// The raw JSON `null`.
 pub fn json_null<'a>() -> Json<'a> {
-    Cow::Borrowed(null_raw())
-}
-
-fn null_raw() -> &'static RawValue {
-    // A borrowed `null`, so a missing payload costs no allocation.
-    static NULL: std::sync::OnceLock<Box<RawValue>> = std::sync::OnceLock::new();
-    NULL.get_or_init(|| RawValue::from_string("null".to_owned()).expect("valid JSON"))
+    Json(Cow::Borrowed("null"))
 }

@@ -16,7 +16,7 @@
 use std::borrow::Cow;
 use std::io;
 
-use crate::event::{Event, Kind, OutStream, ToolStart};
+use crate::event::{Text, Event, Kind, OutStream, ToolStart};
 use crate::output::{Session, Sink};
 
 /// How to coalesce.
@@ -158,7 +158,7 @@ impl<'s> Coalesce<'s> {
                 let call = self.open.remove(i);
                 let mut end = end.clone();
                 if end.output.is_none() && !call.streamed.is_empty() {
-                    end.output = Some(Cow::Owned(call.streamed));
+                    end.output = Some(Text::from(call.streamed));
                 }
                 let ts = call.ts.or(ev.ts);
                 self.inner.event(

@@ -27,7 +27,7 @@ use std::io;
 
 use crate::diag::Diag;
 use crate::dialect::{Channel, Item};
-use crate::event::{Event, Kind, OutStream, SessionResult, SessionStart, ToolEnd, Usage};
+use crate::event::{Json, Event, Kind, OutStream, SessionResult, SessionStart, ToolEnd, Usage};
 use crate::output::{Session, Sink};
 use prefix::Prefix;
 
@@ -539,7 +539,7 @@ fn delta(channel: Channel, text: Cow<'_, str>) -> Kind<'_> {
 fn replacement<'a>(call_id: Cow<'a, str>, text: &str) -> Kind<'a> {
     Kind::ToolCallProgress {
         call_id,
-        partial: Cow::Owned(crate::dialect::common::raw_object1("output", text)),
+        partial: Json::from(crate::dialect::common::raw_object1("output", text)),
     }
 }
 
@@ -563,7 +563,7 @@ fn item_size(item: &Item<'_>) -> usize {
             Kind::ToolCallStarted(t) => t.args.get().len(),
             Kind::ToolCallCompleted(t) => {
                 t.result.as_ref().map_or(0, |r| r.get().len())
-                    + t.output.as_ref().map_or(0, |o| o.len())
+                    + t.output.as_ref().map_or(0, |o| o.stored_len())
             }
             Kind::TextDelta { text }
             | Kind::ThinkingDelta { text }
