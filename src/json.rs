@@ -94,7 +94,6 @@ pub fn quote(s: &str) -> String {
     String::from_utf8(v).expect("escaping keeps UTF-8")
 }
 
-
 // ---------------------------------------------------------------- reading
 
 /// A string field that borrows from the line when it has no escapes.

@@ -41,8 +41,8 @@ use super::common::{
     unified_diff, without_output,
 };
 use super::{Item, Out, Parser, keep_unknown};
-use crate::event::{Text, 
-    Event, Json, Kind, OutStream, SessionResult, SessionStart, Str, SummaryPhase, ToolEnd,
+use crate::event::{
+    Event, Json, Kind, OutStream, SessionResult, SessionStart, Str, SummaryPhase, Text, ToolEnd,
     ToolStart, json_null,
 };
 use crate::input::Parsed;
@@ -176,8 +176,8 @@ pub struct AcpParser {
 }
 
 impl Parser for AcpParser {
-    fn parse<'a>(&mut self, rec: &'a [u8], out: Out<'_, 'a>) -> io::Result<Parsed> {
-        let line: Line<'a> = match serde_json::from_slice(rec) {
+    fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
+        let line: Line<'a> = match serde_json::from_str(rec) {
             Ok(l) => l,
             Err(e) if e.is_eof() => return Ok(Parsed::Incomplete),
             Err(e) if e.is_data() => return keep_unknown(rec, out),
@@ -185,7 +185,7 @@ impl Parser for AcpParser {
         };
         // A bare update object, as some clients log them.
         if line.jsonrpc.is_none() && line.session_update.is_some() {
-            let raw: &RawValue = match serde_json::from_slice(rec) {
+            let raw: &RawValue = match serde_json::from_str(rec) {
                 Ok(r) => r,
                 Err(_) => return Ok(Parsed::Invalid),
             };
@@ -529,7 +529,7 @@ impl AcpParser {
             if !wait {
                 self.calls[i].started = true;
                 let start = self.start(i, u, meta.as_ref());
-                out(Item::Event(Event::new(Kind::ToolCallStarted(start))))?;
+                out(Item::Event(Event::new(Kind::started(start))))?;
             }
         } else if has_input && let Some(r) = u.raw_input {
             out(Item::Event(Event::new(Kind::ToolCallProgress {
@@ -639,7 +639,7 @@ impl AcpParser {
                 self.calls.push(c);
                 let j = self.calls.len() - 1;
                 let start = self.start(j, u, meta.as_ref());
-                out(Item::Event(Event::new(Kind::ToolCallStarted(start))))?;
+                out(Item::Event(Event::new(Kind::started(start))))?;
                 let call = self.calls.remove(j);
                 return self.complete(call, u, text, out);
             }
@@ -748,7 +748,7 @@ impl AcpParser {
             t.lines_added = Some(a);
             t.lines_removed = Some(d);
         }
-        out(Item::Event(Event::new(Kind::ToolCallCompleted(t))))
+        out(Item::Event(Event::new(Kind::completed(t))))
     }
 }
 

@@ -44,9 +44,9 @@ use super::common::{
     normalize_tool_name, raw_object1, split_mcp_name, strip_persisted, without_output,
 };
 use super::{Channel, Item, Out, Parser, keep_unknown};
-use crate::event::{Text, Json, 
-    Event, Kind, SessionResult, SessionStart, Str, SummaryPhase, ToolEnd, ToolStart, Usage,
-    json_null,
+use crate::event::{
+    Event, Json, Kind, SessionResult, SessionStart, Str, SummaryPhase, Text, ToolEnd, ToolStart,
+    Usage, json_null,
 };
 use crate::input::Parsed;
 use crate::json::{LaxBool, LaxF64, LaxInt, LaxStr, Members, S, raw_as_str};
@@ -333,8 +333,8 @@ impl ClaudeParser {
 }
 
 impl Parser for ClaudeParser {
-    fn parse<'a>(&mut self, rec: &'a [u8], out: Out<'_, 'a>) -> io::Result<Parsed> {
-        let line: Line<'a> = match serde_json::from_slice(rec) {
+    fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
+        let line: Line<'a> = match serde_json::from_str(rec) {
             Ok(l) => l,
             Err(e) if e.is_eof() => return Ok(Parsed::Incomplete),
             Err(e) if e.is_data() => return keep_unknown(rec, out),
@@ -533,7 +533,7 @@ impl ClaudeParser {
                     let args = b.input.map_or_else(json_null, Json::from);
                     let start = tool_start(id, &name, args);
                     self.remember_call(&start.call_id, &start.tool_name);
-                    out(Item::Event(Event::at(ts, Kind::ToolCallStarted(start))))?;
+                    out(Item::Event(Event::at(ts, Kind::started(start))))?;
                 }
                 Some(t) if t.ends_with("_tool_result") => {
                     // A server tool's result (web search…) inside the message.
@@ -543,7 +543,7 @@ impl ClaudeParser {
                         .unwrap_or_else(|| normalize_tool_name(t));
                     let mut end = ToolEnd::new(id, Cow::Owned(name), true);
                     end.result = b.content.map(Json::from);
-                    out(Item::Event(Event::at(ts, Kind::ToolCallCompleted(end))))?;
+                    out(Item::Event(Event::at(ts, Kind::completed(end))))?;
                 }
                 _ => out(Item::Event(Event::at(
                     ts,
@@ -587,7 +587,7 @@ impl ClaudeParser {
                     // `tool_use_result` belongs to the line's only result.
                     let tur = if results == 1 { tool_use_result } else { None };
                     let end = self.tool_end(&b, tur);
-                    out(Item::Event(Event::at(ts, Kind::ToolCallCompleted(end))))?;
+                    out(Item::Event(Event::at(ts, Kind::completed(end))))?;
                 }
                 Some("text") if !subagent => {
                     let text = b.text.get().unwrap_or_default();
@@ -835,7 +835,7 @@ impl ClaudeParser {
                             }
                             start.args = Json::from(args);
                             self.remember_call(&start.call_id, &start.tool_name);
-                            out(Item::Event(Event::at(ts, Kind::ToolCallStarted(start))))?;
+                            out(Item::Event(Event::at(ts, Kind::started(start))))?;
                         }
                     }
                     _ => {}
@@ -1053,7 +1053,7 @@ mod tests {
         let mut items = Vec::new();
         for l in lines {
             let r = p
-                .parse(l.as_bytes(), &mut |i| {
+                .parse(l, &mut |i| {
                     items.push(i.into_owned());
                     Ok(())
                 })

@@ -32,9 +32,9 @@ use super::common::{
     base64_decode, count_patch_lines, join_argv, normalize_tool_name, render_todos,
 };
 use super::{Channel, Item, Out, Parser, keep_unknown};
-use crate::event::{Text, Json, 
-    Event, Kind, OutStream, SessionResult, SessionStart, Str, SummaryPhase, ToolEnd, ToolStart,
-    Usage, json_null,
+use crate::event::{
+    Event, Json, Kind, OutStream, SessionResult, SessionStart, Str, SummaryPhase, Text, ToolEnd,
+    ToolStart, Usage, json_null,
 };
 use crate::input::Parsed;
 use crate::json::{LaxInt, LaxStr, Members, S, raw_as_str};
@@ -144,8 +144,8 @@ pub struct CodexParser {
 const MAX_OPEN: usize = 4096;
 
 impl Parser for CodexParser {
-    fn parse<'a>(&mut self, rec: &'a [u8], out: Out<'_, 'a>) -> io::Result<Parsed> {
-        let line: Line<'a> = match serde_json::from_slice(rec) {
+    fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
+        let line: Line<'a> = match serde_json::from_str(rec) {
             Ok(l) => l,
             Err(e) if e.is_eof() => return Ok(Parsed::Incomplete),
             Err(e) if e.is_data() => return keep_unknown(rec, out),
@@ -218,11 +218,13 @@ impl Parser for CodexParser {
                 let id = line.call_id.get().unwrap_or_default();
                 let args = line.questions.map_or_else(json_null, Json::from);
                 let start = ToolStart::new(id.clone(), Cow::Borrowed("question"), args);
-                out(Item::Event(Event::new(Kind::ToolCallStarted(start))))?;
+                out(Item::Event(Event::new(Kind::started(start))))?;
                 // exec writes no answer event: the question was put.
-                out(Item::Event(Event::new(Kind::ToolCallCompleted(
-                    ToolEnd::new(id, Cow::Borrowed("question"), true),
-                ))))?;
+                out(Item::Event(Event::new(Kind::completed(ToolEnd::new(
+                    id,
+                    Cow::Borrowed("question"),
+                    true,
+                )))))?;
             }
             Some("turn.completed") => {
                 let total = line
@@ -340,7 +342,7 @@ impl CodexParser {
     /// arrive only completed).
     fn ensure_start<'a>(&mut self, start: ToolStart<'a>, out: Out<'_, 'a>) -> io::Result<()> {
         if self.open_call(&start.call_id, &start.tool_name) {
-            out(Item::Event(Event::new(Kind::ToolCallStarted(start))))?;
+            out(Item::Event(Event::new(Kind::started(start))))?;
         }
         Ok(())
     }
@@ -440,7 +442,7 @@ impl CodexParser {
                             raw,
                             &["id", "type", "command", "aggregated_output"],
                         )));
-                        out(ev(Kind::ToolCallCompleted(end)))?;
+                        out(ev(Kind::completed(end)))?;
                     }
                 }
             }
@@ -478,7 +480,7 @@ impl CodexParser {
                             end.patch = Some(Cow::Owned(p));
                         }
                         end.result = Some(Json::from(args_without(raw, &["id", "type"])));
-                        out(ev(Kind::ToolCallCompleted(end)))?;
+                        out(ev(Kind::completed(end)))?;
                     }
                 }
             }
@@ -501,7 +503,7 @@ impl CodexParser {
                         .map(Cow::Owned)
                         .or_else(|| (!end.ok).then(|| Cow::Owned(status.to_owned())));
                     end.result = it.result.map(Json::from);
-                    out(ev(Kind::ToolCallCompleted(end)))?;
+                    out(ev(Kind::completed(end)))?;
                 }
             }
             Some("web_search") => {
@@ -514,7 +516,7 @@ impl CodexParser {
                 self.ensure_start(start, out)?;
                 if phase == Phase::Completed {
                     self.close_call(&id);
-                    out(ev(Kind::ToolCallCompleted(ToolEnd::new(
+                    out(ev(Kind::completed(ToolEnd::new(
                         id,
                         Cow::Borrowed("web_search"),
                         true,
@@ -537,7 +539,7 @@ impl CodexParser {
                         end.error = Some(Cow::Owned(status.to_owned()));
                     }
                     end.result = Some(Json::from(raw));
-                    out(ev(Kind::ToolCallCompleted(end)))?;
+                    out(ev(Kind::completed(end)))?;
                 }
             }
             Some("todo_list") => {
@@ -742,7 +744,7 @@ struct Msg<'a> {
 impl CodexParser {
     fn legacy<'a>(
         &mut self,
-        rec: &'a [u8],
+        rec: &'a str,
         raw: &'a RawValue,
         out: Out<'_, 'a>,
     ) -> io::Result<Parsed> {
@@ -807,7 +809,7 @@ impl CodexParser {
                 s.command = m.command.and_then(command_text);
                 s.cwd = m.cwd.get();
                 self.open_call(&s.call_id, "shell");
-                out(ev(Kind::ToolCallStarted(s)))?;
+                out(ev(Kind::started(s)))?;
             }
             Some("exec_command_output_delta") => {
                 let text = m.chunk.and_then(decode_chunk).unwrap_or_default();
@@ -847,7 +849,7 @@ impl CodexParser {
                         "formatted_output",
                     ]))
                 });
-                out(ev(Kind::ToolCallCompleted(e)))?;
+                out(ev(Kind::completed(e)))?;
             }
             Some("patch_apply_begin") => {
                 let id = m.call_id.get().unwrap_or_default();
@@ -859,7 +861,7 @@ impl CodexParser {
                     s.path = Some(c.0[0].0.clone());
                 }
                 self.open_call(&s.call_id, "edit");
-                out(ev(Kind::ToolCallStarted(s)))?;
+                out(ev(Kind::started(s)))?;
             }
             Some("patch_apply_end") => {
                 let id = m.call_id.get().unwrap_or_default();
@@ -869,7 +871,7 @@ impl CodexParser {
                     e.error = m.stderr.get().filter(|s| !s.is_empty());
                 }
                 e.result = Some(Json::from(raw));
-                out(ev(Kind::ToolCallCompleted(e)))?;
+                out(ev(Kind::completed(e)))?;
             }
             Some("mcp_tool_call_begin" | "mcp_tool_call_end") => {
                 let id = m.call_id.get().unwrap_or_default();
@@ -883,7 +885,7 @@ impl CodexParser {
                     s.mcp_server = inv.as_ref().and_then(|i| i.str("server"));
                     s.mcp_tool = inv.as_ref().and_then(|i| i.str("tool"));
                     self.open_call(&s.call_id, "mcp");
-                    out(ev(Kind::ToolCallStarted(s)))?;
+                    out(ev(Kind::started(s)))?;
                 } else {
                     self.close_call(&id);
                     let failed = m
@@ -893,7 +895,7 @@ impl CodexParser {
                     let mut e = ToolEnd::new(id, Cow::Borrowed("mcp"), !failed);
                     e.duration_ms = m.duration.and_then(duration_ms);
                     e.result = m.result.map(Json::from);
-                    out(ev(Kind::ToolCallCompleted(e)))?;
+                    out(ev(Kind::completed(e)))?;
                 }
             }
             Some("web_search_begin") => {
@@ -903,7 +905,7 @@ impl CodexParser {
                     Json::from(raw),
                 );
                 s.query = m.query.get();
-                out(ev(Kind::ToolCallStarted(s)))?;
+                out(ev(Kind::started(s)))?;
             }
             Some("web_search_end") => {
                 let mut e = ToolEnd::new(
@@ -912,7 +914,7 @@ impl CodexParser {
                     true,
                 );
                 e.result = Some(Json::from(raw));
-                out(ev(Kind::ToolCallCompleted(e)))?;
+                out(ev(Kind::completed(e)))?;
             }
             Some("token_count") => {
                 let info = m.info.and_then(Members::of);

@@ -665,7 +665,11 @@ pub fn raw_string(s: &str) -> Box<RawValue> {
 
 /// A one-member object `{"key": "value"}` as a raw value.
 pub fn raw_object1(key: &str, value: &str) -> Box<RawValue> {
-    crate::json::assembled(&[(key, value)].into_iter().collect::<std::collections::BTreeMap<_, _>>())
+    crate::json::assembled(
+        &[(key, value)]
+            .into_iter()
+            .collect::<std::collections::BTreeMap<_, _>>(),
+    )
 }
 
 #[cfg(test)]

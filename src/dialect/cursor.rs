@@ -17,15 +17,14 @@ use std::io;
 
 use std::fmt;
 
-use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
 use super::common::{fill_start, fill_start_owned, normalize_tool_name};
 use super::{Channel, Item, Out, Parser, keep_unknown};
 use crate::event::{
-    Text,
-    Event, Json, Kind, SessionResult, SessionStart, Str, ToolEnd, ToolStart, Usage, json_null,
+    Event, Json, Kind, SessionResult, SessionStart, Str, Text, ToolEnd, ToolStart, Usage, json_null,
 };
 use crate::input::Parsed;
 use crate::json::{LaxBool, LaxInt, LaxStr, Members, S, Val, raw_as_str, write_members, write_str};
@@ -79,8 +78,8 @@ pub struct CursorParser {
 }
 
 impl Parser for CursorParser {
-    fn parse<'a>(&mut self, rec: &'a [u8], out: Out<'_, 'a>) -> io::Result<Parsed> {
-        let line: Line<'a> = match serde_json::from_slice(rec) {
+    fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
+        let line: Line<'a> = match serde_json::from_str(rec) {
             Ok(l) => l,
             Err(e) if e.is_eof() => return Ok(Parsed::Incomplete),
             Err(e) if e.is_data() => return keep_unknown(rec, out),
@@ -171,9 +170,9 @@ impl Parser for CursorParser {
                     .or_else(|| call.args_m.as_ref().and_then(|a| a.str("toolCallId")))
                     .unwrap_or_default();
                 if sub == "started" {
-                    out(ev(Kind::ToolCallStarted(call.start(call_id))))?;
+                    out(ev(Kind::started(call.start(call_id))))?;
                 } else {
-                    out(ev(Kind::ToolCallCompleted(call.end(call_id))))?;
+                    out(ev(Kind::completed(call.end(call_id))))?;
                 }
             }
             (Some("result"), _) => {
@@ -527,7 +526,11 @@ impl<'a> ToolCallObj<'a> {
     fn into_call(self) -> Option<Call<'a>> {
         let key = self.key?;
         let body = self.body;
-        if body.result.as_ref().is_some_and(ResultParts::needs_slow_path) {
+        if body
+            .result
+            .as_ref()
+            .is_some_and(ResultParts::needs_slow_path)
+        {
             return None;
         }
         let (args, args_m) = if key == "function" {
@@ -566,7 +569,8 @@ fn assembled_json(buf: Vec<u8>) -> Json<'static> {
 /// `function.arguments`: usually a JSON string holding the arguments object.
 fn function_args(arguments: Option<&RawValue>) -> Json<'_> {
     match arguments {
-        Some(a) => match raw_as_str(a).and_then(|s| serde_json::from_str::<Box<RawValue>>(&s).ok()) {
+        Some(a) => match raw_as_str(a).and_then(|s| serde_json::from_str::<Box<RawValue>>(&s).ok())
+        {
             Some(parsed) => Json::from(parsed),
             None => Json::from(a),
         },
@@ -576,13 +580,13 @@ fn function_args(arguments: Option<&RawValue>) -> Json<'_> {
 
 /// The slow path: read the line's `tool_call` from its raw text, keeping
 /// payloads of unusual shapes verbatim.
-fn slow_tool_call(rec: &[u8]) -> Option<Call<'_>> {
+fn slow_tool_call(rec: &str) -> Option<Call<'_>> {
     #[derive(Deserialize)]
     struct Only<'a> {
         #[serde(borrow)]
         tool_call: &'a RawValue,
     }
-    let raw = serde_json::from_slice::<Only>(rec).ok()?.tool_call;
+    let raw = serde_json::from_str::<Only>(rec).ok()?.tool_call;
     let outer = Members::of(raw)?;
     let (key, val) = outer
         .0
@@ -689,12 +693,17 @@ impl<'a> Call<'a> {
                 ("error", None, Val::Str(s)) => t.error = Some(s.clone()),
                 ("rejected", d, _) => {
                     t.error = Some(
-                        d.and_then(|d| d.nonempty_str("reason").or_else(|| d.nonempty_str("message")))
-                            .unwrap_or(Cow::Borrowed("rejected")),
+                        d.and_then(|d| {
+                            d.nonempty_str("reason")
+                                .or_else(|| d.nonempty_str("message"))
+                        })
+                        .unwrap_or(Cow::Borrowed("rejected")),
                     )
                 }
                 ("failure", Some(d), _) => {
-                    t.error = d.nonempty_str("message").or_else(|| d.nonempty_str("error"))
+                    t.error = d
+                        .nonempty_str("message")
+                        .or_else(|| d.nonempty_str("error"))
                 }
                 _ => {}
             }
@@ -711,7 +720,9 @@ impl<'a> Call<'a> {
                         .or_else(|| d.int("localExecutionTimeMs"))
                         .and_then(|v| u64::try_from(v).ok());
                 }
-                t.patch = d.nonempty_str("diffString").or_else(|| d.nonempty_str("patch"));
+                t.patch = d
+                    .nonempty_str("diffString")
+                    .or_else(|| d.nonempty_str("patch"));
                 t.lines_added = d
                     .int("linesAdded")
                     .or_else(|| d.int("linesCreated"))
@@ -762,7 +773,10 @@ const SHELL_OUTPUT_KEYS: &[&str] = &["stdout", "stderr", "interleavedOutput"];
 /// A shell call's output, once: the interleaved stream when present, else
 /// stdout followed by stderr.
 fn shell_output<'a>(d: &Members<'a>) -> Option<Text<'a>> {
-    if let Some(i) = d.get("interleavedOutput").filter(|i| i.get().starts_with('"')) {
+    if let Some(i) = d
+        .get("interleavedOutput")
+        .filter(|i| i.get().starts_with('"'))
+    {
         // Kept as the literal it came as: the events output copies it once.
         return Some(Text::Json(i.get()));
     }
@@ -839,7 +853,7 @@ mod tests {
         let mut p = CursorParser::default();
         let mut items = Vec::new();
         let r = p
-            .parse(line.as_bytes(), &mut |i| {
+            .parse(line, &mut |i| {
                 items.push(i.into_owned());
                 Ok(())
             })
@@ -953,7 +967,10 @@ mod tests {
             panic!()
         };
         assert!(t.ok);
-        assert_eq!(t.result.as_ref().unwrap().get(), r#"{"success":[1, 2],"x":1}"#);
+        assert_eq!(
+            t.result.as_ref().unwrap().get(),
+            r#"{"success":[1, 2],"x":1}"#
+        );
         let items = parse(
             r#"{"type":"tool_call","subtype":"started","call_id":"c","tool_call":{"readToolCall":{"args":[1, 2]}}}"#,
         );

@@ -31,9 +31,9 @@ use super::common::{
     camel_usage, count_patch_lines, fill_start, join_output, normalize_tool_name, raw_object1,
 };
 use super::{Item, Out, Parser, keep_unknown};
-use crate::event::{Text, Json, 
-    Event, Kind, OutStream, SessionResult, SessionStart, SummaryPhase, ToolEnd, ToolStart, Usage,
-    json_null,
+use crate::event::{
+    Event, Json, Kind, OutStream, SessionResult, SessionStart, SummaryPhase, Text, ToolEnd,
+    ToolStart, Usage, json_null,
 };
 use crate::input::Parsed;
 use crate::json::{LaxInt, LaxStr, Members, raw_as_str};
@@ -120,8 +120,8 @@ pub struct CursorSdkParser {
 const MAX_SHELLS: usize = 256;
 
 impl Parser for CursorSdkParser {
-    fn parse<'a>(&mut self, rec: &'a [u8], out: Out<'_, 'a>) -> io::Result<Parsed> {
-        let line: Line<'a> = match serde_json::from_slice(rec) {
+    fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
+        let line: Line<'a> = match serde_json::from_str(rec) {
             Ok(l) => l,
             Err(e) if e.is_eof() => return Ok(Parsed::Incomplete),
             Err(e) if e.is_data() => return keep_unknown(rec, out),
@@ -138,7 +138,7 @@ impl Parser for CursorSdkParser {
             return Ok(if self.line(&inner, false, out)? {
                 Parsed::Done
             } else {
-                keep_unknown(m.get().as_bytes(), out)?
+                keep_unknown(m.get(), out)?
             });
         }
         if self.line(&line, false, out)? {
@@ -213,7 +213,7 @@ impl CursorSdkParser {
                             }
                             self.shells.push(id.to_string());
                         }
-                        out(ev(Kind::ToolCallStarted(start(id, name, tc.args))))?;
+                        out(ev(Kind::started(start(id, name, tc.args))))?;
                     }
                     "partial-tool-call" => out(ev(Kind::ToolCallProgress {
                         call_id: id,
@@ -233,7 +233,7 @@ impl CursorSdkParser {
                                 end.ok = end.ok && c == 0;
                             }
                         }
-                        out(ev(Kind::ToolCallCompleted(end)))?;
+                        out(ev(Kind::completed(end)))?;
                     }
                 }
             }
@@ -320,9 +320,7 @@ impl CursorSdkParser {
                         }))?,
                         // The matching `tool_call` message carries the call.
                         Some("tool_use") => {}
-                        _ => out(ev(Kind::Unknown {
-                            raw: Json::from(b),
-                        }))?,
+                        _ => out(ev(Kind::Unknown { raw: Json::from(b) }))?,
                     }
                 }
             }
@@ -340,7 +338,7 @@ impl CursorSdkParser {
                 let name = normalize_tool_name(line.name.as_deref().unwrap_or("unknown"));
                 match line.status.as_deref() {
                     Some("running") => {
-                        out(ev(Kind::ToolCallStarted(start(id, name, line.args))))?;
+                        out(ev(Kind::started(start(id, name, line.args))))?;
                     }
                     Some(s @ ("completed" | "error")) => {
                         let mut e = end(id, name, line.result);
@@ -353,7 +351,7 @@ impl CursorSdkParser {
                                     .or(Some(Cow::Borrowed("error")));
                             }
                         }
-                        out(ev(Kind::ToolCallCompleted(e)))?;
+                        out(ev(Kind::completed(e)))?;
                     }
                     _ => return Ok(false),
                 }

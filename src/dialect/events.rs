@@ -12,9 +12,9 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::{Item, Out, Parser};
-use crate::event::{Json, Text, 
-    Choice, Event, Kind, OutStream, Question, SessionResult, SessionStart, SummaryPhase, Todo,
-    ToolDetails, ToolEnd, ToolStart, Usage, json_null,
+use crate::event::{
+    Choice, Event, Json, Kind, OutStream, Question, SessionResult, SessionStart, SummaryPhase,
+    Text, Todo, ToolDetails, ToolEnd, ToolStart, Usage, json_null,
 };
 use crate::input::Parsed;
 use crate::json::S;
@@ -209,8 +209,8 @@ fn s(o: Option<S<'_>>) -> Option<Cow<'_, str>> {
 }
 
 impl Parser for EventsParser {
-    fn parse<'a>(&mut self, rec: &'a [u8], out: Out<'_, 'a>) -> io::Result<Parsed> {
-        let l: Line<'a> = match serde_json::from_slice(rec) {
+    fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
+        let l: Line<'a> = match serde_json::from_str(rec) {
             Ok(l) => l,
             Err(e) if e.is_eof() => return Ok(Parsed::Incomplete),
             Err(e) if e.is_data() => return super::keep_unknown(rec, out),
@@ -337,8 +337,8 @@ fn kind<'a>(l: &Line<'a>) -> Option<Kind<'a>> {
             text: text()?,
             duration_ms: l.duration_ms,
         },
-        "tool_call_started" => Kind::ToolCallStarted(tool_start(l)?),
-        "tool_call_completed" => Kind::ToolCallCompleted(tool_end(l)?),
+        "tool_call_started" => Kind::started(tool_start(l)?),
+        "tool_call_completed" => Kind::completed(tool_end(l)?),
         "tool_call" => Kind::ToolCall(Box::new((tool_start(l)?, tool_end(l)?))),
         "tool_call_progress" => Kind::ToolCallProgress {
             call_id: l.call_id.clone()?.0,

@@ -20,8 +20,8 @@ use serde_json::value::RawValue;
 
 use super::common::{fill_start, iso_ms, normalize_tool_name, without_output};
 use super::{Item, Out, Parser, keep_unknown};
-use crate::event::{Text, Json, 
-    Event, Kind, SessionResult, SessionStart, ToolEnd, ToolStart, Usage, json_null,
+use crate::event::{
+    Event, Json, Kind, SessionResult, SessionStart, Text, ToolEnd, ToolStart, Usage, json_null,
 };
 use crate::input::Parsed;
 use crate::json::{LaxStr, Members, raw_as_str};
@@ -70,8 +70,8 @@ pub struct GeminiParser {
 const MAX_CALLS: usize = 4096;
 
 impl Parser for GeminiParser {
-    fn parse<'a>(&mut self, rec: &'a [u8], out: Out<'_, 'a>) -> io::Result<Parsed> {
-        let line: Line<'a> = match serde_json::from_slice(rec) {
+    fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
+        let line: Line<'a> = match serde_json::from_str(rec) {
             Ok(l) => l,
             Err(e) if e.is_eof() => return Ok(Parsed::Incomplete),
             Err(e) if e.is_data() => return keep_unknown(rec, out),
@@ -109,7 +109,7 @@ impl Parser for GeminiParser {
                 }
                 self.calls
                     .push((t.call_id.to_string(), t.tool_name.to_string()));
-                out(ev(Kind::ToolCallStarted(t)))?;
+                out(ev(Kind::started(t)))?;
             }
             Some("tool_result") => {
                 let id = line.tool_id.get().unwrap_or_default();
@@ -136,7 +136,7 @@ impl Parser for GeminiParser {
                         t.result = Some(Json::from(e));
                     }
                 }
-                out(ev(Kind::ToolCallCompleted(t)))?;
+                out(ev(Kind::completed(t)))?;
             }
             Some("error") => {
                 let message = line.message.get().unwrap_or_default();

@@ -156,7 +156,7 @@ pub enum Kind<'a> {
     /// A fragment of assistant text.
     TextDelta { text: Str<'a> },
     /// A tool call began.
-    ToolCallStarted(ToolStart<'a>),
+    ToolCallStarted(Box<ToolStart<'a>>),
     /// Partial arguments or a progress snapshot of a running call.
     ToolCallProgress { call_id: Str<'a>, partial: Json<'a> },
     /// Live output of a running shell call.
@@ -166,7 +166,7 @@ pub enum Kind<'a> {
         text: Str<'a>,
     },
     /// A tool call ended.
-    ToolCallCompleted(ToolEnd<'a>),
+    ToolCallCompleted(Box<ToolEnd<'a>>),
     /// Token counts, always as increments.
     UsageDelta(Usage),
     /// Summarisation phases and plan snapshots.
@@ -601,6 +601,17 @@ impl<'a> ToolEnd<'a> {
 }
 
 impl<'a> Kind<'a> {
+    /// `tool_call_started` (the start is boxed: it is large and rare, and
+    /// keeping it out of line keeps every other event small to move).
+    pub fn started(t: ToolStart<'a>) -> Self {
+        Kind::ToolCallStarted(Box::new(t))
+    }
+
+    /// `tool_call_completed` (boxed, like [`Kind::started`]).
+    pub fn completed(e: ToolEnd<'a>) -> Self {
+        Kind::ToolCallCompleted(Box::new(e))
+    }
+
     /// The wire name of this type.
     pub fn type_name(&self) -> &'static str {
         match self {
@@ -639,7 +650,7 @@ impl<'a> Kind<'a> {
             Kind::ThinkingDelta { text } => Kind::ThinkingDelta { text: own(text) },
             Kind::ThinkingCompleted { duration_ms } => Kind::ThinkingCompleted { duration_ms },
             Kind::TextDelta { text } => Kind::TextDelta { text: own(text) },
-            Kind::ToolCallStarted(t) => Kind::ToolCallStarted(t.into_owned()),
+            Kind::ToolCallStarted(t) => Kind::started(t.into_owned()),
             Kind::ToolCallProgress { call_id, partial } => Kind::ToolCallProgress {
                 call_id: own(call_id),
                 partial: own_json(partial),
@@ -653,7 +664,7 @@ impl<'a> Kind<'a> {
                 stream,
                 text: own(text),
             },
-            Kind::ToolCallCompleted(t) => Kind::ToolCallCompleted(t.into_owned()),
+            Kind::ToolCallCompleted(t) => Kind::completed(t.into_owned()),
             Kind::UsageDelta(u) => Kind::UsageDelta(u),
             Kind::Summary { phase, text } => Kind::Summary {
                 phase,

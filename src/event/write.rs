@@ -18,7 +18,11 @@ pub fn write_event<W: Write + ?Sized>(w: &mut W, session_id: &str, ev: &Event) -
 
 /// [`write_event`] with the session id already quoted and escaped (a sink
 /// writing many events of one session escapes it once).
-pub fn write_event_quoted<W: Write + ?Sized>(w: &mut W, quoted_sid: &[u8], ev: &Event) -> io::Result<()> {
+pub fn write_event_quoted<W: Write + ?Sized>(
+    w: &mut W,
+    quoted_sid: &[u8],
+    ev: &Event,
+) -> io::Result<()> {
     w.write_all(b"{\"type\":\"")?;
     w.write_all(ev.type_name().as_bytes())?;
     w.write_all(b"\",\"sessionId\":")?;

@@ -37,7 +37,6 @@ use std::borrow::Cow;
 use std::io::{self, Write};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-
 use super::markdown::{Fence, Seg, Segmenter};
 use super::{OutputOptions, Session, Sink};
 use crate::event::{Event, Kind, ToolEnd, ToolStart, Usage};
@@ -1416,10 +1415,7 @@ mod tests {
             ("id", J::str("x")),
             ("n", J::Int(-3)),
             ("list", J::Arr(vec![J::Null, J::Bool(true), J::Obj(vec![])])),
-            (
-                "raw",
-                J::Raw(r#"{"k":[1,{"z":"\n"}],"e":[]}"#.to_owned()),
-            ),
+            ("raw", J::Raw(r#"{"k":[1,{"z":"\n"}],"e":[]}"#.to_owned())),
         ]);
         let mut out = Vec::new();
         write_json(&mut out, &j, Layout::Pretty, 0);

@@ -27,7 +27,7 @@ use std::io;
 
 use crate::diag::Diag;
 use crate::dialect::{Channel, Item};
-use crate::event::{Json, Event, Kind, OutStream, SessionResult, SessionStart, ToolEnd, Usage};
+use crate::event::{Event, Json, Kind, OutStream, SessionResult, SessionStart, ToolEnd, Usage};
 use crate::output::{Session, Sink};
 use prefix::Prefix;
 
@@ -552,7 +552,7 @@ fn cancelled(call: OpenCall, ts: Option<i64>) -> Event<'static> {
     if let (Some(a), Some(b)) = (call.ts, ts) {
         end.duration_ms = b.checked_sub(a).and_then(|d| u64::try_from(d).ok());
     }
-    Event::at(ts, Kind::ToolCallCompleted(end))
+    Event::at(ts, Kind::completed(end))
 }
 
 /// Rough size of an item, for the held-items cap.
