@@ -712,7 +712,7 @@ impl AcpParser {
         if shell {
             t.output = text
                 .clone()
-                .map(|s| Text::from(s))
+                .map(Text::from)
                 .or_else(|| {
                     u.raw_output
                         .and_then(raw_as_str)
@@ -728,7 +728,7 @@ impl AcpParser {
             t.result = u
                 .raw_output
                 .filter(|r| !r.get().starts_with('"'))
-                .map(|r| without_output(r).map_or(Json::from(r), |b| Json::from(b)));
+                .map(|r| without_output(r).map_or(Json::from(r), Json::from));
         } else {
             t.result = u.raw_output.or(u.content).map(Json::from);
         }

@@ -637,10 +637,7 @@ impl ClaudeParser {
                     rest.to_owned()
                 }));
             }
-            t.result = match tur {
-                Some(r) => Some(without_output(r).map_or(Json::from(r), |b| Json::from(b))),
-                None => None,
-            };
+            t.result = tur.map(|r| without_output(r).map_or(Json::from(r), Json::from));
         } else {
             t.result = tur.or(b.content).map(Json::from);
         }

@@ -125,7 +125,7 @@ impl Parser for GeminiParser {
                     t.result = line
                         .output
                         .filter(|o| !o.get().starts_with('"'))
-                        .map(|o| without_output(o).map_or(Json::from(o), |b| Json::from(b)));
+                        .map(|o| without_output(o).map_or(Json::from(o), Json::from));
                 } else {
                     t.result = line.output.map(Json::from);
                 }

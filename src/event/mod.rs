@@ -56,7 +56,7 @@ impl<'a> From<&'a RawValue> for Json<'a> {
     }
 }
 
-impl From<Box<RawValue>> for Json<'static> {
+impl<'a> From<Box<RawValue>> for Json<'a> {
     fn from(r: Box<RawValue>) -> Self {
         Json(Cow::Owned(String::from(Box::<str>::from(r))))
     }
@@ -121,7 +121,7 @@ impl<'a> From<Cow<'a, str>> for Text<'a> {
     }
 }
 
-impl From<String> for Text<'static> {
+impl<'a> From<String> for Text<'a> {
     fn from(s: String) -> Self {
         Text::Plain(Cow::Owned(s))
     }
