@@ -397,6 +397,21 @@ impl Cli {
     }
 }
 
+/// Standard output without the line buffering of Rust's `Stdout`, which
+/// would scan every block cstream writes for its last newline and copy the
+/// rest: a duplicate of the file descriptor, written through `File`.
+/// cstream does its own buffering and flushing (`BufWriter`, flush on idle).
+fn raw_stdout(stdout: io::Stdout) -> Box<dyn Write> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        if let Ok(fd) = stdout.as_fd().try_clone_to_owned() {
+            return Box::new(File::from(fd));
+        }
+    }
+    Box::new(stdout.lock())
+}
+
 /// True when `e`, or anything in its chain, is a closed pipe.
 fn is_broken_pipe(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::BrokenPipe
@@ -445,7 +460,7 @@ pub fn main() -> ExitCode {
             run(
                 &cfg,
                 &inputs,
-                BufWriter::with_capacity(WRITE_BUFFER_BYTES, stdout.lock()),
+                BufWriter::with_capacity(WRITE_BUFFER_BYTES, raw_stdout(stdout)),
                 &mut diag,
             )
         }

@@ -68,6 +68,8 @@ struct Line<'a> {
     error: Option<&'a RawValue>,
 }
 
+mod fast;
+
 /// Parser state for one cursor-agent input.
 #[derive(Default)]
 pub struct CursorParser {
@@ -77,8 +79,33 @@ pub struct CursorParser {
     hinted: bool,
 }
 
+impl CursorParser {
+    /// Emit a delta read by the fast path: the same items the general path
+    /// gives for the same line.
+    fn fast_delta<'a>(&mut self, d: fast::FastDelta<'a>, out: Out<'_, 'a>) -> io::Result<Parsed> {
+        if !self.hinted {
+            self.hinted = true;
+            out(Item::IdHint(Cow::Owned(d.session_id.to_owned())))?;
+        }
+        let ts = Some(d.ts);
+        let kind = if d.thinking {
+            if self.thinking_since.is_none() {
+                self.thinking_since = ts;
+            }
+            Kind::ThinkingDelta { text: d.text }
+        } else {
+            Kind::TextDelta { text: d.text }
+        };
+        out(Item::Event(Event::at(ts, kind)))?;
+        Ok(Parsed::Done)
+    }
+}
+
 impl Parser for CursorParser {
     fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
+        if let Some(d) = fast::delta(rec) {
+            return self.fast_delta(d, out);
+        }
         let line: Line<'a> = match serde_json::from_str(rec) {
             Ok(l) => l,
             Err(e) if e.is_eof() => return Ok(Parsed::Incomplete),
