@@ -24,7 +24,8 @@ use serde_json::value::RawValue;
 use super::common::{fill_start, fill_start_owned, normalize_tool_name};
 use super::{Channel, Item, Out, Parser, keep_unknown};
 use crate::event::{
-    Event, Json, Kind, SessionResult, SessionStart, Str, Text, ToolEnd, ToolStart, Usage, json_null,
+    Event, Json, Kind, OutStream, SessionResult, SessionStart, Str, Text, ToolEnd, ToolStart,
+    Usage, json_null,
 };
 use crate::input::Parsed;
 use crate::json::{LaxBool, LaxInt, LaxStr, Members, S, Val, raw_as_str, write_members, write_str};
@@ -200,6 +201,38 @@ impl Parser for CursorParser {
                     out(ev(Kind::started(call.start(call_id))))?;
                 } else {
                     out(ev(Kind::completed(call.end(call_id))))?;
+                }
+            }
+            // Updates of a call in flight. cursor-agent documents none; a
+            // running shell call re-sending its whole output so far (the
+            // shape bench/gen_stream.py models) is a cumulative snapshot,
+            // anything else is progress.
+            (Some("tool_call"), Some(_)) => {
+                let call = match line.tool_call.map(ToolCallObj::into_call) {
+                    Some(Some(c)) => c,
+                    Some(None) => match slow_tool_call(rec) {
+                        Some(c) => c,
+                        None => return keep_unknown(rec, out),
+                    },
+                    None => return keep_unknown(rec, out),
+                };
+                let call_id = line
+                    .call_id
+                    .get()
+                    .or_else(|| call.tool_call_id.clone())
+                    .or_else(|| call.args_m.as_ref().and_then(|a| a.str("toolCallId")))
+                    .unwrap_or_default();
+                match call.output_so_far() {
+                    Some(text) => out(Item::OutputSnapshot {
+                        ts,
+                        call_id,
+                        stream: OutStream::Stdout,
+                        text,
+                    })?,
+                    None => out(ev(Kind::ToolCallProgress {
+                        call_id,
+                        partial: call.args,
+                    }))?,
                 }
             }
             (Some("result"), _) => {
@@ -764,6 +797,21 @@ impl<'a> Call<'a> {
         let drop: &[&str] = if strip { SHELL_OUTPUT_KEYS } else { &[] };
         t.result = Some(write_result(res, drop));
         t
+    }
+
+    /// The shell output a result carries so far (for an update in flight).
+    fn output_so_far(&self) -> Option<Str<'a>> {
+        if self.tool_name() != "shell" {
+            return None;
+        }
+        self.result
+            .as_ref()?
+            .members
+            .iter()
+            .find_map(|(_, p)| match p {
+                Part::Outcome(Val::Obj(d)) => shell_output(d).map(Text::into_str),
+                _ => None,
+            })
     }
 
     /// Start-to-completion time from the 2026.07 `startedAtMs`/`completedAtMs`.

@@ -88,6 +88,14 @@ impl<'a> Text<'a> {
         Text::Plain(Cow::Owned(self.as_str().into_owned()))
     }
 
+    /// The characters, borrowing from the input line where they can.
+    pub fn into_str(self) -> Cow<'a, str> {
+        match self {
+            Text::Plain(s) => s,
+            Text::Json(lit) => unescape_literal(lit),
+        }
+    }
+
     /// True when there are no characters.
     pub fn is_empty(&self) -> bool {
         match self {
