@@ -377,6 +377,30 @@ pub fn assembled<T: serde::Serialize + ?Sized>(v: &T) -> Box<RawValue> {
     serde_json::value::to_raw_value(v).expect("serializing raw values and strings cannot fail")
 }
 
+/// Visitor methods that take any scalar (and `null`) as `$default`, for
+/// values read leniently: an unexpected type is passed over, not an error
+/// that would make the whole line unreadable.
+macro_rules! lenient_scalars {
+    ($default:expr) => {
+        fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Self::Value, E> {
+            Ok($default)
+        }
+        fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Self::Value, E> {
+            Ok($default)
+        }
+        fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Self::Value, E> {
+            Ok($default)
+        }
+        fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Self::Value, E> {
+            Ok($default)
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok($default)
+        }
+    };
+}
+pub(crate) use lenient_scalars;
+
 /// A JSON value read in one pass for what cstream needs from it: an
 /// object's members (values kept raw), a string, or anything else (skipped,
 /// not kept). Reading an object this way scans it once, where taking it as
@@ -412,21 +436,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Val<'a> {
                 while a.next_element::<de::IgnoredAny>()?.is_some() {}
                 Ok(Val::Other)
             }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Val<'de>, E> {
-                Ok(Val::Other)
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Val<'de>, E> {
-                Ok(Val::Other)
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Val<'de>, E> {
-                Ok(Val::Other)
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Val<'de>, E> {
-                Ok(Val::Other)
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Val<'de>, E> {
-                Ok(Val::Other)
-            }
+            lenient_scalars!(Val::Other);
         }
         d.deserialize_any(V)
     }

@@ -28,7 +28,9 @@ use crate::event::{
     Usage, json_null,
 };
 use crate::input::Parsed;
-use crate::json::{LaxBool, LaxInt, LaxStr, Members, S, Val, raw_as_str, write_members, write_str};
+use crate::json::{
+    LaxBool, LaxInt, LaxStr, Members, S, Val, lenient_scalars, raw_as_str, write_members, write_str,
+};
 
 /// One cursor-agent line: the union of the fields of every event type.
 #[derive(Deserialize)]
@@ -179,60 +181,29 @@ impl Parser for CursorParser {
                     }
                 })?;
             }
-            (Some("tool_call"), Some(sub @ ("started" | "completed"))) => {
-                // One pass read the tool call; an unusual shape (a payload
-                // that is neither an object nor a string) is read again from
-                // the raw line, which keeps it verbatim.
-                let call = match line.tool_call.map(ToolCallObj::into_call) {
-                    Some(Some(c)) => c,
-                    Some(None) => match slow_tool_call(rec) {
-                        Some(c) => c,
-                        None => return keep_unknown(rec, out),
-                    },
-                    None => return keep_unknown(rec, out),
+            (Some("tool_call"), Some(sub)) => {
+                let Some((call, call_id)) = tool_call(line.tool_call, line.call_id, rec) else {
+                    return keep_unknown(rec, out);
                 };
-                let call_id = line
-                    .call_id
-                    .get()
-                    .or_else(|| call.tool_call_id.clone())
-                    .or_else(|| call.args_m.as_ref().and_then(|a| a.str("toolCallId")))
-                    .unwrap_or_default();
-                if sub == "started" {
-                    out(ev(Kind::started(call.start(call_id))))?;
-                } else {
-                    out(ev(Kind::completed(call.end(call_id))))?;
-                }
-            }
-            // Updates of a call in flight. cursor-agent documents none; a
-            // running shell call re-sending its whole output so far (the
-            // shape bench/gen_stream.py models) is a cumulative snapshot,
-            // anything else is progress.
-            (Some("tool_call"), Some(_)) => {
-                let call = match line.tool_call.map(ToolCallObj::into_call) {
-                    Some(Some(c)) => c,
-                    Some(None) => match slow_tool_call(rec) {
-                        Some(c) => c,
-                        None => return keep_unknown(rec, out),
+                match sub {
+                    "started" => out(ev(Kind::started(call.start(call_id))))?,
+                    "completed" => out(ev(Kind::completed(call.end(call_id))))?,
+                    // Updates of a call in flight. cursor-agent documents
+                    // none; a running shell call re-sending its whole output
+                    // so far (the shape bench/gen_stream.py models) is a
+                    // cumulative snapshot, anything else is progress.
+                    _ => match call.output_so_far() {
+                        Some(text) => out(Item::OutputSnapshot {
+                            ts,
+                            call_id,
+                            stream: OutStream::Stdout,
+                            text,
+                        })?,
+                        None => out(ev(Kind::ToolCallProgress {
+                            call_id,
+                            partial: call.args,
+                        }))?,
                     },
-                    None => return keep_unknown(rec, out),
-                };
-                let call_id = line
-                    .call_id
-                    .get()
-                    .or_else(|| call.tool_call_id.clone())
-                    .or_else(|| call.args_m.as_ref().and_then(|a| a.str("toolCallId")))
-                    .unwrap_or_default();
-                match call.output_so_far() {
-                    Some(text) => out(Item::OutputSnapshot {
-                        ts,
-                        call_id,
-                        stream: OutStream::Stdout,
-                        text,
-                    })?,
-                    None => out(ev(Kind::ToolCallProgress {
-                        call_id,
-                        partial: call.args,
-                    }))?,
                 }
             }
             (Some("result"), _) => {
@@ -280,21 +251,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for MessageText<'a> {
             fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
                 Ok(MessageText::default())
             }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-                Ok(MessageText::default())
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(MessageText::default())
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(MessageText::default())
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(MessageText::default())
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-                Ok(MessageText::default())
-            }
+            lenient_scalars!(MessageText::default());
         }
         d.deserialize_any(V)
     }
@@ -344,21 +301,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
                 while m.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
                 Ok(Content(MessageText::default()))
             }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-                Ok(Content(MessageText::default()))
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(Content(MessageText::default()))
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(Content(MessageText::default()))
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(Content(MessageText::default()))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-                Ok(Content(MessageText::default()))
-            }
+            lenient_scalars!(Content(MessageText::default()));
         }
         d.deserialize_any(V)
     }
@@ -402,21 +345,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Block<'a> {
             fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
                 Ok(Block::default())
             }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-                Ok(Block::default())
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(Block::default())
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(Block::default())
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(Block::default())
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-                Ok(Block::default())
-            }
+            lenient_scalars!(Block::default());
         }
         d.deserialize_any(V)
     }
@@ -530,18 +459,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for ResultParts<'a> {
             fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
                 Ok(ResultParts::unusual())
             }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-                Ok(ResultParts::unusual())
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(ResultParts::unusual())
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(ResultParts::unusual())
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(ResultParts::unusual())
-            }
+            lenient_scalars!(ResultParts::unusual());
         }
         d.deserialize_any(V)
     }
@@ -619,6 +537,26 @@ impl<'a> ToolCallObj<'a> {
             raw_result: None,
         })
     }
+}
+
+/// The line's tool call and its id. One pass read the call; an unusual
+/// shape (a payload that is neither an object nor a string) is read again
+/// from the raw line, which keeps it verbatim.
+fn tool_call<'a>(
+    obj: Option<ToolCallObj<'a>>,
+    call_id: LaxStr<'a>,
+    rec: &'a str,
+) -> Option<(Call<'a>, Str<'a>)> {
+    let call = match obj?.into_call() {
+        Some(c) => c,
+        None => slow_tool_call(rec)?,
+    };
+    let id = call_id
+        .get()
+        .or_else(|| call.tool_call_id.clone())
+        .or_else(|| call.args_m.as_ref().and_then(|a| a.str("toolCallId")))
+        .unwrap_or_default();
+    Some((call, id))
 }
 
 /// Bytes cstream assembled from valid JSON pieces.
