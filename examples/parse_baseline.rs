@@ -5,7 +5,15 @@
 //! parse_baseline lines  < stream.jsonl   # split lines only (reused buffer)
 //! parse_baseline typed  < stream.jsonl   # + serde_json into a small borrowed struct
 //! parse_baseline value  < stream.jsonl   # + serde_json into a generic serde_json::Value
+//! parse_baseline skip        # serde_json, the same struct with message/tool_call skipped
+//! parse_baseline simd-skip   # simd-json's serde, the same struct, message/tool_call skipped
+//! parse_baseline simd-tape   # simd-json's tape (structure only), the upper bound for simd-json
 //! ```
+//!
+//! The `simd-*` modes answer the design question whether simd-json would
+//! make cstream faster than serde_json on this mix: simd-json's serde path
+//! cannot hand out `&RawValue`s, so it is compared with `skip`, the
+//! serde_json parse of the same struct that skips the same payloads.
 //!
 //! `typed` is the bar cstream's streaming formats are measured against: every
 //! line parsed with serde_json into the handful of fields a converter needs
@@ -88,11 +96,42 @@ struct Counts {
     sum: u64,
 }
 
+/// The same fields with the payloads skipped (comparable across parsers).
+#[derive(Deserialize)]
+struct SkipLine<'a> {
+    #[serde(rename = "type", borrow)]
+    ty: Option<Str<'a>>,
+    #[serde(borrow)]
+    subtype: Option<Str<'a>>,
+    #[serde(borrow)]
+    session_id: Option<Str<'a>>,
+    timestamp_ms: Option<i64>,
+    #[serde(borrow)]
+    model_call_id: Option<Str<'a>>,
+    #[serde(borrow)]
+    text: Option<Str<'a>>,
+    #[allow(dead_code)]
+    message: Option<de::IgnoredAny>,
+    #[allow(dead_code)]
+    tool_call: Option<de::IgnoredAny>,
+}
+
 #[derive(Clone, Copy)]
 enum Mode {
     Lines,
     Typed,
     Value,
+    Skip,
+    SimdSkip,
+    SimdTape,
+}
+
+fn skip_sum(l: &SkipLine<'_>) -> u64 {
+    [&l.ty, &l.subtype, &l.session_id, &l.model_call_id, &l.text]
+        .iter()
+        .map(|s| len_of(s))
+        .sum::<u64>()
+        + l.timestamp_ms.unwrap_or(0) as u64
 }
 
 fn len_of(s: &Option<Str<'_>>) -> u64 {
@@ -107,6 +146,7 @@ fn run(mode: Mode, input: impl Read) -> io::Result<Counts> {
     let mut r = BufReader::with_capacity(READ_BUFFER_BYTES, input);
     let mut buf = Vec::with_capacity(READ_BUFFER_BYTES);
     let mut c = Counts::default();
+    let mut simd_buffers = simd_json::Buffers::default();
     loop {
         buf.clear();
         let n = r.read_until(b'\n', &mut buf)?;
@@ -132,6 +172,32 @@ fn run(mode: Mode, input: impl Read) -> io::Result<Counts> {
                 }
                 Err(_) => c.failed += 1,
             },
+            Mode::Skip => match serde_json::from_slice::<SkipLine>(line) {
+                Ok(l) => {
+                    c.parsed += 1;
+                    c.sum = c.sum.wrapping_add(skip_sum(&l));
+                }
+                Err(_) => c.failed += 1,
+            },
+            // simd-json parses in place: it needs the line mutable (its own
+            // copy, as cstream would need to keep the line for raw payloads).
+            Mode::SimdSkip => match simd_json::serde::from_slice_with_buffers::<SkipLine>(
+                &mut buf,
+                &mut simd_buffers,
+            ) {
+                Ok(l) => {
+                    c.parsed += 1;
+                    c.sum = c.sum.wrapping_add(skip_sum(&l));
+                }
+                Err(_) => c.failed += 1,
+            },
+            Mode::SimdTape => match simd_json::to_tape_with_buffers(&mut buf, &mut simd_buffers) {
+                Ok(t) => {
+                    c.parsed += 1;
+                    c.sum = c.sum.wrapping_add(t.0.len() as u64);
+                }
+                Err(_) => c.failed += 1,
+            },
             Mode::Value => match serde_json::from_slice::<serde_json::Value>(line) {
                 Ok(v) => {
                     c.parsed += 1;
@@ -152,8 +218,13 @@ fn main() -> ExitCode {
         Some("lines") => Mode::Lines,
         Some("typed") => Mode::Typed,
         Some("value") => Mode::Value,
+        Some("skip") => Mode::Skip,
+        Some("simd-skip") => Mode::SimdSkip,
+        Some("simd-tape") => Mode::SimdTape,
         _ => {
-            eprintln!("usage: parse_baseline lines|typed|value [FILE]  (default: standard input)");
+            eprintln!(
+                "usage: parse_baseline lines|typed|value|skip|simd-skip|simd-tape [FILE]  (default: standard input)"
+            );
             return ExitCode::from(2);
         }
     };

@@ -22,17 +22,23 @@ pub const WRITE_BUFFER_BYTES: usize = 64 * 1024;
 
 const EXAMPLES: &str = "\
 Examples:
-  Serve a live cursor-agent run to an OpenAI-compatible client... or just read it:
+  Read a live cursor-agent run on the terminal:
     cursor-agent -p --output-format stream-json --stream-partial-output \"fix the tests\" | cstream
+
+  Serve the same run to an OpenAI-compatible client (opencode, LiteLLM, the openai SDKs):
+    cursor-agent -p --output-format stream-json --stream-partial-output \"…\" | cstream --to openai-sse
 
   The normalized events, one JSON object per line (for dashboards and scripts):
     cstream --to events run.jsonl
 
-  Read several captures; a missing file is reported and skipped:
-    cstream --to events a.jsonl b.jsonl > all.ndjson
+  An archived run as one documents[] response:
+    cstream --to documents archived-run.jsonl > run.json
 
-  Fail a CI step on input that is not valid stream-json:
-    cstream --strict --to events run.jsonl > /dev/null
+  Another agent's stream (detected automatically; --from names it):
+    claude -p --output-format stream-json --verbose \"…\" | cstream
+
+  In CI: fail on lines that are not valid input, or on a failed or cut-off run:
+    cstream --strict -e run.jsonl > transcript.txt
 
 Exit status:
   0  every line was understood (unknown-but-valid events are kept, and count as understood)
@@ -41,8 +47,9 @@ Exit status:
   3  only with -e: a session reported failure or ended without a result
   A closed output pipe (cstream ... | head) ends the run quietly with 0.";
 
-/// Normalize coding-agent event streams (cursor-agent stream-json and others)
-/// and write them as a readable transcript or normalized events.
+/// Normalize coding-agent event streams (cursor-agent, Claude Code, Codex, Gemini CLI, ACP,
+/// Cursor SDK) into one event model, and write a readable transcript, the events, an
+/// OpenAI-compatible stream or response, or documents[] JSON.
 #[derive(Debug, Parser)]
 #[command(name = "cstream", version, about, after_help = EXAMPLES, max_term_width = 100)]
 pub struct Cli {
@@ -403,6 +410,21 @@ impl Cli {
     }
 }
 
+/// Standard output without the line buffering of Rust's `Stdout`, which
+/// would scan every block cstream writes for its last newline and copy the
+/// rest: a duplicate of the file descriptor, written through `File`.
+/// cstream does its own buffering and flushing (`BufWriter`, flush on idle).
+fn raw_stdout(stdout: io::Stdout) -> Box<dyn Write> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        if let Ok(fd) = stdout.as_fd().try_clone_to_owned() {
+            return Box::new(File::from(fd));
+        }
+    }
+    Box::new(stdout.lock())
+}
+
 /// True when `e`, or anything in its chain, is a closed pipe.
 fn is_broken_pipe(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::BrokenPipe
@@ -451,7 +473,7 @@ pub fn main() -> ExitCode {
             run(
                 &cfg,
                 &inputs,
-                BufWriter::with_capacity(WRITE_BUFFER_BYTES, stdout.lock()),
+                BufWriter::with_capacity(WRITE_BUFFER_BYTES, raw_stdout(stdout)),
                 &mut diag,
             )
         }

@@ -20,7 +20,7 @@ use memchr::{memchr, memmem};
 use crate::diag::{Diag, Warn, excerpt};
 
 /// Read buffer size.
-pub const READ_BUFFER_BYTES: usize = 64 * 1024;
+pub const READ_BUFFER_BYTES: usize = 128 * 1024;
 /// A single line longer than this is skipped (reported, not stored).
 pub const MAX_LINE_BYTES: usize = 512 * 1024 * 1024;
 /// A value joined from several lines may span at most this many lines…
@@ -434,6 +434,27 @@ impl Framer {
         let result = loop {
             if h.stop() {
                 break Ok(());
+            }
+            // Fast path: the whole line is in the read buffer already, so it
+            // is framed where it lies, without copying it out.
+            let buffered = lines.inner.buffer();
+            if let Some(i) = memchr(b'\n', buffered) {
+                no += 1;
+                let mut bytes = &buffered[..i];
+                if no == 1 {
+                    bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+                }
+                if let Some(b) = bytes.strip_suffix(b"\r") {
+                    bytes = b;
+                }
+                let r = self.line_in(bytes, no, h, diag);
+                lines.inner.consume(i + 1);
+                lines.consumed += i as u64 + 1;
+                self.lines_in += 1;
+                if let Err(e) = r {
+                    break Err(FrameError::Write(e));
+                }
+                continue;
             }
             let read = match lines.read_line(&mut line, h) {
                 Ok(r) => r,

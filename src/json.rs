@@ -69,7 +69,12 @@ pub fn write_str_body<W: Write + ?Sized>(w: &mut W, s: &str) -> io::Result<()> {
 
 /// Write an unsigned integer.
 pub fn write_u64<W: Write + ?Sized>(w: &mut W, v: u64) -> io::Result<()> {
-    write!(w, "{v}")
+    w.write_all(itoa::Buffer::new().format(v).as_bytes())
+}
+
+/// Write a signed integer.
+pub fn write_i64<W: Write + ?Sized>(w: &mut W, v: i64) -> io::Result<()> {
+    w.write_all(itoa::Buffer::new().format(v).as_bytes())
 }
 
 /// Write a float as serde_json would (`null` when not finite).
@@ -87,11 +92,6 @@ pub fn quote(s: &str) -> String {
     let mut v = Vec::with_capacity(s.len() + 2);
     write_str(&mut v, s).expect("writing to a Vec cannot fail");
     String::from_utf8(v).expect("escaping keeps UTF-8")
-}
-
-/// Build an owned raw JSON value from text known to be valid JSON.
-pub fn raw_owned(json: String) -> Box<RawValue> {
-    RawValue::from_string(json).expect("cstream built this JSON itself")
 }
 
 // ---------------------------------------------------------------- reading
@@ -299,7 +299,12 @@ pub struct Members<'a>(pub Vec<(Cow<'a, str>, &'a RawValue)>);
 impl<'a> Members<'a> {
     /// Parse the members of the object in `raw` (None when it is not an object).
     pub fn of(raw: &'a RawValue) -> Option<Members<'a>> {
-        serde_json::from_str(raw.get()).ok()
+        Members::parse(raw.get())
+    }
+
+    /// Parse the members of the object in the JSON text `json`.
+    pub fn parse(json: &'a str) -> Option<Members<'a>> {
+        serde_json::from_str(json).ok()
     }
 
     /// The value of the first member named `key`.
@@ -343,22 +348,127 @@ impl<'a> Members<'a> {
         &'b self,
         mut f: impl FnMut(&str, &'b RawValue) -> Option<Cow<'b, RawValue>>,
     ) -> Box<RawValue> {
-        let mut out = Vec::with_capacity(256);
-        out.push(b'{');
-        let mut first = true;
-        for (k, v) in &self.0 {
-            let Some(v) = f(k, v) else { continue };
-            if !first {
-                out.push(b',');
-            }
-            first = false;
-            write_str(&mut out, k).expect("Vec write");
-            out.push(b':');
-            out.extend_from_slice(v.get().as_bytes());
-        }
-        out.push(b'}');
-        raw_owned(String::from_utf8(out).expect("built from UTF-8 pieces"))
+        let kept: Vec<(&str, Cow<'b, RawValue>)> = self
+            .0
+            .iter()
+            .filter_map(|(k, v)| f(k, v).map(|v| (k.as_ref(), v)))
+            .collect();
+        assembled(&Entries(&kept))
     }
+}
+
+/// Object members to serialize: keys escaped, values copied verbatim.
+struct Entries<'e, 'b>(&'e [(&'b str, Cow<'b, RawValue>)]);
+
+impl serde::Serialize for Entries<'_, '_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in self.0 {
+            m.serialize_entry(k, &**v)?;
+        }
+        m.end()
+    }
+}
+
+/// A raw value serialized from valid pieces. serde_json's `to_raw_value`
+/// does not parse its own output again, unlike `RawValue::from_string`.
+pub fn assembled<T: serde::Serialize + ?Sized>(v: &T) -> Box<RawValue> {
+    serde_json::value::to_raw_value(v).expect("serializing raw values and strings cannot fail")
+}
+
+/// Visitor methods that take any scalar (and `null`) as `$default`, for
+/// values read leniently: an unexpected type is passed over, not an error
+/// that would make the whole line unreadable.
+macro_rules! lenient_scalars {
+    ($default:expr) => {
+        fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Self::Value, E> {
+            Ok($default)
+        }
+        fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Self::Value, E> {
+            Ok($default)
+        }
+        fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Self::Value, E> {
+            Ok($default)
+        }
+        fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Self::Value, E> {
+            Ok($default)
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok($default)
+        }
+    };
+}
+pub(crate) use lenient_scalars;
+
+/// A JSON value read in one pass for what cstream needs from it: an
+/// object's members (values kept raw), a string, or anything else (skipped,
+/// not kept). Reading an object this way scans it once, where taking it as
+/// a `&RawValue` and then its members would scan it twice.
+#[derive(Debug)]
+pub enum Val<'a> {
+    Obj(Members<'a>),
+    Str(Cow<'a, str>),
+    Other,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Val<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Val<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, m: A) -> Result<Val<'de>, A::Error> {
+                members(m).map(Val::Obj)
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Val<'de>, E> {
+                Ok(Val::Str(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Val<'de>, E> {
+                Ok(Val::Str(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Val<'de>, E> {
+                Ok(Val::Str(Cow::Owned(v)))
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut a: A) -> Result<Val<'de>, A::Error> {
+                while a.next_element::<de::IgnoredAny>()?.is_some() {}
+                Ok(Val::Other)
+            }
+            lenient_scalars!(Val::Other);
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Collect the members of a map being deserialized (values kept raw).
+fn members<'de, A: MapAccess<'de>>(mut m: A) -> Result<Members<'de>, A::Error> {
+    let mut v = Vec::with_capacity(m.size_hint().unwrap_or(8));
+    while let Some(k) = m.next_key::<S<'de>>()? {
+        let val: &'de RawValue = m.next_value()?;
+        v.push((k.0, val));
+    }
+    Ok(Members(v))
+}
+
+/// Write `m` as a compact JSON object, leaving out the members named in `drop`.
+pub fn write_members(out: &mut Vec<u8>, m: &Members<'_>, drop: &[&str]) {
+    out.push(b'{');
+    let mut first = true;
+    for (k, v) in &m.0 {
+        if drop.contains(&k.as_ref()) {
+            continue;
+        }
+        if !first {
+            out.push(b',');
+        }
+        first = false;
+        write_str(out, k).expect("Vec write");
+        out.push(b':');
+        out.extend_from_slice(v.get().as_bytes());
+    }
+    out.push(b'}');
 }
 
 impl<'de: 'a, 'a> Deserialize<'de> for Members<'a> {
@@ -369,13 +479,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for Members<'a> {
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a JSON object")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Members<'de>, A::Error> {
-                let mut v = Vec::with_capacity(m.size_hint().unwrap_or(8));
-                while let Some(k) = m.next_key::<S<'de>>()? {
-                    let val: &'de RawValue = m.next_value()?;
-                    v.push((k.0, val));
-                }
-                Ok(Members(v))
+            fn visit_map<A: MapAccess<'de>>(self, m: A) -> Result<Members<'de>, A::Error> {
+                members(m)
             }
         }
         d.deserialize_map(V)

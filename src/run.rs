@@ -182,11 +182,17 @@ impl<'s> Pipeline<'s> {
 
 impl Handler for Pipeline<'_> {
     fn record(&mut self, bytes: &[u8], _line: u64, diag: &mut Diag) -> io::Result<Parsed> {
+        // One validation of the whole record lets the parsers read it as
+        // `str`, where serde_json does not check every string again.
+        // Invalid UTF-8 goes back to the framer, which repairs it.
+        let Ok(rec) = std::str::from_utf8(bytes) else {
+            return Ok(Parsed::Invalid);
+        };
         let norm = &mut self.norm;
         let sink = &mut *self.sink;
         let parsed = self
             .parser
-            .parse(bytes, &mut |item| norm.item(item, sink, diag))?;
+            .parse(rec, &mut |item| norm.item(item, sink, diag))?;
         if let Some(d) = self.parser.chosen {
             self.norm.set_dialect(d.name());
         }

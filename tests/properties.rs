@@ -494,3 +494,49 @@ proptest! {
             .map_err(|e| TestCaseError::fail(format!("{}: {e}", path.display())))?;
     }
 }
+
+fn delta_text_strategy() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[a-z ]{0,12}",
+        ".{0,8}",
+        Just("say \"hi\" \\ back\\slash".to_owned()),
+        Just("tab\tnew\nline\u{1}ctl".to_owned()),
+        "[é✓漢\u{1F600}\u{2028}]{1,4}",
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// cursor-agent's two delta shapes take a byte-exact fast path; a space
+    /// after the opening brace sends the same line through the general
+    /// parser. Both must give the same events.
+    #[test]
+    fn delta_fast_path_agrees_with_the_general_parser(
+        text in delta_text_strategy(),
+        sid in prop_oneof!["[a-f0-9-]{1,36}", Just("s\"q".to_owned())],
+        ts in 0i64..=i64::MAX,
+        thinking in any::<bool>(),
+    ) {
+        // Keys in cursor-agent's order (serde_json's map would sort them).
+        let body = if thinking {
+            format!(
+                r#"{{"type":"thinking","subtype":"delta","text":{},"session_id":{},"timestamp_ms":{ts}}}"#,
+                serde_json::to_string(&text).unwrap(),
+                serde_json::to_string(&sid).unwrap()
+            )
+        } else {
+            format!(
+                r#"{{"type":"assistant","message":{{"role":"assistant","content":[{{"type":"text","text":{}}}]}},"session_id":{},"timestamp_ms":{ts}}}"#,
+                serde_json::to_string(&text).unwrap(),
+                serde_json::to_string(&sid).unwrap()
+            )
+        };
+        let slow = format!("{{ {}", &body[1..]);
+        for (_, args) in FORMATS {
+            let fast_out = run_reader(args, format!("{body}\n").as_bytes());
+            let slow_out = run_reader(args, format!("{slow}\n").as_bytes());
+            prop_assert_eq!(String::from_utf8_lossy(&fast_out), String::from_utf8_lossy(&slow_out));
+        }
+    }
+}

@@ -146,3 +146,66 @@ fn truncating_twice_is_truncating_once() {
         "two calls: 25 bytes, and 24 (the cap falls inside an é)"
     );
 }
+
+/// A running shell call that re-sends its whole output so far as `tool_call`
+/// updates (the O(n²) pattern bench/gen_stream.py models for cursor-agent):
+/// the events carry each line of output about twice (streamed once, and
+/// once in the completion), not once per update.
+#[test]
+fn cumulative_cursor_updates_give_output_linear_in_the_real_output() {
+    let sid = "cum";
+    let mut input = String::new();
+    input.push_str(&format!(
+        r#"{{"type":"system","subtype":"init","session_id":"{sid}","model":"m","cwd":"/w"}}"#
+    ));
+    input.push('\n');
+    let call = |sub: &str, out: &str, done: bool| {
+        let result = if done {
+            format!(
+                r#","result":{{"success":{{"exitCode":0,"stdout":{o},"stderr":"","interleavedOutput":{o}}}}}"#,
+                o = serde_json::to_string(out).unwrap()
+            )
+        } else if out.is_empty() {
+            String::new()
+        } else {
+            format!(
+                r#","result":{{"success":{{"stdout":{o},"interleavedOutput":{o}}}}}"#,
+                o = serde_json::to_string(out).unwrap()
+            )
+        };
+        format!(
+            r#"{{"type":"tool_call","subtype":"{sub}","call_id":"c1","tool_call":{{"shellToolCall":{{"args":{{"command":"job"}}{result}}}}},"session_id":"{sid}"}}"#
+        ) + "\n"
+    };
+    input.push_str(&call("started", "", false));
+    let mut out = String::new();
+    for i in 0..300 {
+        out.push_str(&format!("line {i} of the job\n"));
+        input.push_str(&call("progress", &out, false));
+    }
+    input.push_str(&call("completed", &out, true));
+    input.push_str(&format!(
+        r#"{{"type":"result","subtype":"success","is_error":false,"result":"","session_id":"{sid}"}}"#
+    ));
+    input.push('\n');
+    let events_out = cstream(&["--to", "events"], input.as_bytes()).out();
+    assert!(input.len() > 100 * out.len(), "the input is quadratic");
+    // Linear: each update adds its new line once plus one event envelope
+    // (~150 bytes); the input re-sends everything every time.
+    assert!(
+        events_out.len() < 3 * out.len() + 150 * 300 + 4096,
+        "{} bytes of events for {} bytes of output",
+        events_out.len(),
+        out.len()
+    );
+    // The streamed deltas rebuild the output exactly.
+    let streamed: String = events(&events_out)
+        .iter()
+        .filter(|e| e["type"] == "shell_output_delta")
+        .map(|e| e["text"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(streamed, out);
+    // --no-dedupe keeps every snapshot.
+    let raw = cstream(&["--to", "events", "--no-dedupe"], input.as_bytes()).out();
+    assert!(raw.len() > 100 * out.len());
+}

@@ -42,7 +42,7 @@ use super::common::{
 };
 use super::{Item, Out, Parser, keep_unknown};
 use crate::event::{
-    Event, Json, Kind, OutStream, SessionResult, SessionStart, Str, SummaryPhase, ToolEnd,
+    Event, Json, Kind, OutStream, SessionResult, SessionStart, Str, SummaryPhase, Text, ToolEnd,
     ToolStart, json_null,
 };
 use crate::input::Parsed;
@@ -176,8 +176,8 @@ pub struct AcpParser {
 }
 
 impl Parser for AcpParser {
-    fn parse<'a>(&mut self, rec: &'a [u8], out: Out<'_, 'a>) -> io::Result<Parsed> {
-        let line: Line<'a> = match serde_json::from_slice(rec) {
+    fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
+        let line: Line<'a> = match serde_json::from_str(rec) {
             Ok(l) => l,
             Err(e) if e.is_eof() => return Ok(Parsed::Incomplete),
             Err(e) if e.is_data() => return keep_unknown(rec, out),
@@ -185,7 +185,7 @@ impl Parser for AcpParser {
         };
         // A bare update object, as some clients log them.
         if line.jsonrpc.is_none() && line.session_update.is_some() {
-            let raw: &RawValue = match serde_json::from_slice(rec) {
+            let raw: &RawValue = match serde_json::from_str(rec) {
                 Ok(r) => r,
                 Err(_) => return Ok(Parsed::Invalid),
             };
@@ -442,7 +442,7 @@ impl AcpParser {
                 };
                 if b.ty.as_deref().is_some_and(|t| t != "text") {
                     out(ev(Kind::Unknown {
-                        raw: Cow::Borrowed(raw),
+                        raw: Json::from(raw),
                     }))?;
                     return Ok(true);
                 }
@@ -529,12 +529,12 @@ impl AcpParser {
             if !wait {
                 self.calls[i].started = true;
                 let start = self.start(i, u, meta.as_ref());
-                out(Item::Event(Event::new(Kind::ToolCallStarted(start))))?;
+                out(Item::Event(Event::new(Kind::started(start))))?;
             }
         } else if has_input && let Some(r) = u.raw_input {
             out(Item::Event(Event::new(Kind::ToolCallProgress {
                 call_id: Cow::Owned(id.clone()),
-                partial: Cow::Borrowed(r),
+                partial: Json::from(r),
             })))?;
         }
         let shell = self.calls[i].name == "shell";
@@ -639,7 +639,7 @@ impl AcpParser {
                 self.calls.push(c);
                 let j = self.calls.len() - 1;
                 let start = self.start(j, u, meta.as_ref());
-                out(Item::Event(Event::new(Kind::ToolCallStarted(start))))?;
+                out(Item::Event(Event::new(Kind::started(start))))?;
                 let call = self.calls.remove(j);
                 return self.complete(call, u, text, out);
             }
@@ -654,7 +654,7 @@ impl AcpParser {
         let args: Json<'a> = u
             .raw_input
             .filter(|r| !is_empty_json(r))
-            .map_or_else(json_null, Cow::Borrowed);
+            .map_or_else(json_null, Json::from);
         let mut t = ToolStart::new(Cow::Owned(c.id.clone()), Cow::Owned(c.name.clone()), args);
         if let Some(m) = u.raw_input.and_then(Members::of) {
             fill_start(&mut t, &m);
@@ -712,7 +712,7 @@ impl AcpParser {
         if shell {
             t.output = text
                 .clone()
-                .map(Cow::Owned)
+                .map(Text::from)
                 .or_else(|| {
                     u.raw_output
                         .and_then(raw_as_str)
@@ -723,14 +723,14 @@ impl AcpParser {
                         .as_ref()
                         .and_then(|m| join_output(m.str("stdout"), m.str("stderr")))
                         .or_else(|| raw_m.as_ref().and_then(|m| m.str("aggregated_output")))
-                        .map(|s| Cow::Owned(clean_output(&s).into_owned()))
+                        .map(|s| Text::from(clean_output(&s).into_owned()))
                 });
             t.result = u
                 .raw_output
                 .filter(|r| !r.get().starts_with('"'))
-                .map(|r| without_output(r).map_or(Cow::Borrowed(r), Cow::Owned));
+                .map(|r| without_output(r).map_or(Json::from(r), Json::from));
         } else {
-            t.result = u.raw_output.or(u.content).map(Cow::Borrowed);
+            t.result = u.raw_output.or(u.content).map(Json::from);
         }
         if !t.ok {
             t.error = Some(match (completed, exit_code) {
@@ -748,7 +748,7 @@ impl AcpParser {
             t.lines_added = Some(a);
             t.lines_removed = Some(d);
         }
-        out(Item::Event(Event::new(Kind::ToolCallCompleted(t))))
+        out(Item::Event(Event::new(Kind::completed(t))))
     }
 }
 

@@ -45,8 +45,8 @@ use super::common::{
 };
 use super::{Channel, Item, Out, Parser, keep_unknown};
 use crate::event::{
-    Event, Kind, SessionResult, SessionStart, Str, SummaryPhase, ToolEnd, ToolStart, Usage,
-    json_null,
+    Event, Json, Kind, SessionResult, SessionStart, Str, SummaryPhase, Text, ToolEnd, ToolStart,
+    Usage, json_null,
 };
 use crate::input::Parsed;
 use crate::json::{LaxBool, LaxF64, LaxInt, LaxStr, Members, S, raw_as_str};
@@ -333,8 +333,8 @@ impl ClaudeParser {
 }
 
 impl Parser for ClaudeParser {
-    fn parse<'a>(&mut self, rec: &'a [u8], out: Out<'_, 'a>) -> io::Result<Parsed> {
-        let line: Line<'a> = match serde_json::from_slice(rec) {
+    fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
+        let line: Line<'a> = match serde_json::from_str(rec) {
             Ok(l) => l,
             Err(e) if e.is_eof() => return Ok(Parsed::Incomplete),
             Err(e) if e.is_data() => return keep_unknown(rec, out),
@@ -494,7 +494,7 @@ impl ClaudeParser {
                 out(Item::Event(Event::at(
                     ts,
                     Kind::Unknown {
-                        raw: Cow::Borrowed(raw),
+                        raw: Json::from(raw),
                     },
                 )))?;
                 continue;
@@ -530,10 +530,10 @@ impl ClaudeParser {
                         continue;
                     }
                     let name = b.name.get().unwrap_or_default();
-                    let args = b.input.map_or_else(json_null, Cow::Borrowed);
+                    let args = b.input.map_or_else(json_null, Json::from);
                     let start = tool_start(id, &name, args);
                     self.remember_call(&start.call_id, &start.tool_name);
-                    out(Item::Event(Event::at(ts, Kind::ToolCallStarted(start))))?;
+                    out(Item::Event(Event::at(ts, Kind::started(start))))?;
                 }
                 Some(t) if t.ends_with("_tool_result") => {
                     // A server tool's result (web search…) inside the message.
@@ -542,13 +542,13 @@ impl ClaudeParser {
                         .take_call(&id)
                         .unwrap_or_else(|| normalize_tool_name(t));
                     let mut end = ToolEnd::new(id, Cow::Owned(name), true);
-                    end.result = b.content.map(Cow::Borrowed);
-                    out(Item::Event(Event::at(ts, Kind::ToolCallCompleted(end))))?;
+                    end.result = b.content.map(Json::from);
+                    out(Item::Event(Event::at(ts, Kind::completed(end))))?;
                 }
                 _ => out(Item::Event(Event::at(
                     ts,
                     Kind::Unknown {
-                        raw: Cow::Borrowed(raw),
+                        raw: Json::from(raw),
                     },
                 )))?,
             }
@@ -587,7 +587,7 @@ impl ClaudeParser {
                     // `tool_use_result` belongs to the line's only result.
                     let tur = if results == 1 { tool_use_result } else { None };
                     let end = self.tool_end(&b, tur);
-                    out(Item::Event(Event::at(ts, Kind::ToolCallCompleted(end))))?;
+                    out(Item::Event(Event::at(ts, Kind::completed(end))))?;
                 }
                 Some("text") if !subagent => {
                     let text = b.text.get().unwrap_or_default();
@@ -616,8 +616,8 @@ impl ClaudeParser {
                 .and_then(|m| join_output(m.str("stdout"), m.str("stderr")));
             let output = from_tur.or(text.clone());
             t.output = output.map(|o| match strip_persisted(&o) {
-                Some(p) => Cow::Owned(p),
-                None => o,
+                Some(p) => Text::from(p),
+                None => Text::from(o),
             });
             t.exit_code = tur_m
                 .as_ref()
@@ -637,12 +637,9 @@ impl ClaudeParser {
                     rest.to_owned()
                 }));
             }
-            t.result = match tur {
-                Some(r) => Some(without_output(r).map_or(Cow::Borrowed(r), Cow::Owned)),
-                None => None,
-            };
+            t.result = tur.map(|r| without_output(r).map_or(Json::from(r), Json::from));
         } else {
-            t.result = tur.or(b.content).map(Cow::Borrowed);
+            t.result = tur.or(b.content).map(Json::from);
         }
         if let Some(m) = &tur_m {
             if let Some(hunks) = m.get("structuredPatch") {
@@ -833,9 +830,9 @@ impl ClaudeParser {
                             if let Some(m) = Members::of(&args) {
                                 fill_start_owned(&mut start, &m);
                             }
-                            start.args = Cow::Owned(args);
+                            start.args = Json::from(args);
                             self.remember_call(&start.call_id, &start.tool_name);
-                            out(Item::Event(Event::at(ts, Kind::ToolCallStarted(start))))?;
+                            out(Item::Event(Event::at(ts, Kind::started(start))))?;
                         }
                     }
                     _ => {}
@@ -895,7 +892,7 @@ fn text_out<'a>(
                 ts,
                 Kind::ToolCallProgress {
                     call_id: Cow::Owned(p.to_owned()),
-                    partial: Cow::Owned(raw_object1("text", &text)),
+                    partial: Json::from(raw_object1("text", &text)),
                 },
             ))
         }
@@ -918,8 +915,8 @@ fn tool_start<'a>(id: Str<'a>, name: &str, args: crate::event::Json<'a>) -> Tool
         normalize_tool_name(name)
     };
     let mut t = ToolStart::new(id, Cow::Owned(norm), args);
-    if let Cow::Borrowed(a) = t.args
-        && let Some(m) = Members::of(a)
+    if let Some(a) = t.args.borrowed()
+        && let Some(m) = Members::parse(a)
     {
         fill_start(&mut t, &m);
     }
@@ -1053,7 +1050,7 @@ mod tests {
         let mut items = Vec::new();
         for l in lines {
             let r = p
-                .parse(l.as_bytes(), &mut |i| {
+                .parse(l, &mut |i| {
                     items.push(i.into_owned());
                     Ok(())
                 })

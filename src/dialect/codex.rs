@@ -33,8 +33,8 @@ use super::common::{
 };
 use super::{Channel, Item, Out, Parser, keep_unknown};
 use crate::event::{
-    Event, Kind, OutStream, SessionResult, SessionStart, Str, SummaryPhase, ToolEnd, ToolStart,
-    Usage, json_null,
+    Event, Json, Kind, OutStream, SessionResult, SessionStart, Str, SummaryPhase, Text, ToolEnd,
+    ToolStart, Usage, json_null,
 };
 use crate::input::Parsed;
 use crate::json::{LaxInt, LaxStr, Members, S, raw_as_str};
@@ -144,8 +144,8 @@ pub struct CodexParser {
 const MAX_OPEN: usize = 4096;
 
 impl Parser for CodexParser {
-    fn parse<'a>(&mut self, rec: &'a [u8], out: Out<'_, 'a>) -> io::Result<Parsed> {
-        let line: Line<'a> = match serde_json::from_slice(rec) {
+    fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
+        let line: Line<'a> = match serde_json::from_str(rec) {
             Ok(l) => l,
             Err(e) if e.is_eof() => return Ok(Parsed::Incomplete),
             Err(e) if e.is_data() => return keep_unknown(rec, out),
@@ -216,13 +216,15 @@ impl Parser for CodexParser {
             }
             Some("request_user_input") => {
                 let id = line.call_id.get().unwrap_or_default();
-                let args = line.questions.map_or_else(json_null, Cow::Borrowed);
+                let args = line.questions.map_or_else(json_null, Json::from);
                 let start = ToolStart::new(id.clone(), Cow::Borrowed("question"), args);
-                out(Item::Event(Event::new(Kind::ToolCallStarted(start))))?;
+                out(Item::Event(Event::new(Kind::started(start))))?;
                 // exec writes no answer event: the question was put.
-                out(Item::Event(Event::new(Kind::ToolCallCompleted(
-                    ToolEnd::new(id, Cow::Borrowed("question"), true),
-                ))))?;
+                out(Item::Event(Event::new(Kind::completed(ToolEnd::new(
+                    id,
+                    Cow::Borrowed("question"),
+                    true,
+                )))))?;
             }
             Some("turn.completed") => {
                 let total = line
@@ -340,7 +342,7 @@ impl CodexParser {
     /// arrive only completed).
     fn ensure_start<'a>(&mut self, start: ToolStart<'a>, out: Out<'_, 'a>) -> io::Result<()> {
         if self.open_call(&start.call_id, &start.tool_name) {
-            out(Item::Event(Event::new(Kind::ToolCallStarted(start))))?;
+            out(Item::Event(Event::new(Kind::started(start))))?;
         }
         Ok(())
     }
@@ -386,7 +388,7 @@ impl CodexParser {
                 let mut start = ToolStart::new(
                     id.clone(),
                     Cow::Borrowed("shell"),
-                    Cow::Owned(args_without(raw, ITEM_STATE_KEYS)),
+                    Json::from(args_without(raw, ITEM_STATE_KEYS)),
                 );
                 start.command = command;
                 self.ensure_start(start, out)?;
@@ -435,12 +437,12 @@ impl CodexParser {
                                 _ => "no exit code".to_owned(),
                             }));
                         }
-                        end.output = output;
-                        end.result = Some(Cow::Owned(args_without(
+                        end.output = output.map(Text::from);
+                        end.result = Some(Json::from(args_without(
                             raw,
                             &["id", "type", "command", "aggregated_output"],
                         )));
-                        out(ev(Kind::ToolCallCompleted(end)))?;
+                        out(ev(Kind::completed(end)))?;
                     }
                 }
             }
@@ -450,7 +452,7 @@ impl CodexParser {
                 let mut start = ToolStart::new(
                     id.clone(),
                     Cow::Owned(name.clone()),
-                    Cow::Owned(args_without(raw, ITEM_STATE_KEYS)),
+                    Json::from(args_without(raw, ITEM_STATE_KEYS)),
                 );
                 start.path = changes.and_then(single_path);
                 self.ensure_start(start, out)?;
@@ -460,7 +462,7 @@ impl CodexParser {
                         if let Some(c) = changes {
                             out(ev(Kind::ToolCallProgress {
                                 call_id: id,
-                                partial: Cow::Borrowed(c),
+                                partial: Json::from(c),
                             }))?;
                         }
                     }
@@ -477,13 +479,13 @@ impl CodexParser {
                             end.lines_removed = Some(d);
                             end.patch = Some(Cow::Owned(p));
                         }
-                        end.result = Some(Cow::Owned(args_without(raw, &["id", "type"])));
-                        out(ev(Kind::ToolCallCompleted(end)))?;
+                        end.result = Some(Json::from(args_without(raw, &["id", "type"])));
+                        out(ev(Kind::completed(end)))?;
                     }
                 }
             }
             Some("mcp_tool_call") => {
-                let args = it.arguments.map_or_else(json_null, Cow::Borrowed);
+                let args = it.arguments.map_or_else(json_null, Json::from);
                 let mut start = ToolStart::new(id.clone(), Cow::Borrowed("mcp"), args);
                 start.mcp_server = it.server.clone().get();
                 start.mcp_tool = it.tool.clone().get();
@@ -500,21 +502,21 @@ impl CodexParser {
                     end.error = err
                         .map(Cow::Owned)
                         .or_else(|| (!end.ok).then(|| Cow::Owned(status.to_owned())));
-                    end.result = it.result.map(Cow::Borrowed);
-                    out(ev(Kind::ToolCallCompleted(end)))?;
+                    end.result = it.result.map(Json::from);
+                    out(ev(Kind::completed(end)))?;
                 }
             }
             Some("web_search") => {
                 let mut start = ToolStart::new(
                     id.clone(),
                     Cow::Borrowed("web_search"),
-                    Cow::Owned(args_without(raw, &["id", "type"])),
+                    Json::from(args_without(raw, &["id", "type"])),
                 );
                 start.query = it.query.clone().get();
                 self.ensure_start(start, out)?;
                 if phase == Phase::Completed {
                     self.close_call(&id);
-                    out(ev(Kind::ToolCallCompleted(ToolEnd::new(
+                    out(ev(Kind::completed(ToolEnd::new(
                         id,
                         Cow::Borrowed("web_search"),
                         true,
@@ -525,7 +527,7 @@ impl CodexParser {
                 let mut start = ToolStart::new(
                     id.clone(),
                     Cow::Borrowed("task"),
-                    Cow::Owned(args_without(raw, ITEM_STATE_KEYS)),
+                    Json::from(args_without(raw, ITEM_STATE_KEYS)),
                 );
                 start.description = it.prompt.clone().get().or(it.tool.clone().get());
                 self.ensure_start(start, out)?;
@@ -536,8 +538,8 @@ impl CodexParser {
                     if !end.ok {
                         end.error = Some(Cow::Owned(status.to_owned()));
                     }
-                    end.result = Some(Cow::Borrowed(raw));
-                    out(ev(Kind::ToolCallCompleted(end)))?;
+                    end.result = Some(Json::from(raw));
+                    out(ev(Kind::completed(end)))?;
                 }
             }
             Some("todo_list") => {
@@ -742,7 +744,7 @@ struct Msg<'a> {
 impl CodexParser {
     fn legacy<'a>(
         &mut self,
-        rec: &'a [u8],
+        rec: &'a str,
         raw: &'a RawValue,
         out: Out<'_, 'a>,
     ) -> io::Result<Parsed> {
@@ -803,11 +805,11 @@ impl CodexParser {
             }
             Some("exec_command_begin") => {
                 let id = m.call_id.get().unwrap_or_default();
-                let mut s = ToolStart::new(id, Cow::Borrowed("shell"), Cow::Borrowed(raw));
+                let mut s = ToolStart::new(id, Cow::Borrowed("shell"), Json::from(raw));
                 s.command = m.command.and_then(command_text);
                 s.cwd = m.cwd.get();
                 self.open_call(&s.call_id, "shell");
-                out(ev(Kind::ToolCallStarted(s)))?;
+                out(ev(Kind::started(s)))?;
             }
             Some("exec_command_output_delta") => {
                 let text = m.chunk.and_then(decode_chunk).unwrap_or_default();
@@ -834,10 +836,11 @@ impl CodexParser {
                 e.output = m
                     .aggregated_output
                     .get()
-                    .or_else(|| super::common::join_output(m.stdout.get(), m.stderr.get()));
+                    .or_else(|| super::common::join_output(m.stdout.get(), m.stderr.get()))
+                    .map(Text::from);
                 e.duration_ms = m.duration.and_then(duration_ms);
                 e.result = Members::of(raw).map(|mm| {
-                    Cow::Owned(mm.to_json_without(&[
+                    Json::from(mm.to_json_without(&[
                         "type",
                         "call_id",
                         "stdout",
@@ -846,11 +849,11 @@ impl CodexParser {
                         "formatted_output",
                     ]))
                 });
-                out(ev(Kind::ToolCallCompleted(e)))?;
+                out(ev(Kind::completed(e)))?;
             }
             Some("patch_apply_begin") => {
                 let id = m.call_id.get().unwrap_or_default();
-                let args = m.changes.map_or_else(json_null, Cow::Borrowed);
+                let args = m.changes.map_or_else(json_null, Json::from);
                 let mut s = ToolStart::new(id, Cow::Borrowed("edit"), args);
                 if let Some(c) = m.changes.and_then(Members::of)
                     && c.0.len() == 1
@@ -858,7 +861,7 @@ impl CodexParser {
                     s.path = Some(c.0[0].0.clone());
                 }
                 self.open_call(&s.call_id, "edit");
-                out(ev(Kind::ToolCallStarted(s)))?;
+                out(ev(Kind::started(s)))?;
             }
             Some("patch_apply_end") => {
                 let id = m.call_id.get().unwrap_or_default();
@@ -867,8 +870,8 @@ impl CodexParser {
                 if !e.ok {
                     e.error = m.stderr.get().filter(|s| !s.is_empty());
                 }
-                e.result = Some(Cow::Borrowed(raw));
-                out(ev(Kind::ToolCallCompleted(e)))?;
+                e.result = Some(Json::from(raw));
+                out(ev(Kind::completed(e)))?;
             }
             Some("mcp_tool_call_begin" | "mcp_tool_call_end") => {
                 let id = m.call_id.get().unwrap_or_default();
@@ -877,12 +880,12 @@ impl CodexParser {
                     let args = inv
                         .as_ref()
                         .and_then(|i| i.get("arguments"))
-                        .map_or_else(json_null, Cow::Borrowed);
+                        .map_or_else(json_null, Json::from);
                     let mut s = ToolStart::new(id, Cow::Borrowed("mcp"), args);
                     s.mcp_server = inv.as_ref().and_then(|i| i.str("server"));
                     s.mcp_tool = inv.as_ref().and_then(|i| i.str("tool"));
                     self.open_call(&s.call_id, "mcp");
-                    out(ev(Kind::ToolCallStarted(s)))?;
+                    out(ev(Kind::started(s)))?;
                 } else {
                     self.close_call(&id);
                     let failed = m
@@ -891,18 +894,18 @@ impl CodexParser {
                         .is_some_and(|r| r.get("Err").is_some());
                     let mut e = ToolEnd::new(id, Cow::Borrowed("mcp"), !failed);
                     e.duration_ms = m.duration.and_then(duration_ms);
-                    e.result = m.result.map(Cow::Borrowed);
-                    out(ev(Kind::ToolCallCompleted(e)))?;
+                    e.result = m.result.map(Json::from);
+                    out(ev(Kind::completed(e)))?;
                 }
             }
             Some("web_search_begin") => {
                 let mut s = ToolStart::new(
                     m.call_id.get().unwrap_or_default(),
                     Cow::Borrowed("web_search"),
-                    Cow::Borrowed(raw),
+                    Json::from(raw),
                 );
                 s.query = m.query.get();
-                out(ev(Kind::ToolCallStarted(s)))?;
+                out(ev(Kind::started(s)))?;
             }
             Some("web_search_end") => {
                 let mut e = ToolEnd::new(
@@ -910,8 +913,8 @@ impl CodexParser {
                     Cow::Borrowed("web_search"),
                     true,
                 );
-                e.result = Some(Cow::Borrowed(raw));
-                out(ev(Kind::ToolCallCompleted(e)))?;
+                e.result = Some(Json::from(raw));
+                out(ev(Kind::completed(e)))?;
             }
             Some("token_count") => {
                 let info = m.info.and_then(Members::of);

@@ -665,18 +665,16 @@ pub fn base64_decode(s: &str) -> Option<Vec<u8>> {
 
 /// A JSON string literal as a raw value.
 pub fn raw_string(s: &str) -> Box<RawValue> {
-    crate::json::raw_owned(crate::json::quote(s))
+    crate::json::assembled(s)
 }
 
 /// A one-member object `{"key": "value"}` as a raw value.
 pub fn raw_object1(key: &str, value: &str) -> Box<RawValue> {
-    let mut s = String::with_capacity(key.len() + value.len() + 8);
-    s.push('{');
-    s.push_str(&crate::json::quote(key));
-    s.push(':');
-    s.push_str(&crate::json::quote(value));
-    s.push('}');
-    crate::json::raw_owned(s)
+    crate::json::assembled(
+        &[(key, value)]
+            .into_iter()
+            .collect::<std::collections::BTreeMap<_, _>>(),
+    )
 }
 
 #[cfg(test)]

@@ -10,27 +10,27 @@
 //!   by its name, never by position;
 //! - shell results carry the output twice (`stdout` and `interleavedOutput`):
 //!   the normalized `output` has it once and `result` keeps neither copy;
-//! - usage appears only on `result` (session totals);
-//! - a `tool_call` with `subtype: "progress"` (undocumented; the shape the
-//!   benchmark generator models) re-sends a shell call's output so far: it
-//!   is a cumulative snapshot ([`Item::OutputSnapshot`]), so the output
-//!   stays linear in the real output, not in the quadratic input.
+//! - usage appears only on `result` (session totals).
 
 use std::borrow::Cow;
 use std::io;
 
+use std::fmt;
+
 use serde::Deserialize;
-use serde::de::IgnoredAny;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
 use super::common::{fill_start, fill_start_owned, normalize_tool_name};
 use super::{Channel, Item, Out, Parser, keep_unknown};
 use crate::event::{
-    Event, Json, Kind, OutStream, SessionResult, SessionStart, Str, ToolEnd, ToolStart, Usage,
-    json_null,
+    Event, Json, Kind, OutStream, SessionResult, SessionStart, Str, Text, ToolEnd, ToolStart,
+    Usage, json_null,
 };
 use crate::input::Parsed;
-use crate::json::{LaxBool, LaxInt, LaxStr, Members, raw_as_str};
+use crate::json::{
+    LaxBool, LaxInt, LaxStr, Members, S, Val, lenient_scalars, raw_as_str, write_members, write_str,
+};
 
 /// One cursor-agent line: the union of the fields of every event type.
 #[derive(Deserialize)]
@@ -48,11 +48,11 @@ struct Line<'a> {
     #[serde(borrow, default)]
     text: LaxStr<'a>,
     #[serde(borrow, default)]
-    message: Option<&'a RawValue>,
+    message: Option<MessageText<'a>>,
     #[serde(borrow, default)]
     call_id: LaxStr<'a>,
     #[serde(borrow, default)]
-    tool_call: Option<&'a RawValue>,
+    tool_call: Option<ToolCallObj<'a>>,
     #[serde(borrow, default)]
     model: LaxStr<'a>,
     #[serde(borrow, default)]
@@ -60,7 +60,7 @@ struct Line<'a> {
     #[serde(rename = "permissionMode", borrow, default)]
     permission_mode: LaxStr<'a>,
     #[serde(borrow, default)]
-    result: Option<&'a RawValue>,
+    result: LaxStr<'a>,
     #[serde(default)]
     is_error: LaxBool,
     #[serde(default)]
@@ -71,6 +71,8 @@ struct Line<'a> {
     error: Option<&'a RawValue>,
 }
 
+mod fast;
+
 /// Parser state for one cursor-agent input.
 #[derive(Default)]
 pub struct CursorParser {
@@ -80,9 +82,34 @@ pub struct CursorParser {
     hinted: bool,
 }
 
+impl CursorParser {
+    /// Emit a delta read by the fast path: the same items the general path
+    /// gives for the same line.
+    fn fast_delta<'a>(&mut self, d: fast::FastDelta<'a>, out: Out<'_, 'a>) -> io::Result<Parsed> {
+        if !self.hinted {
+            self.hinted = true;
+            out(Item::IdHint(Cow::Owned(d.session_id.to_owned())))?;
+        }
+        let ts = Some(d.ts);
+        let kind = if d.thinking {
+            if self.thinking_since.is_none() {
+                self.thinking_since = ts;
+            }
+            Kind::ThinkingDelta { text: d.text }
+        } else {
+            Kind::TextDelta { text: d.text }
+        };
+        out(Item::Event(Event::at(ts, kind)))?;
+        Ok(Parsed::Done)
+    }
+}
+
 impl Parser for CursorParser {
-    fn parse<'a>(&mut self, rec: &'a [u8], out: Out<'_, 'a>) -> io::Result<Parsed> {
-        let line: Line<'a> = match serde_json::from_slice(rec) {
+    fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
+        if let Some(d) = fast::delta(rec) {
+            return self.fast_delta(d, out);
+        }
+        let line: Line<'a> = match serde_json::from_str(rec) {
             Ok(l) => l,
             Err(e) if e.is_eof() => return Ok(Parsed::Incomplete),
             Err(e) if e.is_data() => return keep_unknown(rec, out),
@@ -107,7 +134,7 @@ impl Parser for CursorParser {
                 })))?;
             }
             (Some("user"), _) => {
-                let (text, _) = message_text(line.message);
+                let text = line.message.and_then(|m| m.text);
                 out(ev(Kind::UserMessage {
                     text: text.unwrap_or_default(),
                 }))?;
@@ -129,7 +156,7 @@ impl Parser for CursorParser {
                 out(ev(Kind::ThinkingCompleted { duration_ms }))?;
             }
             (Some("assistant"), _) => {
-                let (text, thinking) = message_text(line.message);
+                let (text, thinking) = line.message.map_or((None, None), |m| (m.text, m.thinking));
                 // Delta iff it has a timestamp and no model_call_id (SPEC §4).
                 let delta = ts.is_some() && line.model_call_id.is_none();
                 if let Some(t) = thinking {
@@ -154,19 +181,17 @@ impl Parser for CursorParser {
                     }
                 })?;
             }
-            (Some("tool_call"), Some(sub @ ("started" | "completed" | "progress"))) => {
-                let Some(call) = line.tool_call.and_then(ToolCall::parse) else {
+            (Some("tool_call"), Some(sub)) => {
+                let Some((call, call_id)) = tool_call(line.tool_call, line.call_id, rec) else {
                     return keep_unknown(rec, out);
                 };
-                let call_id = line
-                    .call_id
-                    .get()
-                    .or_else(|| call.outer.str("toolCallId"))
-                    .or_else(|| call.args_m.as_ref().and_then(|a| a.str("toolCallId")))
-                    .unwrap_or_default();
                 match sub {
-                    "started" => out(ev(Kind::ToolCallStarted(call.start(call_id))))?,
-                    "completed" => out(ev(Kind::ToolCallCompleted(call.end(call_id))))?,
+                    "started" => out(ev(Kind::started(call.start(call_id))))?,
+                    "completed" => out(ev(Kind::completed(call.end(call_id))))?,
+                    // Updates of a call in flight. cursor-agent documents
+                    // none; a running shell call re-sending its whole output
+                    // so far (the shape bench/gen_stream.py models) is a
+                    // cumulative snapshot, anything else is progress.
                     _ => match call.output_so_far() {
                         Some(text) => out(Item::OutputSnapshot {
                             ts,
@@ -174,7 +199,10 @@ impl Parser for CursorParser {
                             stream: OutStream::Stdout,
                             text,
                         })?,
-                        None => return keep_unknown(rec, out),
+                        None => out(ev(Kind::ToolCallProgress {
+                            call_id,
+                            partial: call.args,
+                        }))?,
                     },
                 }
             }
@@ -187,181 +215,504 @@ impl Parser for CursorParser {
     }
 }
 
-#[derive(Deserialize)]
-struct Block<'a> {
-    #[serde(rename = "type", borrow, default)]
-    ty: LaxStr<'a>,
-    #[serde(borrow, default)]
-    text: LaxStr<'a>,
-    #[serde(borrow, default)]
-    thinking: LaxStr<'a>,
+/// The text and thinking of a `message`, read in the line's one pass: its
+/// `text` (and `thinking`) blocks joined, or a plain string `content`. A
+/// single block (the usual delta) borrows from the line.
+#[derive(Default)]
+struct MessageText<'a> {
+    text: Option<Str<'a>>,
+    thinking: Option<Str<'a>>,
 }
 
-#[derive(Deserialize)]
-struct Message<'a> {
-    #[serde(borrow, default)]
-    content: Option<&'a RawValue>,
-}
-
-/// The text (and thinking) of a `message`: its `text` blocks joined, or a
-/// plain string `content`.
-fn message_text(msg: Option<&RawValue>) -> (Option<Str<'_>>, Option<Str<'_>>) {
-    let Some(content) = msg
-        .and_then(|m| serde_json::from_str::<Message>(m.get()).ok())
-        .and_then(|m| m.content)
-    else {
-        return (None, None);
-    };
-    if let Some(s) = raw_as_str(content) {
-        return (Some(s), None);
+impl<'de: 'a, 'a> Deserialize<'de> for MessageText<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = MessageText<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a message object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
+                let mut msg = MessageText::default();
+                while let Some(k) = m.next_key::<S<'de>>()? {
+                    if k.0 == "content" {
+                        msg = m.next_value::<Content<'de>>()?.0;
+                    } else {
+                        m.next_value::<IgnoredAny>()?;
+                    }
+                }
+                Ok(msg)
+            }
+            // Anything but an object has no text; it does not make the line unreadable.
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+                while a.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(MessageText::default())
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(MessageText::default())
+            }
+            lenient_scalars!(MessageText::default());
+        }
+        d.deserialize_any(V)
     }
-    let Ok(blocks) = serde_json::from_str::<Vec<Block>>(content.get()) else {
-        return (None, None);
-    };
-    let mut text: Option<Str> = None;
-    let mut thinking: Option<Str> = None;
-    for b in blocks {
-        let (slot, piece) = match b.ty.as_deref() {
-            Some("thinking") => (&mut thinking, b.thinking.get().or(b.text.get())),
-            Some("text") | None => (&mut text, b.text.get()),
-            Some(_) => continue,
-        };
-        if let Some(p) = piece {
-            match slot {
-                None => *slot = Some(p),
-                Some(s) => s.to_mut().push_str(&p),
+}
+
+/// `message.content`: a string, or blocks whose text is joined per channel.
+struct Content<'a>(MessageText<'a>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Content<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("message content")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Content(MessageText {
+                    text: Some(Cow::Borrowed(v)),
+                    thinking: None,
+                }))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Content(MessageText {
+                    text: Some(Cow::Owned(v.to_owned())),
+                    thinking: None,
+                }))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+                let mut msg = MessageText::default();
+                while let Some(b) = a.next_element::<Block<'de>>()? {
+                    let (slot, piece) = match b.ty.as_deref() {
+                        Some("thinking") => (&mut msg.thinking, b.thinking.or(b.text)),
+                        Some("text") | None => (&mut msg.text, b.text),
+                        Some(_) => continue,
+                    };
+                    if let Some(p) = piece {
+                        match slot {
+                            None => *slot = Some(p),
+                            Some(s) => s.to_mut().push_str(&p),
+                        }
+                    }
+                }
+                Ok(Content(msg))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
+                while m.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Content(MessageText::default()))
+            }
+            lenient_scalars!(Content(MessageText::default()));
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// One content block: `{type, text}` or `{type:"thinking", thinking}`.
+/// Anything but an object is an empty block (skipped, not an error).
+#[derive(Default)]
+struct Block<'a> {
+    ty: Option<Cow<'a, str>>,
+    text: Option<Cow<'a, str>>,
+    thinking: Option<Cow<'a, str>>,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Block<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Block<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a content block")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
+                let mut b = Block::default();
+                while let Some(k) = m.next_key::<S<'de>>()? {
+                    match k.0.as_ref() {
+                        "type" => b.ty = m.next_value::<LaxStr<'de>>()?.get(),
+                        "text" => b.text = m.next_value::<LaxStr<'de>>()?.get(),
+                        "thinking" => b.thinking = m.next_value::<LaxStr<'de>>()?.get(),
+                        _ => {
+                            m.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(b)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+                while a.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Block::default())
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(Block::default())
+            }
+            lenient_scalars!(Block::default());
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// The `tool_call` object, read in one pass: the key naming the tool (the
+/// one ending in `ToolCall`, or `function`), its body, and the 2026.07 keys
+/// beside it.
+#[derive(Default)]
+struct ToolCallObj<'a> {
+    key: Option<Cow<'a, str>>,
+    body: ToolBody<'a>,
+    tool_call_id: Option<Cow<'a, str>>,
+    started_at: Option<i64>,
+    completed_at: Option<i64>,
+}
+
+/// `{args, result}` (or `function`'s `{name, arguments}`).
+#[derive(Deserialize, Default)]
+struct ToolBody<'a> {
+    #[serde(borrow, default)]
+    args: Option<Val<'a>>,
+    #[serde(borrow, default)]
+    result: Option<ResultParts<'a>>,
+    #[serde(borrow, default)]
+    name: LaxStr<'a>,
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for ToolCallObj<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ToolCallObj<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a tool_call object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
+                let mut t = ToolCallObj::default();
+                while let Some(k) = m.next_key::<S<'de>>()? {
+                    let k = k.0;
+                    if t.key.is_none() && (k.ends_with("ToolCall") || k == "function") {
+                        t.body = m.next_value::<Option<ToolBody<'de>>>()?.unwrap_or_default();
+                        t.key = Some(k);
+                        continue;
+                    }
+                    match k.as_ref() {
+                        "toolCallId" => t.tool_call_id = m.next_value::<LaxStr<'de>>()?.get(),
+                        "startedAtMs" => t.started_at = m.next_value::<LaxInt>()?.0,
+                        "completedAtMs" => t.completed_at = m.next_value::<LaxInt>()?.0,
+                        _ => {
+                            m.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(t)
             }
         }
+        d.deserialize_map(V)
     }
-    (text, thinking)
 }
 
-/// The `tool_call` object of a `tool_call` event.
-struct ToolCall<'a> {
-    /// The `tool_call` map itself (2026.07: `toolCallId`, `startedAtMs`, …).
-    outer: Members<'a>,
+/// A tool's `result`: its members, the outcome (`success`, `failure`,
+/// `error` or `rejected`) read as an object or a string, the rest raw.
+struct ResultParts<'a> {
+    members: Vec<(Cow<'a, str>, Part<'a>)>,
+    /// The result was not an object: its raw text, when known.
+    not_object: bool,
+}
+
+enum Part<'a> {
+    Raw(&'a RawValue),
+    Outcome(Val<'a>),
+    /// An outcome kept verbatim (the slow path, for unusual shapes).
+    RawOutcome(&'a RawValue),
+}
+
+const OUTCOMES: [&str; 4] = ["success", "failure", "error", "rejected"];
+
+impl<'de: 'a, 'a> Deserialize<'de> for ResultParts<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ResultParts<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a tool result")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
+                let mut members = Vec::with_capacity(4);
+                let mut have_outcome = false;
+                while let Some(k) = m.next_key::<S<'de>>()? {
+                    let k = k.0;
+                    let part = if !have_outcome && OUTCOMES.contains(&k.as_ref()) {
+                        have_outcome = true;
+                        Part::Outcome(m.next_value::<Val<'de>>()?)
+                    } else {
+                        Part::Raw(m.next_value::<&'de RawValue>()?)
+                    };
+                    members.push((k, part));
+                }
+                Ok(ResultParts {
+                    members,
+                    not_object: false,
+                })
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+                while a.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(ResultParts::unusual())
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(ResultParts::unusual())
+            }
+            lenient_scalars!(ResultParts::unusual());
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl ResultParts<'_> {
+    fn unusual() -> Self {
+        ResultParts {
+            members: Vec::new(),
+            not_object: true,
+        }
+    }
+
+    /// True when a part could not be read in one pass.
+    fn needs_slow_path(&self) -> bool {
+        self.not_object
+            || self
+                .members
+                .iter()
+                .any(|(_, p)| matches!(p, Part::Outcome(Val::Other)))
+    }
+}
+
+/// A tool call, ready to become a start or a completion.
+struct Call<'a> {
     /// The key that names the tool (`shellToolCall`, `function`, …).
     key: Cow<'a, str>,
-    /// The tool's own object (`{args, result}`).
-    inner: Members<'a>,
+    fn_name: Option<Cow<'a, str>>,
+    tool_call_id: Option<Cow<'a, str>>,
+    started_at: Option<i64>,
+    completed_at: Option<i64>,
     args: Json<'a>,
+    /// The members of `args` when they borrow from the line.
     args_m: Option<Members<'a>>,
+    result: Option<ResultParts<'a>>,
+    /// The raw result, for a result that is not an object (slow path).
+    raw_result: Option<&'a RawValue>,
 }
 
-impl<'a> ToolCall<'a> {
-    fn parse(raw: &'a RawValue) -> Option<Self> {
-        let outer = Members::of(raw)?;
-        let i = outer
-            .0
-            .iter()
-            .position(|(k, _)| k.ends_with("ToolCall") || k == "function")?;
-        let (key, val) = (outer.0[i].0.clone(), outer.0[i].1);
-        let inner = Members::of(val)?;
-        let args: Json<'a> = if key == "function" {
-            // `{name, arguments}`; arguments is usually a JSON string.
-            match inner.get("arguments") {
-                Some(a) => match raw_as_str(a)
-                    .and_then(|s| serde_json::from_str::<Box<RawValue>>(&s).ok())
-                {
-                    Some(parsed) => Cow::Owned(parsed),
-                    None => Cow::Borrowed(a),
-                },
-                None => json_null(),
-            }
+impl<'a> ToolCallObj<'a> {
+    /// The call, or `None` when an unusual shape needs the slow path.
+    fn into_call(self) -> Option<Call<'a>> {
+        let key = self.key?;
+        let body = self.body;
+        if body
+            .result
+            .as_ref()
+            .is_some_and(ResultParts::needs_slow_path)
+        {
+            return None;
+        }
+        let (args, args_m) = if key == "function" {
+            (function_args(body.arguments), None)
         } else {
-            inner.get("args").map_or_else(json_null, Cow::Borrowed)
+            match body.args {
+                None => (json_null(), None),
+                Some(Val::Obj(m)) => {
+                    let mut buf = Vec::with_capacity(64);
+                    write_members(&mut buf, &m, &[]);
+                    (assembled_json(buf), Some(m))
+                }
+                Some(Val::Str(s)) => (Json::assembled(crate::json::quote(&s)), None),
+                Some(Val::Other) => return None,
+            }
         };
-        // Arguments parsed from a JSON string cannot lend members borrowing
-        // from the line; `start` reads those from the owned copy instead.
-        let args_m = match &args {
-            Cow::Borrowed(a) => Members::of(a),
-            Cow::Owned(_) => None,
-        };
-        Some(ToolCall {
-            outer,
+        Some(Call {
             key,
-            inner,
+            fn_name: body.name.get(),
+            tool_call_id: self.tool_call_id,
+            started_at: self.started_at,
+            completed_at: self.completed_at,
             args,
             args_m,
+            result: body.result,
+            raw_result: None,
         })
     }
+}
 
+/// The line's tool call and its id. One pass read the call; an unusual
+/// shape (a payload that is neither an object nor a string) is read again
+/// from the raw line, which keeps it verbatim.
+fn tool_call<'a>(
+    obj: Option<ToolCallObj<'a>>,
+    call_id: LaxStr<'a>,
+    rec: &'a str,
+) -> Option<(Call<'a>, Str<'a>)> {
+    let call = match obj?.into_call() {
+        Some(c) => c,
+        None => slow_tool_call(rec)?,
+    };
+    let id = call_id
+        .get()
+        .or_else(|| call.tool_call_id.clone())
+        .or_else(|| call.args_m.as_ref().and_then(|a| a.str("toolCallId")))
+        .unwrap_or_default();
+    Some((call, id))
+}
+
+/// Bytes cstream assembled from valid JSON pieces.
+fn assembled_json(buf: Vec<u8>) -> Json<'static> {
+    Json::assembled(String::from_utf8(buf).expect("assembled from UTF-8 pieces"))
+}
+
+/// `function.arguments`: usually a JSON string holding the arguments object.
+fn function_args(arguments: Option<&RawValue>) -> Json<'_> {
+    match arguments {
+        Some(a) => match raw_as_str(a).and_then(|s| serde_json::from_str::<Box<RawValue>>(&s).ok())
+        {
+            Some(parsed) => Json::from(parsed),
+            None => Json::from(a),
+        },
+        None => json_null(),
+    }
+}
+
+/// The slow path: read the line's `tool_call` from its raw text, keeping
+/// payloads of unusual shapes verbatim.
+fn slow_tool_call(rec: &str) -> Option<Call<'_>> {
+    #[derive(Deserialize)]
+    struct Only<'a> {
+        #[serde(borrow)]
+        tool_call: &'a RawValue,
+    }
+    let raw = serde_json::from_str::<Only>(rec).ok()?.tool_call;
+    let outer = Members::of(raw)?;
+    let (key, val) = outer
+        .0
+        .iter()
+        .find(|(k, _)| k.ends_with("ToolCall") || k == "function")
+        .map(|(k, v)| (k.clone(), *v))?;
+    let inner = Members::of(val)?;
+    let (args, args_m) = if key == "function" {
+        (function_args(inner.get("arguments")), None)
+    } else {
+        match inner.get("args") {
+            Some(a) => (Json::from(a), Members::of(a)),
+            None => (json_null(), None),
+        }
+    };
+    let raw_result = inner.get("result");
+    let result = raw_result.and_then(Members::of).map(|m| {
+        let mut have = false;
+        ResultParts {
+            members: m
+                .0
+                .into_iter()
+                .map(|(k, v)| {
+                    let part = if !have && OUTCOMES.contains(&k.as_ref()) {
+                        have = true;
+                        match Members::of(v) {
+                            Some(o) => Part::Outcome(Val::Obj(o)),
+                            None => match raw_as_str(v) {
+                                Some(s) => Part::Outcome(Val::Str(s)),
+                                None => Part::RawOutcome(v),
+                            },
+                        }
+                    } else {
+                        Part::Raw(v)
+                    };
+                    (k, part)
+                })
+                .collect(),
+            not_object: false,
+        }
+    });
+    Some(Call {
+        key,
+        fn_name: inner.str("name"),
+        tool_call_id: outer.str("toolCallId"),
+        started_at: outer.int("startedAtMs"),
+        completed_at: outer.int("completedAtMs"),
+        args,
+        args_m,
+        raw_result: if result.is_none() { raw_result } else { None },
+        result,
+    })
+}
+
+impl<'a> Call<'a> {
     fn tool_name(&self) -> Cow<'a, str> {
         if self.key == "function" {
-            let name = self.inner.str("name").unwrap_or_default();
-            return Cow::Owned(normalize_tool_name(&name));
+            return Cow::Owned(normalize_tool_name(self.fn_name.as_deref().unwrap_or("")));
         }
         let base = self.key.strip_suffix("ToolCall").unwrap_or(&self.key);
         Cow::Owned(normalize_tool_name(base))
     }
 
     /// Normalized start fields, read from `args`.
-    fn start(&self, call_id: Str<'a>) -> ToolStart<'a> {
-        let mut t = ToolStart::new(call_id, self.tool_name(), self.args.clone());
+    fn start(self, call_id: Str<'a>) -> ToolStart<'a> {
+        let mut t = ToolStart::new(call_id, self.tool_name(), json_null());
         match &self.args_m {
             Some(a) => fill_start(&mut t, a),
             None => {
-                if let Some(m) = Members::of(&self.args) {
+                if let Some(m) = Members::parse(self.args.get()) {
                     fill_start_owned(&mut t, &m);
                 }
             }
         }
+        t.args = self.args;
         t
     }
 
     /// Normalized completion fields, read from `result`.
-    fn end(&self, call_id: Str<'a>) -> ToolEnd<'a> {
+    fn end(self, call_id: Str<'a>) -> ToolEnd<'a> {
         let name = self.tool_name();
         let is_shell = name == "shell";
         let mut t = ToolEnd::new(call_id, name, true);
-        let Some(res_raw) = self.inner.get("result") else {
-            // Some builds put the outcome straight in `function`'s `result`-less
-            // object; with nothing to read, the call simply completed.
-            t.duration_ms = self.wall_ms();
+        let wall = self.wall_ms();
+        let Some(res) = &self.result else {
+            // No result, or one that is not an object: kept as it came.
+            t.result = self.raw_result.map(Json::from);
+            t.duration_ms = wall;
             return t;
         };
-        let Some(res) = Members::of(res_raw) else {
-            t.result = Some(Cow::Borrowed(res_raw));
-            t.duration_ms = self.wall_ms();
-            return t;
-        };
-        let outcome = ["success", "failure", "error", "rejected"]
-            .into_iter()
-            .find_map(|k| res.get(k).map(|v| (k, v)));
-        let mut strip: Option<&str> = None;
+        let outcome = res.members.iter().find_map(|(k, p)| match p {
+            Part::Outcome(v) => Some((k.as_ref(), v)),
+            _ => None,
+        });
+        let mut strip = false;
         if let Some((kind, v)) = outcome {
-            let data = Members::of(v);
+            let data = match v {
+                Val::Obj(m) => Some(m),
+                _ => None,
+            };
             t.ok = kind == "success";
-            match (kind, &data) {
-                ("error", Some(d)) => t.error = d.str("message").or_else(|| d.str("error")),
-                ("error", None) => t.error = raw_as_str(v),
-                ("rejected", d) => {
+            match (kind, data, v) {
+                ("error", Some(d), _) => t.error = d.str("message").or_else(|| d.str("error")),
+                ("error", None, Val::Str(s)) => t.error = Some(s.clone()),
+                ("rejected", d, _) => {
                     t.error = Some(
-                        d.as_ref()
-                            .and_then(|d| {
-                                d.nonempty_str("reason")
-                                    .or_else(|| d.nonempty_str("message"))
-                            })
-                            .unwrap_or(Cow::Borrowed("rejected")),
+                        d.and_then(|d| {
+                            d.nonempty_str("reason")
+                                .or_else(|| d.nonempty_str("message"))
+                        })
+                        .unwrap_or(Cow::Borrowed("rejected")),
                     )
                 }
-                ("failure", Some(d)) => {
+                ("failure", Some(d), _) => {
                     t.error = d
                         .nonempty_str("message")
                         .or_else(|| d.nonempty_str("error"))
                 }
                 _ => {}
             }
-            if let Some(d) = &data {
+            if let Some(d) = data {
                 t.exit_code = d.int("exitCode");
                 if is_shell {
                     if let Some(code) = t.exit_code {
                         t.ok = t.ok && code == 0;
                     }
                     t.output = shell_output(d);
-                    if t.output.is_some() {
-                        strip = Some(kind);
-                    }
+                    strip = t.output.is_some();
                     t.duration_ms = d
                         .int("executionTime")
                         .or_else(|| d.int("localExecutionTimeMs"))
@@ -378,41 +729,55 @@ impl<'a> ToolCall<'a> {
             }
         }
         if t.duration_ms.is_none() {
-            t.duration_ms = self.wall_ms();
+            t.duration_ms = wall;
         }
-        t.result = Some(match strip {
-            // The output is in `output` now; the result keeps everything else.
-            Some(kind) => Cow::Owned(res.to_json_with(|k, v| {
-                if k == kind {
-                    Members::of(v).map(|m| Cow::Owned(m.to_json_without(SHELL_OUTPUT_KEYS)))
-                } else {
-                    Some(Cow::Borrowed(v))
-                }
-            })),
-            None => Cow::Borrowed(res_raw),
-        });
+        // The output is in `output` now; the result keeps everything else.
+        let drop: &[&str] = if strip { SHELL_OUTPUT_KEYS } else { &[] };
+        t.result = Some(write_result(res, drop));
         t
     }
 
-    /// A running shell call's output so far (`progress`): read like the
-    /// completed output.
+    /// The shell output a result carries so far (for an update in flight).
     fn output_so_far(&self) -> Option<Str<'a>> {
         if self.tool_name() != "shell" {
             return None;
         }
-        let res = Members::of(self.inner.get("result")?)?;
-        ["success", "failure"]
-            .into_iter()
-            .find_map(|k| res.obj(k))
-            .and_then(|d| shell_output(&d))
+        self.result
+            .as_ref()?
+            .members
+            .iter()
+            .find_map(|(_, p)| match p {
+                Part::Outcome(Val::Obj(d)) => shell_output(d).map(Text::into_str),
+                _ => None,
+            })
     }
 
     /// Start-to-completion time from the 2026.07 `startedAtMs`/`completedAtMs`.
     fn wall_ms(&self) -> Option<u64> {
-        let a = self.outer.int("startedAtMs")?;
-        let b = self.outer.int("completedAtMs")?;
+        let (a, b) = (self.started_at?, self.completed_at?);
         b.checked_sub(a).and_then(|d| u64::try_from(d).ok())
     }
+}
+
+/// The result object again, without the outcome members in `drop`.
+fn write_result(res: &ResultParts<'_>, drop: &[&str]) -> Json<'static> {
+    let mut buf = Vec::with_capacity(128);
+    buf.push(b'{');
+    for (i, (k, part)) in res.members.iter().enumerate() {
+        if i > 0 {
+            buf.push(b',');
+        }
+        write_str(&mut buf, k).expect("Vec write");
+        buf.push(b':');
+        match part {
+            Part::Raw(v) | Part::RawOutcome(v) => buf.extend_from_slice(v.get().as_bytes()),
+            Part::Outcome(Val::Obj(m)) => write_members(&mut buf, m, drop),
+            Part::Outcome(Val::Str(s)) => write_str(&mut buf, s).expect("Vec write"),
+            Part::Outcome(Val::Other) => buf.extend_from_slice(b"null"),
+        }
+    }
+    buf.push(b'}');
+    assembled_json(buf)
 }
 
 /// The keys that carry a shell call's output (read once into `output`).
@@ -420,29 +785,33 @@ const SHELL_OUTPUT_KEYS: &[&str] = &["stdout", "stderr", "interleavedOutput"];
 
 /// A shell call's output, once: the interleaved stream when present, else
 /// stdout followed by stderr.
-fn shell_output<'a>(d: &Members<'a>) -> Option<Str<'a>> {
-    if let Some(i) = d.str("interleavedOutput") {
-        return Some(i);
+fn shell_output<'a>(d: &Members<'a>) -> Option<Text<'a>> {
+    if let Some(i) = d
+        .get("interleavedOutput")
+        .filter(|i| i.get().starts_with('"'))
+    {
+        // Kept as the literal it came as: the events output copies it once.
+        return Some(Text::Json(i.get()));
     }
     let out = d.str("stdout");
     let err = d.str("stderr").filter(|e| !e.is_empty());
     match (out, err) {
-        (o, None) => o,
-        (None, Some(e)) => Some(e),
+        (o, None) => o.map(Text::from),
+        (None, Some(e)) => Some(Text::from(e)),
         (Some(o), Some(e)) => {
             let mut s = o.into_owned();
             if !s.is_empty() && !s.ends_with('\n') {
                 s.push('\n');
             }
             s.push_str(&e);
-            Some(Cow::Owned(s))
+            Some(Text::from(s))
         }
     }
 }
 
 /// The `result` event.
 fn result<'a>(line: &Line<'a>) -> SessionResult<'a> {
-    let text = line.result.and_then(raw_as_str);
+    let text = line.result.0.clone();
     let failed = line.is_error.0 == Some(true)
         || line
             .subtype
@@ -499,7 +868,7 @@ mod tests {
         let mut p = CursorParser::default();
         let mut items = Vec::new();
         let r = p
-            .parse(line.as_bytes(), &mut |i| {
+            .parse(line, &mut |i| {
                 items.push(i.into_owned());
                 Ok(())
             })
@@ -559,7 +928,7 @@ mod tests {
         };
         assert!(t.ok);
         assert_eq!(t.exit_code, Some(0));
-        assert_eq!(t.output.as_deref(), Some("a\n"));
+        assert_eq!(t.output.as_ref().unwrap().as_str(), "a\n");
         assert_eq!(t.duration_ms, Some(12));
         assert_eq!(
             t.result.as_ref().unwrap().get(),
@@ -577,7 +946,7 @@ mod tests {
         };
         assert!(!t.ok);
         assert_eq!(t.exit_code, Some(1));
-        assert_eq!(t.output.as_deref(), Some("boom"));
+        assert_eq!(t.output.as_ref().unwrap().as_str(), "boom");
         let e = parse(
             r#"{"type":"tool_call","subtype":"completed","call_id":"c","tool_call":{"readToolCall":{"args":{"path":"x"},"result":{"error":{"message":"no such file"}}}}}"#,
         );
@@ -593,6 +962,37 @@ mod tests {
             panic!()
         };
         assert_eq!(t.error.as_deref(), Some("rejected"));
+    }
+
+    #[test]
+    fn unusual_payload_shapes_are_kept_verbatim() {
+        // A result that is not an object, an outcome that is an array, args
+        // that are an array: the slow path keeps them as they came.
+        let items = parse(
+            r#"{"type":"tool_call","subtype":"completed","call_id":"c","tool_call":{"readToolCall":{"args":[1, 2],"result":"done"}}}"#,
+        );
+        let Kind::ToolCallCompleted(t) = kind(&items) else {
+            panic!()
+        };
+        assert_eq!(t.result.as_ref().unwrap().get(), r#""done""#);
+        let items = parse(
+            r#"{"type":"tool_call","subtype":"completed","call_id":"c","tool_call":{"readToolCall":{"args":{"path":"p"},"result":{"success":[1, 2],"x":1}}}}"#,
+        );
+        let Kind::ToolCallCompleted(t) = kind(&items) else {
+            panic!()
+        };
+        assert!(t.ok);
+        assert_eq!(
+            t.result.as_ref().unwrap().get(),
+            r#"{"success":[1, 2],"x":1}"#
+        );
+        let items = parse(
+            r#"{"type":"tool_call","subtype":"started","call_id":"c","tool_call":{"readToolCall":{"args":[1, 2]}}}"#,
+        );
+        let Kind::ToolCallStarted(t) = kind(&items) else {
+            panic!()
+        };
+        assert_eq!(t.args.get(), "[1, 2]");
     }
 
     #[test]

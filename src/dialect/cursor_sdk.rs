@@ -32,8 +32,8 @@ use super::common::{
 };
 use super::{Item, Out, Parser, keep_unknown};
 use crate::event::{
-    Event, Kind, OutStream, SessionResult, SessionStart, SummaryPhase, ToolEnd, ToolStart, Usage,
-    json_null,
+    Event, Json, Kind, OutStream, SessionResult, SessionStart, SummaryPhase, Text, ToolEnd,
+    ToolStart, Usage, json_null,
 };
 use crate::input::Parsed;
 use crate::json::{LaxInt, LaxStr, Members, raw_as_str};
@@ -120,8 +120,8 @@ pub struct CursorSdkParser {
 const MAX_SHELLS: usize = 256;
 
 impl Parser for CursorSdkParser {
-    fn parse<'a>(&mut self, rec: &'a [u8], out: Out<'_, 'a>) -> io::Result<Parsed> {
-        let line: Line<'a> = match serde_json::from_slice(rec) {
+    fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
+        let line: Line<'a> = match serde_json::from_str(rec) {
             Ok(l) => l,
             Err(e) if e.is_eof() => return Ok(Parsed::Incomplete),
             Err(e) if e.is_data() => return keep_unknown(rec, out),
@@ -138,7 +138,7 @@ impl Parser for CursorSdkParser {
             return Ok(if self.line(&inner, false, out)? {
                 Parsed::Done
             } else {
-                keep_unknown(m.get().as_bytes(), out)?
+                keep_unknown(m.get(), out)?
             });
         }
         if self.line(&line, false, out)? {
@@ -213,11 +213,11 @@ impl CursorSdkParser {
                             }
                             self.shells.push(id.to_string());
                         }
-                        out(ev(Kind::ToolCallStarted(start(id, name, tc.args))))?;
+                        out(ev(Kind::started(start(id, name, tc.args))))?;
                     }
                     "partial-tool-call" => out(ev(Kind::ToolCallProgress {
                         call_id: id,
-                        partial: tc.args.map_or_else(json_null, Cow::Borrowed),
+                        partial: tc.args.map_or_else(json_null, Json::from),
                     }))?,
                     _ => {
                         self.shells.retain(|s| *s != id);
@@ -233,7 +233,7 @@ impl CursorSdkParser {
                                 end.ok = end.ok && c == 0;
                             }
                         }
-                        out(ev(Kind::ToolCallCompleted(end)))?;
+                        out(ev(Kind::completed(end)))?;
                     }
                 }
             }
@@ -250,7 +250,7 @@ impl CursorSdkParser {
                         let text = inner.text.as_deref().unwrap_or("");
                         out(ev(Kind::ToolCallProgress {
                             call_id: parent,
-                            partial: Cow::Owned(raw_object1("text", text)),
+                            partial: Json::from(raw_object1("text", text)),
                         }))?;
                     }
                     Some("tool-call-started" | "tool-call-completed" | "partial-tool-call")
@@ -320,9 +320,7 @@ impl CursorSdkParser {
                         }))?,
                         // The matching `tool_call` message carries the call.
                         Some("tool_use") => {}
-                        _ => out(ev(Kind::Unknown {
-                            raw: Cow::Borrowed(b),
-                        }))?,
+                        _ => out(ev(Kind::Unknown { raw: Json::from(b) }))?,
                     }
                 }
             }
@@ -340,7 +338,7 @@ impl CursorSdkParser {
                 let name = normalize_tool_name(line.name.as_deref().unwrap_or("unknown"));
                 match line.status.as_deref() {
                     Some("running") => {
-                        out(ev(Kind::ToolCallStarted(start(id, name, line.args))))?;
+                        out(ev(Kind::started(start(id, name, line.args))))?;
                     }
                     Some(s @ ("completed" | "error")) => {
                         let mut e = end(id, name, line.result);
@@ -353,7 +351,7 @@ impl CursorSdkParser {
                                     .or(Some(Cow::Borrowed("error")));
                             }
                         }
-                        out(ev(Kind::ToolCallCompleted(e)))?;
+                        out(ev(Kind::completed(e)))?;
                     }
                     _ => return Ok(false),
                 }
@@ -512,7 +510,7 @@ fn start<'a>(id: Cow<'a, str>, name: String, args: Option<&'a RawValue>) -> Tool
     let mut t = ToolStart::new(
         id,
         Cow::Owned(name),
-        args.map_or_else(json_null, Cow::Borrowed),
+        args.map_or_else(json_null, Json::from),
     );
     if let Some(m) = args.and_then(Members::of) {
         fill_start(&mut t, &m);
@@ -526,7 +524,7 @@ fn end<'a>(id: Cow<'a, str>, name: String, result: Option<&'a RawValue>) -> Tool
     let mut t = ToolEnd::new(id, Cow::Owned(name), true);
     let Some(raw) = result else { return t };
     let Some(r) = Members::of(raw) else {
-        t.result = Some(Cow::Borrowed(raw));
+        t.result = Some(Json::from(raw));
         return t;
     };
     let shell = t.tool_name == "shell";
@@ -550,7 +548,7 @@ fn end<'a>(id: Cow<'a, str>, name: String, result: Option<&'a RawValue>) -> Tool
                     }
                 }
                 if shell {
-                    t.output = join_output(v.str("stdout"), v.str("stderr"));
+                    t.output = join_output(v.str("stdout"), v.str("stderr")).map(Text::from);
                     t.duration_ms = v.int("executionTime").and_then(|d| u64::try_from(d).ok());
                 }
                 t.patch = v.nonempty_str("diffString");
@@ -571,7 +569,7 @@ fn end<'a>(id: Cow<'a, str>, name: String, result: Option<&'a RawValue>) -> Tool
     }
     t.result = Some(if shell && t.output.is_some() {
         // The output is in `output`; the result keeps everything else.
-        Cow::Owned(r.to_json_with(|k, v| {
+        Json::from(r.to_json_with(|k, v| {
             if k == "value" {
                 Members::of(v).map(|m| Cow::Owned(m.to_json_without(&["stdout", "stderr"])))
             } else {
@@ -579,7 +577,7 @@ fn end<'a>(id: Cow<'a, str>, name: String, result: Option<&'a RawValue>) -> Tool
             }
         }))
     } else {
-        Cow::Borrowed(raw)
+        Json::from(raw)
     });
     t
 }

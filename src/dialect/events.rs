@@ -13,8 +13,8 @@ use serde_json::value::RawValue;
 
 use super::{Item, Out, Parser};
 use crate::event::{
-    Choice, Event, Kind, OutStream, Question, SessionResult, SessionStart, SummaryPhase, Todo,
-    ToolDetails, ToolEnd, ToolStart, Usage, json_null,
+    Choice, Event, Json, Kind, OutStream, Question, SessionResult, SessionStart, SummaryPhase,
+    Text, Todo, ToolDetails, ToolEnd, ToolStart, Usage, json_null,
 };
 use crate::input::Parsed;
 use crate::json::S;
@@ -135,7 +135,7 @@ struct Line<'a> {
     result: Option<&'a RawValue>,
     exit_code: Option<i64>,
     #[serde(borrow)]
-    output: Option<S<'a>>,
+    output: Option<&'a RawValue>,
     #[serde(borrow)]
     patch: Option<S<'a>>,
     lines_added: Option<u64>,
@@ -209,8 +209,8 @@ fn s(o: Option<S<'_>>) -> Option<Cow<'_, str>> {
 }
 
 impl Parser for EventsParser {
-    fn parse<'a>(&mut self, rec: &'a [u8], out: Out<'_, 'a>) -> io::Result<Parsed> {
-        let l: Line<'a> = match serde_json::from_slice(rec) {
+    fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
+        let l: Line<'a> = match serde_json::from_str(rec) {
             Ok(l) => l,
             Err(e) if e.is_eof() => return Ok(Parsed::Incomplete),
             Err(e) if e.is_data() => return super::keep_unknown(rec, out),
@@ -244,7 +244,7 @@ fn tool_start<'a>(l: &Line<'a>) -> Option<ToolStart<'a>> {
     let mut t = ToolStart::new(
         l.call_id.clone()?.0,
         l.tool_name.clone()?.0,
-        l.args.map_or_else(json_null, Cow::Borrowed),
+        l.args.map_or_else(json_null, Json::from),
     );
     t.command = s(l.command.clone());
     t.cwd = s(l.cwd.clone());
@@ -297,10 +297,15 @@ fn tool_start<'a>(l: &Line<'a>) -> Option<ToolStart<'a>> {
 
 fn tool_end<'a>(l: &Line<'a>) -> Option<ToolEnd<'a>> {
     let mut t = ToolEnd::new(l.call_id.clone()?.0, l.tool_name.clone()?.0, l.ok?);
-    t.result = l.result.filter(|r| r.get() != "null").map(Cow::Borrowed);
+    t.result = l.result.filter(|r| r.get() != "null").map(Json::from);
     t.duration_ms = l.duration_ms;
     t.exit_code = l.exit_code;
-    t.output = s(l.output.clone());
+    // Kept as the literal it is: written out again as one copy.
+    t.output = match l.output {
+        Some(o) if o.get().starts_with('"') => Some(Text::Json(o.get())),
+        Some(_) => return None,
+        None => None,
+    };
     t.patch = s(l.patch.clone());
     t.lines_added = l.lines_added;
     t.lines_removed = l.lines_removed;
@@ -332,12 +337,12 @@ fn kind<'a>(l: &Line<'a>) -> Option<Kind<'a>> {
             text: text()?,
             duration_ms: l.duration_ms,
         },
-        "tool_call_started" => Kind::ToolCallStarted(tool_start(l)?),
-        "tool_call_completed" => Kind::ToolCallCompleted(tool_end(l)?),
+        "tool_call_started" => Kind::started(tool_start(l)?),
+        "tool_call_completed" => Kind::completed(tool_end(l)?),
         "tool_call" => Kind::ToolCall(Box::new((tool_start(l)?, tool_end(l)?))),
         "tool_call_progress" => Kind::ToolCallProgress {
             call_id: l.call_id.clone()?.0,
-            partial: Cow::Borrowed(l.partial?),
+            partial: Json::from(l.partial?),
         },
         "shell_output_delta" => Kind::ShellOutputDelta {
             call_id: l.call_id.clone()?.0,
@@ -378,7 +383,7 @@ fn kind<'a>(l: &Line<'a>) -> Option<Kind<'a>> {
             source: s(l.source.clone()),
         },
         "unknown" => Kind::Unknown {
-            raw: Cow::Borrowed(l.raw?),
+            raw: Json::from(l.raw?),
         },
         _ => return None,
     })

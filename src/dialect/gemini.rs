@@ -21,7 +21,7 @@ use serde_json::value::RawValue;
 use super::common::{fill_start, iso_ms, normalize_tool_name, without_output};
 use super::{Item, Out, Parser, keep_unknown};
 use crate::event::{
-    Event, Kind, SessionResult, SessionStart, ToolEnd, ToolStart, Usage, json_null,
+    Event, Json, Kind, SessionResult, SessionStart, Text, ToolEnd, ToolStart, Usage, json_null,
 };
 use crate::input::Parsed;
 use crate::json::{LaxStr, Members, raw_as_str};
@@ -70,8 +70,8 @@ pub struct GeminiParser {
 const MAX_CALLS: usize = 4096;
 
 impl Parser for GeminiParser {
-    fn parse<'a>(&mut self, rec: &'a [u8], out: Out<'_, 'a>) -> io::Result<Parsed> {
-        let line: Line<'a> = match serde_json::from_slice(rec) {
+    fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
+        let line: Line<'a> = match serde_json::from_str(rec) {
             Ok(l) => l,
             Err(e) if e.is_eof() => return Ok(Parsed::Incomplete),
             Err(e) if e.is_data() => return keep_unknown(rec, out),
@@ -99,7 +99,7 @@ impl Parser for GeminiParser {
             Some("tool_use") => {
                 let id = line.tool_id.get().unwrap_or_default();
                 let name = normalize_tool_name(line.tool_name.as_deref().unwrap_or(""));
-                let args = line.parameters.map_or_else(json_null, Cow::Borrowed);
+                let args = line.parameters.map_or_else(json_null, Json::from);
                 let mut t = ToolStart::new(id, Cow::Owned(name), args);
                 if let Some(m) = line.parameters.and_then(Members::of) {
                     fill_start(&mut t, &m);
@@ -109,7 +109,7 @@ impl Parser for GeminiParser {
                 }
                 self.calls
                     .push((t.call_id.to_string(), t.tool_name.to_string()));
-                out(ev(Kind::ToolCallStarted(t)))?;
+                out(ev(Kind::started(t)))?;
             }
             Some("tool_result") => {
                 let id = line.tool_id.get().unwrap_or_default();
@@ -121,22 +121,22 @@ impl Parser for GeminiParser {
                 let mut t = ToolEnd::new(id, Cow::Owned(name), ok);
                 let output = line.output.and_then(raw_as_str);
                 if t.tool_name == "shell" {
-                    t.output = output;
+                    t.output = output.map(Text::from);
                     t.result = line
                         .output
                         .filter(|o| !o.get().starts_with('"'))
-                        .map(|o| without_output(o).map_or(Cow::Borrowed(o), Cow::Owned));
+                        .map(|o| without_output(o).map_or(Json::from(o), Json::from));
                 } else {
-                    t.result = line.output.map(Cow::Borrowed);
+                    t.result = line.output.map(Json::from);
                 }
                 if let Some(e) = line.error {
                     t.error = raw_as_str(e)
                         .or_else(|| Members::of(e).and_then(|m| m.nonempty_str("message")));
                     if t.result.is_none() {
-                        t.result = Some(Cow::Borrowed(e));
+                        t.result = Some(Json::from(e));
                     }
                 }
-                out(ev(Kind::ToolCallCompleted(t)))?;
+                out(ev(Kind::completed(t)))?;
             }
             Some("error") => {
                 let message = line.message.get().unwrap_or_default();

@@ -106,7 +106,7 @@ pub type Out<'o, 'a> = &'o mut dyn FnMut(Item<'a>) -> io::Result<()>;
 pub trait Parser {
     /// Parse one record and emit its items. `Incomplete`/`Invalid` mean the
     /// record was not JSON, and nothing was emitted.
-    fn parse<'a>(&mut self, rec: &'a [u8], out: Out<'_, 'a>) -> io::Result<Parsed>;
+    fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed>;
 
     /// The input ended: emit anything still held back (a parser that waits
     /// for the next line to decide, like Codex's repeated failure message).
@@ -116,11 +116,11 @@ pub trait Parser {
 }
 
 /// Keep a valid JSON record that no rule understood as an `unknown` event.
-pub(crate) fn keep_unknown<'a>(rec: &'a [u8], out: Out<'_, 'a>) -> io::Result<Parsed> {
-    match serde_json::from_slice::<&serde_json::value::RawValue>(rec) {
+pub(crate) fn keep_unknown<'a>(rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
+    match serde_json::from_str::<&serde_json::value::RawValue>(rec) {
         Ok(raw) => {
             out(Item::Event(Event::new(crate::event::Kind::Unknown {
-                raw: std::borrow::Cow::Borrowed(raw),
+                raw: crate::event::Json::from(raw),
             })))?;
             Ok(Parsed::Done)
         }
@@ -312,7 +312,7 @@ pub enum Detected {
 }
 
 /// Tell the dialect from one JSON object, or `None` when it cannot be told.
-pub fn detect(rec: &[u8]) -> Option<Dialect> {
+pub fn detect(rec: &str) -> Option<Dialect> {
     match detect_record(rec) {
         Detected::Is(d) => Some(d),
         _ => None,
@@ -324,14 +324,14 @@ pub fn detect(rec: &[u8]) -> Option<Dialect> {
 /// `system`/`init`, `assistant` and `result` lines, so those are told apart
 /// by any of several keys only one of them writes, and a line with none of
 /// them is left undecided for the next lines to settle.
-pub fn detect_record(rec: &[u8]) -> Detected {
-    let p: Probe = match serde_json::from_slice(rec) {
+pub fn detect_record(rec: &str) -> Detected {
+    let p: Probe = match serde_json::from_str(rec) {
         Ok(p) => p,
         Err(e) if e.is_eof() => return Detected::Incomplete,
         Err(e) if e.is_data() => {
             // Valid JSON that is not an object (or has a key of a surprising
             // shape): nothing to tell from it.
-            return if serde_json::from_slice::<IgnoredAny>(rec).is_ok() {
+            return if serde_json::from_str::<IgnoredAny>(rec).is_ok() {
                 Detected::Undecided
             } else {
                 Detected::Invalid
@@ -461,7 +461,7 @@ pub struct AutoParser {
     fixed: Option<Dialect>,
     inner: Option<Box<dyn Parser>>,
     /// Undecided records, kept until the dialect is known.
-    held: Vec<Vec<u8>>,
+    held: Vec<String>,
     held_bytes: usize,
     /// The dialect in use, once known.
     pub chosen: Option<Dialect>,
@@ -514,7 +514,7 @@ impl AutoParser {
 }
 
 impl Parser for AutoParser {
-    fn parse<'a>(&mut self, rec: &'a [u8], out: Out<'_, 'a>) -> io::Result<Parsed> {
+    fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
         if self.inner.is_none() {
             let d = match self.fixed {
                 Some(d) => d,
@@ -524,7 +524,7 @@ impl Parser for AutoParser {
                     Detected::Invalid => return Ok(Parsed::Invalid),
                     Detected::Undecided => {
                         self.held_bytes += rec.len();
-                        self.held.push(rec.to_vec());
+                        self.held.push(rec.to_owned());
                         if self.held.len() >= DETECT_RECORDS || self.held_bytes > DETECT_BYTES {
                             self.guessed = true;
                             self.choose(Dialect::Cursor, out)?;

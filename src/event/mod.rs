@@ -13,12 +13,133 @@ use std::borrow::Cow;
 
 use serde_json::value::RawValue;
 
-pub use write::write_event;
+pub use write::{write_event, write_event_quoted};
 
 /// A string that usually borrows from the input line.
 pub type Str<'a> = Cow<'a, str>;
-/// A JSON value kept verbatim (an object, array, string, number…).
-pub type Json<'a> = Cow<'a, RawValue>;
+/// A JSON value kept verbatim (an object, array, string, number…): the text
+/// of a value that was valid JSON when it was read or that cstream built
+/// itself. Unlike `Cow<RawValue>`, building one from text cstream assembled
+/// (a result without its output copies) does not parse it again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Json<'a>(Cow<'a, str>);
+
+impl<'a> Json<'a> {
+    /// The JSON text.
+    pub fn get(&self) -> &str {
+        &self.0
+    }
+
+    /// JSON text cstream assembled from valid pieces (not checked again).
+    pub(crate) fn assembled(text: String) -> Json<'static> {
+        Json(Cow::Owned(text))
+    }
+
+    /// Detach from the input line.
+    pub fn into_owned(self) -> Json<'static> {
+        Json(Cow::Owned(self.0.into_owned()))
+    }
+
+    /// The text, when it borrows from the input line (for views that must
+    /// borrow from the line too).
+    pub fn borrowed(&self) -> Option<&'a str> {
+        match self.0 {
+            Cow::Borrowed(s) => Some(s),
+            Cow::Owned(_) => None,
+        }
+    }
+}
+
+impl<'a> From<&'a RawValue> for Json<'a> {
+    fn from(r: &'a RawValue) -> Self {
+        Json(Cow::Borrowed(r.get()))
+    }
+}
+
+impl<'a> From<Box<RawValue>> for Json<'a> {
+    fn from(r: Box<RawValue>) -> Self {
+        Json(Cow::Owned(String::from(Box::<str>::from(r))))
+    }
+}
+
+/// Text that may still be the JSON string literal it was read as (quotes
+/// included), unescaped only when a consumer needs the characters. Large
+/// payloads such as shell output then go from input to `events` output as
+/// one copy, without being unescaped and escaped again.
+#[derive(Debug, Clone)]
+pub enum Text<'a> {
+    /// The characters themselves.
+    Plain(Cow<'a, str>),
+    /// A JSON string literal from the input, e.g. `"a\nb"`.
+    Json(&'a str),
+}
+
+impl<'a> Text<'a> {
+    /// The characters (unescaping a literal, which allocates only if it has escapes).
+    pub fn as_str(&self) -> Cow<'_, str> {
+        match self {
+            Text::Plain(s) => Cow::Borrowed(s),
+            Text::Json(lit) => unescape_literal(lit),
+        }
+    }
+
+    /// Detach from the input line.
+    pub fn into_owned(self) -> Text<'static> {
+        Text::Plain(Cow::Owned(self.as_str().into_owned()))
+    }
+
+    /// The characters, borrowing from the input line where they can.
+    pub fn into_str(self) -> Cow<'a, str> {
+        match self {
+            Text::Plain(s) => s,
+            Text::Json(lit) => unescape_literal(lit),
+        }
+    }
+
+    /// True when there are no characters.
+    pub fn is_empty(&self) -> bool {
+        match self {
+            Text::Plain(s) => s.is_empty(),
+            Text::Json(lit) => lit.len() <= 2,
+        }
+    }
+
+    /// Bytes of the text as stored (an estimate for a literal).
+    pub fn stored_len(&self) -> usize {
+        match self {
+            Text::Plain(s) => s.len(),
+            Text::Json(lit) => lit.len(),
+        }
+    }
+}
+
+/// The characters of a JSON string literal (quotes included).
+fn unescape_literal(lit: &str) -> Cow<'_, str> {
+    let inner = lit.get(1..lit.len().saturating_sub(1)).unwrap_or("");
+    if !inner.contains('\\') {
+        return Cow::Borrowed(inner);
+    }
+    // Only literals read from valid JSON become `Text::Json`, so this parses.
+    Cow::Owned(serde_json::from_str::<String>(lit).unwrap_or_default())
+}
+
+impl<'a> From<Cow<'a, str>> for Text<'a> {
+    fn from(s: Cow<'a, str>) -> Self {
+        Text::Plain(s)
+    }
+}
+
+impl<'a> From<String> for Text<'a> {
+    fn from(s: String) -> Self {
+        Text::Plain(Cow::Owned(s))
+    }
+}
+
+impl<'a> From<&'a str> for Text<'a> {
+    fn from(s: &'a str) -> Self {
+        Text::Plain(Cow::Borrowed(s))
+    }
+}
 
 /// One normalized event with its source timestamp (epoch milliseconds).
 #[derive(Debug, Clone)]
@@ -43,7 +164,7 @@ pub enum Kind<'a> {
     /// A fragment of assistant text.
     TextDelta { text: Str<'a> },
     /// A tool call began.
-    ToolCallStarted(ToolStart<'a>),
+    ToolCallStarted(Box<ToolStart<'a>>),
     /// Partial arguments or a progress snapshot of a running call.
     ToolCallProgress { call_id: Str<'a>, partial: Json<'a> },
     /// Live output of a running shell call.
@@ -53,7 +174,7 @@ pub enum Kind<'a> {
         text: Str<'a>,
     },
     /// A tool call ended.
-    ToolCallCompleted(ToolEnd<'a>),
+    ToolCallCompleted(Box<ToolEnd<'a>>),
     /// Token counts, always as increments.
     UsageDelta(Usage),
     /// Summarisation phases and plan snapshots.
@@ -285,7 +406,7 @@ pub struct ToolEnd<'a> {
     pub duration_ms: Option<u64>,
     pub exit_code: Option<i64>,
     /// Shell output, once (interleaved when the source has it).
-    pub output: Option<Str<'a>>,
+    pub output: Option<Text<'a>>,
     /// A unified diff.
     pub patch: Option<Str<'a>>,
     pub lines_added: Option<u64>,
@@ -443,7 +564,7 @@ fn own_opt(s: Option<Str<'_>>) -> Option<Str<'static>> {
 }
 
 fn own_json(j: Json<'_>) -> Json<'static> {
-    Cow::Owned(j.into_owned())
+    j.into_owned()
 }
 
 impl<'a> ToolStart<'a> {
@@ -477,7 +598,7 @@ impl<'a> ToolEnd<'a> {
             result: self.result.map(own_json),
             duration_ms: self.duration_ms,
             exit_code: self.exit_code,
-            output: own_opt(self.output),
+            output: self.output.map(Text::into_owned),
             patch: own_opt(self.patch),
             lines_added: self.lines_added,
             lines_removed: self.lines_removed,
@@ -488,6 +609,17 @@ impl<'a> ToolEnd<'a> {
 }
 
 impl<'a> Kind<'a> {
+    /// `tool_call_started` (the start is boxed: it is large and rare, and
+    /// keeping it out of line keeps every other event small to move).
+    pub fn started(t: ToolStart<'a>) -> Self {
+        Kind::ToolCallStarted(Box::new(t))
+    }
+
+    /// `tool_call_completed` (boxed, like [`Kind::started`]).
+    pub fn completed(e: ToolEnd<'a>) -> Self {
+        Kind::ToolCallCompleted(Box::new(e))
+    }
+
     /// The wire name of this type.
     pub fn type_name(&self) -> &'static str {
         match self {
@@ -526,7 +658,7 @@ impl<'a> Kind<'a> {
             Kind::ThinkingDelta { text } => Kind::ThinkingDelta { text: own(text) },
             Kind::ThinkingCompleted { duration_ms } => Kind::ThinkingCompleted { duration_ms },
             Kind::TextDelta { text } => Kind::TextDelta { text: own(text) },
-            Kind::ToolCallStarted(t) => Kind::ToolCallStarted(t.into_owned()),
+            Kind::ToolCallStarted(t) => Kind::started(t.into_owned()),
             Kind::ToolCallProgress { call_id, partial } => Kind::ToolCallProgress {
                 call_id: own(call_id),
                 partial: own_json(partial),
@@ -540,7 +672,7 @@ impl<'a> Kind<'a> {
                 stream,
                 text: own(text),
             },
-            Kind::ToolCallCompleted(t) => Kind::ToolCallCompleted(t.into_owned()),
+            Kind::ToolCallCompleted(t) => Kind::completed(t.into_owned()),
             Kind::UsageDelta(u) => Kind::UsageDelta(u),
             Kind::Summary { phase, text } => Kind::Summary {
                 phase,
@@ -580,11 +712,5 @@ impl<'a> Kind<'a> {
 
 /// The raw JSON `null`.
 pub fn json_null<'a>() -> Json<'a> {
-    Cow::Borrowed(null_raw())
-}
-
-fn null_raw() -> &'static RawValue {
-    // A borrowed `null`, so a missing payload costs no allocation.
-    static NULL: std::sync::OnceLock<Box<RawValue>> = std::sync::OnceLock::new();
-    NULL.get_or_init(|| RawValue::from_string("null".to_owned()).expect("valid JSON"))
+    Json(Cow::Borrowed("null"))
 }

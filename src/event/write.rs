@@ -6,17 +6,30 @@
 
 use std::io::{self, Write};
 
-use super::{Event, Kind, SessionResult, ToolDetails, ToolEnd, ToolStart, Usage};
-use crate::json::{write_str, write_u64};
+use super::{Event, Kind, SessionResult, Text, ToolDetails, ToolEnd, ToolStart, Usage};
+use crate::json::{write_i64, write_str, write_u64};
 
 /// Write `ev` as one line of cstream's `events` format (with the newline).
 pub fn write_event<W: Write + ?Sized>(w: &mut W, session_id: &str, ev: &Event) -> io::Result<()> {
+    let mut sid = Vec::with_capacity(session_id.len() + 2);
+    write_str(&mut sid, session_id)?;
+    write_event_quoted(w, &sid, ev)
+}
+
+/// [`write_event`] with the session id already quoted and escaped (a sink
+/// writing many events of one session escapes it once).
+pub fn write_event_quoted<W: Write + ?Sized>(
+    w: &mut W,
+    quoted_sid: &[u8],
+    ev: &Event,
+) -> io::Result<()> {
     w.write_all(b"{\"type\":\"")?;
     w.write_all(ev.type_name().as_bytes())?;
     w.write_all(b"\",\"sessionId\":")?;
-    write_str(w, session_id)?;
+    w.write_all(quoted_sid)?;
     if let Some(ts) = ev.ts {
-        write!(w, ",\"ts\":{ts}")?;
+        w.write_all(b",\"ts\":")?;
+        write_i64(w, ts)?;
     }
     let mut o = Fields { w };
     match &ev.kind {
@@ -233,9 +246,16 @@ impl<W: Write + ?Sized> Fields<'_, W> {
         self.opt_u64("durationMs", t.duration_ms)?;
         if let Some(c) = t.exit_code {
             self.key("exitCode")?;
-            write!(self.w, "{c}")?;
+            write_i64(self.w, c)?;
         }
-        self.opt_str("output", t.output.as_deref())?;
+        if let Some(o) = &t.output {
+            self.key("output")?;
+            match o {
+                Text::Plain(s) => write_str(self.w, s)?,
+                // Valid JSON string literal from the input: copied as it came.
+                Text::Json(lit) => self.w.write_all(lit.as_bytes())?,
+            }
+        }
         self.opt_str("patch", t.patch.as_deref())?;
         self.opt_u64("linesAdded", t.lines_added)?;
         self.opt_u64("linesRemoved", t.lines_removed)?;

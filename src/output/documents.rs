@@ -38,8 +38,6 @@ use std::collections::VecDeque;
 use std::io::{self, Write};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use serde_json::value::RawValue;
-
 use super::markdown::{Fence, Seg, Segmenter};
 use super::{OutputOptions, Session, Sink};
 use crate::event::{Event, Kind, ToolEnd, ToolStart, Usage};
@@ -56,7 +54,7 @@ pub enum J {
     Int(i64),
     Str(String),
     /// JSON text taken from the input, written re-indented but otherwise as it came.
-    Raw(Box<RawValue>),
+    Raw(String),
     Arr(Vec<J>),
     Obj(Vec<(&'static str, J)>),
 }
@@ -78,8 +76,8 @@ impl J {
         J::Int(i64::try_from(v).unwrap_or(i64::MAX))
     }
 
-    fn raw(r: &RawValue) -> J {
-        J::Raw(r.to_owned())
+    fn raw(r: &crate::event::Json) -> J {
+        J::Raw(r.get().to_owned())
     }
 }
 
@@ -98,7 +96,7 @@ pub fn write_json(out: &mut Vec<u8>, j: &J, layout: Layout, level: usize) {
         J::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
         J::Int(i) => out.extend_from_slice(i.to_string().as_bytes()),
         J::Str(s) => write_str(out, s).expect("writing to a Vec"),
-        J::Raw(r) => write_raw(out, r.get(), layout, level),
+        J::Raw(r) => write_raw(out, r, layout, level),
         J::Arr(items) if items.is_empty() => out.extend_from_slice(b"[]"),
         J::Obj(members) if members.is_empty() => out.extend_from_slice(b"{}"),
         J::Arr(items) => {
@@ -1125,7 +1123,13 @@ fn end_meta(open: &OpenTool, e: &ToolEnd<'_>, result: J, session_cwd: Option<&st
             o.push(("exitCode", e.exit_code.map_or(J::Null, J::Int)));
             o.push((
                 "output",
-                J::opt_str(e.output.as_deref().or(open.output.as_deref())),
+                J::opt_str(
+                    e.output
+                        .as_ref()
+                        .map(|o| o.as_str())
+                        .as_deref()
+                        .or(open.output.as_deref()),
+                ),
             ));
             o.push(("duration_ms", J::opt_u64(e.duration_ms)));
         }
@@ -1444,10 +1448,7 @@ mod tests {
             ("id", J::str("x")),
             ("n", J::Int(-3)),
             ("list", J::Arr(vec![J::Null, J::Bool(true), J::Obj(vec![])])),
-            (
-                "raw",
-                J::Raw(RawValue::from_string(r#"{"k":[1,{"z":"\n"}],"e":[]}"#.into()).unwrap()),
-            ),
+            ("raw", J::Raw(r#"{"k":[1,{"z":"\n"}],"e":[]}"#.to_owned())),
         ]);
         let mut out = Vec::new();
         write_json(&mut out, &j, Layout::Pretty, 0);

@@ -299,8 +299,8 @@ impl<W: Write> TextSink<W> {
         self.paint(if t.ok { self.p.dim } else { style }, &outcome)?;
         self.newline()?;
         let streamed = call.as_ref().is_some_and(|c| c.streamed);
-        if let (Some(out), false) = (t.output.as_deref(), streamed) {
-            self.output_tail(out)?;
+        if let (Some(out), false) = (t.output.as_ref(), streamed) {
+            self.output_tail(&out.as_str())?;
         }
         Ok(())
     }

@@ -16,7 +16,7 @@
 use std::borrow::Cow;
 use std::io;
 
-use crate::event::{Event, Kind, OutStream, ToolStart};
+use crate::event::{Event, Kind, OutStream, Text, ToolStart};
 use crate::output::{Session, Sink};
 
 /// How to coalesce.
@@ -158,12 +158,12 @@ impl<'s> Coalesce<'s> {
                 let call = self.open.remove(i);
                 let mut end = end.clone();
                 if end.output.is_none() && !call.streamed.is_empty() {
-                    end.output = Some(Cow::Owned(call.streamed));
+                    end.output = Some(Text::from(call.streamed));
                 }
                 let ts = call.ts.or(ev.ts);
                 self.inner.event(
                     s,
-                    &Event::at(ts, Kind::ToolCall(Box::new((call.start, end)))),
+                    &Event::at(ts, Kind::ToolCall(Box::new((call.start, *end)))),
                 )
             }
             _ => {
@@ -218,7 +218,7 @@ impl Sink for Coalesce<'_> {
         // still here had no completion, so its start is passed on unmerged.
         for call in std::mem::take(&mut self.open) {
             self.inner
-                .event(s, &Event::at(call.ts, Kind::ToolCallStarted(call.start)))?;
+                .event(s, &Event::at(call.ts, Kind::started(call.start)))?;
         }
         self.inner.end(s)
     }

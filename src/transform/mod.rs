@@ -28,7 +28,7 @@ use std::io;
 
 use crate::diag::Diag;
 use crate::dialect::{Channel, Item};
-use crate::event::{Event, Kind, OutStream, SessionResult, SessionStart, ToolEnd, Usage};
+use crate::event::{Event, Json, Kind, OutStream, SessionResult, SessionStart, ToolEnd, Usage};
 use crate::output::{Session, Sink};
 use prefix::Prefix;
 
@@ -554,7 +554,7 @@ fn delta(channel: Channel, text: Cow<'_, str>) -> Kind<'_> {
 fn replacement<'a>(call_id: Cow<'a, str>, text: &str) -> Kind<'a> {
     Kind::ToolCallProgress {
         call_id,
-        partial: Cow::Owned(crate::dialect::common::raw_object1("output", text)),
+        partial: Json::from(crate::dialect::common::raw_object1("output", text)),
     }
 }
 
@@ -567,7 +567,7 @@ fn cancelled(call: OpenCall, ts: Option<i64>) -> Event<'static> {
     if let (Some(a), Some(b)) = (call.ts, ts) {
         end.duration_ms = b.checked_sub(a).and_then(|d| u64::try_from(d).ok());
     }
-    Event::at(ts, Kind::ToolCallCompleted(end))
+    Event::at(ts, Kind::completed(end))
 }
 
 /// Rough size of an item, for the held-items cap.
@@ -578,7 +578,7 @@ fn item_size(item: &Item<'_>) -> usize {
             Kind::ToolCallStarted(t) => t.args.get().len(),
             Kind::ToolCallCompleted(t) => {
                 t.result.as_ref().map_or(0, |r| r.get().len())
-                    + t.output.as_ref().map_or(0, |o| o.len())
+                    + t.output.as_ref().map_or(0, |o| o.stored_len())
             }
             Kind::TextDelta { text }
             | Kind::ThinkingDelta { text }

@@ -4,31 +4,68 @@
 //! by what tail?" in time linear in the snapshot, without keeping the text
 //! itself (SPEC §4: "a length and a running hash suffice"). Used for recap
 //! dedupe, the authoritative result text and cumulative tool output.
+//!
+//! The hash consumes eight bytes per step (bytes that do not fill a word yet
+//! wait in `pending`), so it costs a fraction of a byte-at-a-time hash on
+//! the hot path, and feeding the same bytes in any chunks gives the same
+//! state.
 
-/// Two independent 64-bit FNV-style lanes: 128 bits of state makes an
-/// accidental match of a non-extending snapshot vanishingly unlikely.
+/// Two independent 64-bit lanes: 128 bits of state makes an accidental match
+/// of a non-extending snapshot vanishingly unlikely.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Hash(u64, u64);
+struct Hash {
+    a: u64,
+    b: u64,
+    /// Bytes of the current, unfinished word (little-endian).
+    pending: u64,
+    /// How many bytes `pending` holds (0..8).
+    npending: u32,
+}
 
-const OFFSET_A: u64 = 0xcbf2_9ce4_8422_2325;
-const PRIME_A: u64 = 0x0000_0100_0000_01b3;
-const OFFSET_B: u64 = 0x6c62_272e_07bb_0142;
-const PRIME_B: u64 = 0x9e37_79b9_7f4a_7c15;
+const SEED_A: u64 = 0xcbf2_9ce4_8422_2325;
+const SEED_B: u64 = 0x6c62_272e_07bb_0142;
+const MUL_A: u64 = 0x517c_c1b7_2722_0a95;
+const MUL_B: u64 = 0x9e37_79b9_7f4a_7c15;
 
 impl Default for Hash {
     fn default() -> Self {
-        Hash(OFFSET_A, OFFSET_B)
+        Hash {
+            a: SEED_A,
+            b: SEED_B,
+            pending: 0,
+            npending: 0,
+        }
     }
 }
 
 impl Hash {
-    fn update(&mut self, bytes: &[u8]) {
-        let (mut a, mut b) = (self.0, self.1);
-        for &x in bytes {
-            a = (a ^ x as u64).wrapping_mul(PRIME_A);
-            b = (b ^ x as u64).wrapping_mul(PRIME_B).rotate_left(23);
+    #[inline]
+    fn word(&mut self, w: u64) {
+        self.a = (self.a.rotate_left(5) ^ w).wrapping_mul(MUL_A);
+        self.b = (self.b.rotate_left(23) ^ w.rotate_left(32)).wrapping_mul(MUL_B);
+    }
+
+    fn update(&mut self, mut bytes: &[u8]) {
+        // Top up the unfinished word first.
+        while self.npending != 0 && !bytes.is_empty() {
+            self.pending |= (bytes[0] as u64) << (8 * self.npending);
+            self.npending += 1;
+            bytes = &bytes[1..];
+            if self.npending == 8 {
+                let w = self.pending;
+                self.word(w);
+                self.pending = 0;
+                self.npending = 0;
+            }
         }
-        *self = Hash(a, b);
+        let mut words = bytes.chunks_exact(8);
+        for c in &mut words {
+            self.word(u64::from_le_bytes(c.try_into().expect("8 bytes")));
+        }
+        for (i, &x) in words.remainder().iter().enumerate() {
+            self.pending |= (x as u64) << (8 * i);
+            self.npending += 1;
+        }
     }
 }
 
@@ -97,13 +134,38 @@ mod tests {
 
     #[test]
     fn chunking_does_not_matter() {
-        let mut a = Prefix::default();
-        a.push("héllo wörld");
-        let mut b = Prefix::default();
-        for c in ["h", "é", "llo ", "", "wö", "rld"] {
-            b.push(c);
+        let text = "héllo wörld, a longer text that spans several words ✓✓";
+        let mut whole = Prefix::default();
+        whole.push(text);
+        for step in 1..=17 {
+            let mut p = Prefix::default();
+            let mut i = 0;
+            while i < text.len() {
+                let mut j = (i + step).min(text.len());
+                while !text.is_char_boundary(j) {
+                    j += 1;
+                }
+                p.push(&text[i..j]);
+                i = j;
+            }
+            assert_eq!(p, whole, "chunks of {step}");
         }
-        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn every_prefix_is_recognized_and_others_are_not() {
+        let text = "The quick brown fox jumps over the lazy dog 0123456789";
+        for cut in 0..=text.len() {
+            let mut p = Prefix::default();
+            p.push(&text[..cut]);
+            assert_eq!(p.tail_of(text), Some(&text[cut..]), "cut {cut}");
+            if cut > 0 {
+                let mut other = text[..cut].to_owned();
+                other.replace_range(cut - 1..cut, "#");
+                other.push_str("tail");
+                assert_eq!(p.tail_of(&other), None, "altered at {cut}");
+            }
+        }
     }
 
     #[test]

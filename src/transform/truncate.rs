@@ -13,7 +13,7 @@
 use std::borrow::Cow;
 use std::io;
 
-use crate::event::{Event, Kind, OutStream, ToolEnd};
+use crate::event::{Event, Kind, OutStream, Text, ToolEnd};
 use crate::output::{Session, Sink};
 use crate::transform::MAX_OPEN_CALLS;
 
@@ -175,13 +175,16 @@ impl<'s> Truncate<'s> {
                 self.inner.event(s, &m)?;
             }
         }
-        match end.output.as_deref().and_then(|o| cap_output(o, self.cap)) {
+        match end
+            .output
+            .as_ref()
+            .and_then(|o| cap_output(&o.as_str(), self.cap))
+        {
             None => self.inner.event(s, ev),
             Some(capped) => {
                 let mut end = end.clone();
-                end.output = Some(Cow::Owned(capped));
-                self.inner
-                    .event(s, &Event::at(ev.ts, Kind::ToolCallCompleted(end)))
+                end.output = Some(Text::from(capped));
+                self.inner.event(s, &Event::at(ev.ts, Kind::completed(end)))
             }
         }
     }
