@@ -488,6 +488,13 @@ fn real_captures_pass_the_checklist_and_rebuild_the_result() {
     );
 }
 
+fn unix_now() -> i64 {
+    let d = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock after 1970");
+    i64::try_from(d.as_secs()).expect("seconds fit")
+}
+
 /// Parse a run of JSON values (pretty or compact).
 fn json_values(out: &str) -> Vec<Value> {
     serde_json::Deserializer::from_str(out)
@@ -500,6 +507,7 @@ fn json_values(out: &str) -> Vec<Value> {
 fn openai_json_agrees_with_the_sse_stream() {
     for path in fixtures() {
         for mode in ["reasoning", "calls", "content"] {
+            let before = unix_now();
             let sse = run_fixture(
                 &path,
                 &[
@@ -513,6 +521,7 @@ fn openai_json_agrees_with_the_sse_stream() {
             let ctx = format!("{} --tool-calls {mode}", path.display());
             let streams = read_sse(&sse.out(), "reasoning_content", &ctx);
             let json = run_fixture(&path, &["--to", "openai-json", "--tool-calls", mode]);
+            let after = unix_now();
             let vals = json_values(&json.out());
             assert_eq!(vals.len(), streams.len(), "{ctx}: one value per session");
             let compact = run_fixture(&path, &["--to", "openai-json", "-c", "--tool-calls", mode]);
@@ -533,7 +542,16 @@ fn openai_json_agrees_with_the_sse_stream() {
                     (Some(&*s.id), Some(&*s.model)),
                     "{ctx}"
                 );
-                assert_eq!(v["created"], s.created, "{ctx}");
+                // Equal, unless the stream has no time and each run took its
+                // own start time (the two runs may straddle a second).
+                let created = v["created"].as_i64().expect("created");
+                let clock = before..=after;
+                assert!(
+                    created == s.created
+                        || (clock.contains(&created) && clock.contains(&s.created)),
+                    "{ctx}: created {created} vs {}",
+                    s.created
+                );
                 let ch = &v["choices"].as_array().expect("choices")[0];
                 assert_eq!(ch["index"], 0);
                 assert_eq!(ch["finish_reason"].as_str(), s.finish.as_deref(), "{ctx}");

@@ -13,6 +13,7 @@
 //! - usage appears only on `result` (session totals).
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::io;
 
 use std::fmt;
@@ -80,6 +81,11 @@ pub struct CursorParser {
     thinking_since: Option<i64>,
     /// Whether the first `session_id` was passed on as a hint yet.
     hinted: bool,
+    /// Ids of the calls started and not completed yet. A capture cut at its
+    /// head (or a consumer that filtered the starts out) holds completions
+    /// whose start never came: those get a start made from the arguments
+    /// the completion repeats, so no format loses the command or path.
+    open: HashSet<String>,
 }
 
 impl CursorParser {
@@ -125,6 +131,7 @@ impl Parser for CursorParser {
         let ev = |kind| Item::Event(Event::at(ts, kind));
         match (line.ty.as_deref(), line.subtype.as_deref()) {
             (Some("system"), Some("init")) => {
+                self.open.clear();
                 out(ev(Kind::SessionStarted(SessionStart {
                     session_id: line.session_id.get(),
                     dialect: Cow::Borrowed("cursor"),
@@ -186,8 +193,29 @@ impl Parser for CursorParser {
                     return keep_unknown(rec, out);
                 };
                 match sub {
-                    "started" => out(ev(Kind::started(call.start(call_id))))?,
-                    "completed" => out(ev(Kind::completed(call.end(call_id))))?,
+                    "started" => {
+                        if self.open.len() >= crate::transform::MAX_OPEN_CALLS {
+                            // Never reached by a real agent; a hostile input
+                            // at worst gets a repeated start (which the
+                            // transform passes on as progress).
+                            self.open.clear();
+                        }
+                        self.open.insert(call_id.to_string());
+                        out(ev(Kind::started(call.start(call_id))))?;
+                    }
+                    "completed" => {
+                        if !self.open.remove(&*call_id) {
+                            // Timed by the 2026.07 `startedAtMs` when given,
+                            // untimed otherwise (the completion's own time
+                            // would make a false 0 ms duration).
+                            let start = Event::at(
+                                call.started_at,
+                                Kind::started(call.start(call_id.clone())),
+                            );
+                            out(Item::Event(start))?;
+                        }
+                        out(ev(Kind::completed(call.end(call_id))))?;
+                    }
                     // Updates of a call in flight. cursor-agent documents
                     // none; a running shell call re-sending its whole output
                     // so far (the shape bench/gen_stream.py models) is a
@@ -649,7 +677,7 @@ impl<'a> Call<'a> {
     }
 
     /// Normalized start fields, read from `args`.
-    fn start(self, call_id: Str<'a>) -> ToolStart<'a> {
+    fn start(&self, call_id: Str<'a>) -> ToolStart<'a> {
         let mut t = ToolStart::new(call_id, self.tool_name(), json_null());
         match &self.args_m {
             Some(a) => fill_start(&mut t, a),
@@ -659,7 +687,7 @@ impl<'a> Call<'a> {
                 }
             }
         }
-        t.args = self.args;
+        t.args = self.args.clone();
         t
     }
 
@@ -865,23 +893,31 @@ mod tests {
     use super::*;
 
     fn parse(line: &str) -> Vec<Item<'static>> {
+        parse_lines(&[line])
+    }
+
+    /// The items of several lines read by one parser.
+    fn parse_lines(lines: &[&str]) -> Vec<Item<'static>> {
         let mut p = CursorParser::default();
         let mut items = Vec::new();
-        let r = p
-            .parse(line, &mut |i| {
-                items.push(i.into_owned());
-                Ok(())
-            })
-            .unwrap();
-        assert_eq!(r, Parsed::Done);
+        for line in lines {
+            let r = p
+                .parse(line, &mut |i| {
+                    items.push(i.into_owned());
+                    Ok(())
+                })
+                .unwrap();
+            assert_eq!(r, Parsed::Done);
+        }
         items
             .into_iter()
             .filter(|i| !matches!(i, Item::IdHint(_)))
             .collect()
     }
 
+    /// The line's last event (a completion comes after the start made for it).
     fn kind<'x>(items: &'x [Item<'static>]) -> &'x Kind<'static> {
-        match &items[0] {
+        match items.last().expect("an item") {
             Item::Event(e) => &e.kind,
             other => panic!("not an event: {other:?}"),
         }
@@ -916,6 +952,50 @@ mod tests {
         assert_eq!(t.tool_name, "read");
         assert_eq!(t.path.as_deref(), Some("/a.txt"));
         assert_eq!(t.args.get(), r#"{"path":"/a.txt"}"#);
+    }
+
+    #[test]
+    fn a_completion_without_its_start_gets_one_from_its_args() {
+        let started = r#"{"type":"tool_call","subtype":"started","call_id":"a","tool_call":{"shellToolCall":{"args":{"command":"ls"}}},"timestamp_ms":5}"#;
+        let done = |id: &str| {
+            format!(
+                r#"{{"type":"tool_call","subtype":"completed","call_id":"{id}","tool_call":{{"shellToolCall":{{"args":{{"command":"ls"}},"result":{{"success":{{"exitCode":0}}}}}},"startedAtMs":"3"}},"timestamp_ms":9}}"#
+            )
+        };
+        let names = |items: &[Item<'static>]| -> Vec<(String, Option<i64>)> {
+            items
+                .iter()
+                .map(|i| match i {
+                    Item::Event(e) => match &e.kind {
+                        Kind::ToolCallStarted(t) => (format!("start {}", t.call_id), e.ts),
+                        Kind::ToolCallCompleted(t) => (format!("end {}", t.call_id), e.ts),
+                        k => panic!("unexpected {k:?}"),
+                    },
+                    other => panic!("not an event: {other:?}"),
+                })
+                .collect()
+        };
+        // Started, completed, then a completion whose start was cut off
+        // (timed by its `startedAtMs`), then the same id completed again:
+        // one start each time the call is not open.
+        let (a, b) = (done("a"), done("b"));
+        let items = parse_lines(&[started, &a, &b, &b]);
+        let want = [
+            ("start a", Some(5)),
+            ("end a", Some(9)),
+            ("start b", Some(3)),
+            ("end b", Some(9)),
+            ("start b", Some(3)),
+            ("end b", Some(9)),
+        ];
+        let want: Vec<_> = want.iter().map(|(n, t)| (n.to_string(), *t)).collect();
+        assert_eq!(names(&items), want);
+        let Item::Event(e) = &items[2] else { panic!() };
+        let Kind::ToolCallStarted(t) = &e.kind else {
+            panic!()
+        };
+        assert_eq!(t.command.as_deref(), Some("ls"));
+        assert_eq!(t.args.get(), r#"{"command":"ls"}"#);
     }
 
     #[test]
