@@ -462,7 +462,8 @@ pub fn main() -> ExitCode {
                 )
             }
             Err(e) => {
-                diag.error(format_args!("{}: {}", path.display(), e));
+                let name = crate::diag::excerpt(&path.display().to_string(), usize::MAX);
+                diag.error(format_args!("{name}: {e}"));
                 return ExitCode::from(2);
             }
         },

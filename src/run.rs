@@ -61,7 +61,9 @@ impl Input {
     pub fn display_name(&self) -> String {
         match self {
             Input::Stdin => "-".to_owned(),
-            Input::Path(p) => p.display().to_string(),
+            // A file name is untrusted too: it goes into warnings on a
+            // terminal, so its control characters are escaped.
+            Input::Path(p) => crate::diag::excerpt(&p.display().to_string(), usize::MAX),
         }
     }
 }
@@ -274,7 +276,8 @@ pub fn run_with_stdin<R: Read, W: Write>(
                 Input::Path(path) => match File::open(path) {
                     Ok(f) => one_input(&mut p, &mut framer, f, diag)?,
                     Err(e) => {
-                        diag.error(format_args!("{}: {}", path.display(), e));
+                        let name = std::mem::take(&mut diag.file);
+                        diag.error(format_args!("{name}: {e}"));
                         continue;
                     }
                 },

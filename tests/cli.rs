@@ -214,6 +214,30 @@ fn a_missing_file_does_not_stop_the_others() {
     );
 }
 
+#[test]
+fn control_characters_in_file_names_are_escaped_in_messages() {
+    // A file name reaches the terminal in every warning: an escape sequence
+    // in it must not.
+    let dir = std::env::temp_dir().join(format!("cstream-names-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("a\u{1b}[31mb.jsonl");
+    std::fs::write(&bad, "not json\n").unwrap();
+    let missing = dir.join("gone\u{7}.jsonl");
+    let out = cstream()
+        .args(["--to", "events"])
+        .arg(&bad)
+        .arg(&missing)
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(!err.contains('\u{1b}') && !err.contains('\u{7}'), "{err:?}");
+    assert!(err.contains("a\\u{1b}[31mb.jsonl:1: not JSON"), "{err}");
+    assert!(err.contains("gone\\u{7}.jsonl: "), "{err}");
+}
+
 // ------------------------------------------------------------ --strict
 
 #[test]
