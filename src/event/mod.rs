@@ -115,12 +115,8 @@ impl<'a> Text<'a> {
 
 /// The characters of a JSON string literal (quotes included).
 fn unescape_literal(lit: &str) -> Cow<'_, str> {
-    let inner = lit.get(1..lit.len().saturating_sub(1)).unwrap_or("");
-    if !inner.contains('\\') {
-        return Cow::Borrowed(inner);
-    }
     // Only literals read from valid JSON become `Text::Json`, so this parses.
-    Cow::Owned(serde_json::from_str::<String>(lit).unwrap_or_default())
+    crate::json::unescape_literal(lit).unwrap_or_default()
 }
 
 impl<'a> From<Cow<'a, str>> for Text<'a> {
