@@ -40,7 +40,7 @@ use super::common::{
     clean_output, fill_start, join_output, normalize_tool_name, render_todos, split_mcp_name,
     unified_diff, without_output,
 };
-use super::{Item, Out, Parser, keep_unknown};
+use super::{Item, Out, Parser, keep_unknown, read_line};
 use crate::event::{
     Event, Json, Kind, OutStream, SessionResult, SessionStart, Str, SummaryPhase, Text, ToolEnd,
     ToolStart, json_null,
@@ -177,11 +177,9 @@ pub struct AcpParser {
 
 impl Parser for AcpParser {
     fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
-        let line: Line<'a> = match serde_json::from_str(rec) {
+        let line: Line<'a> = match read_line(rec, out)? {
             Ok(l) => l,
-            Err(e) if e.is_eof() => return Ok(Parsed::Incomplete),
-            Err(e) if e.is_data() => return keep_unknown(rec, out),
-            Err(_) => return Ok(Parsed::Invalid),
+            Err(done) => return Ok(done),
         };
         // A bare update object, as some clients log them.
         if line.jsonrpc.is_none() && line.session_update.is_some() {

@@ -43,7 +43,7 @@ use super::common::{
     anthropic_usage, count_patch_lines, fill_start, fill_start_owned, iso_ms, join_output,
     normalize_tool_name, raw_object1, split_mcp_name, strip_persisted, without_output,
 };
-use super::{Channel, Item, Out, Parser, keep_unknown};
+use super::{Channel, Item, Out, Parser, keep_unknown, read_line};
 use crate::event::{
     Event, Json, Kind, SessionResult, SessionStart, Str, SummaryPhase, Text, ToolEnd, ToolStart,
     Usage, json_null,
@@ -334,11 +334,9 @@ impl ClaudeParser {
 
 impl Parser for ClaudeParser {
     fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
-        let line: Line<'a> = match serde_json::from_str(rec) {
+        let line: Line<'a> = match read_line(rec, out)? {
             Ok(l) => l,
-            Err(e) if e.is_eof() => return Ok(Parsed::Incomplete),
-            Err(e) if e.is_data() => return keep_unknown(rec, out),
-            Err(_) => return Ok(Parsed::Invalid),
+            Err(done) => return Ok(done),
         };
         if !self.hinted
             && let Some(sid) = line.session_id.as_deref()

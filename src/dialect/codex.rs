@@ -31,7 +31,7 @@ use serde_json::value::RawValue;
 use super::common::{
     base64_decode, count_patch_lines, join_argv, normalize_tool_name, render_todos,
 };
-use super::{Channel, Item, Out, Parser, keep_unknown};
+use super::{Channel, Item, Out, Parser, keep_unknown, read_line};
 use crate::event::{
     Event, Json, Kind, OutStream, SessionResult, SessionStart, Str, SummaryPhase, Text, ToolEnd,
     ToolStart, Usage, json_null,
@@ -145,11 +145,9 @@ const MAX_OPEN: usize = 4096;
 
 impl Parser for CodexParser {
     fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
-        let line: Line<'a> = match serde_json::from_str(rec) {
+        let line: Line<'a> = match read_line(rec, out)? {
             Ok(l) => l,
-            Err(e) if e.is_eof() => return Ok(Parsed::Incomplete),
-            Err(e) if e.is_data() => return keep_unknown(rec, out),
-            Err(_) => return Ok(Parsed::Invalid),
+            Err(done) => return Ok(done),
         };
         let ty = line.ty.as_deref();
         // The repeat of a held failure message is the only line that may

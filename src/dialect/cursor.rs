@@ -23,7 +23,7 @@ use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
 use super::common::{fill_start, fill_start_owned, normalize_tool_name};
-use super::{Channel, Item, Out, Parser, keep_unknown};
+use super::{Channel, Item, Out, Parser, keep_unknown, read_line};
 use crate::event::{
     Event, Json, Kind, OutStream, SessionResult, SessionStart, Str, Text, ToolEnd, ToolStart,
     Usage, json_null,
@@ -115,11 +115,9 @@ impl Parser for CursorParser {
         if let Some(d) = fast::delta(rec) {
             return self.fast_delta(d, out);
         }
-        let line: Line<'a> = match serde_json::from_str(rec) {
+        let line: Line<'a> = match read_line(rec, out)? {
             Ok(l) => l,
-            Err(e) if e.is_eof() => return Ok(Parsed::Incomplete),
-            Err(e) if e.is_data() => return keep_unknown(rec, out),
-            Err(_) => return Ok(Parsed::Invalid),
+            Err(done) => return Ok(done),
         };
         if !self.hinted
             && let Some(sid) = line.session_id.as_deref()

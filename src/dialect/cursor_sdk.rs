@@ -30,7 +30,7 @@ use serde_json::value::RawValue;
 use super::common::{
     camel_usage, count_patch_lines, fill_start, join_output, normalize_tool_name, raw_object1,
 };
-use super::{Item, Out, Parser, keep_unknown};
+use super::{Item, Out, Parser, keep_unknown, read_line};
 use crate::event::{
     Event, Json, Kind, OutStream, SessionResult, SessionStart, SummaryPhase, Text, ToolEnd,
     ToolStart, Usage, json_null,
@@ -121,11 +121,9 @@ const MAX_SHELLS: usize = 256;
 
 impl Parser for CursorSdkParser {
     fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
-        let line: Line<'a> = match serde_json::from_str(rec) {
+        let line: Line<'a> = match read_line(rec, out)? {
             Ok(l) => l,
-            Err(e) if e.is_eof() => return Ok(Parsed::Incomplete),
-            Err(e) if e.is_data() => return keep_unknown(rec, out),
-            Err(_) => return Ok(Parsed::Invalid),
+            Err(done) => return Ok(done),
         };
         // The run stream's envelope: read the message inside it.
         if line.ty.as_deref() == Some("sdk_message")

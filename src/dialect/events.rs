@@ -210,11 +210,9 @@ fn s(o: Option<S<'_>>) -> Option<Cow<'_, str>> {
 
 impl Parser for EventsParser {
     fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
-        let l: Line<'a> = match serde_json::from_str(rec) {
+        let l: Line<'a> = match super::read_line(rec, out)? {
             Ok(l) => l,
-            Err(e) if e.is_eof() => return Ok(Parsed::Incomplete),
-            Err(e) if e.is_data() => return super::keep_unknown(rec, out),
-            Err(_) => return Ok(Parsed::Invalid),
+            Err(done) => return Ok(done),
         };
         let Some(kind) = kind(&l) else {
             return super::keep_unknown(rec, out);

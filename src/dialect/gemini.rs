@@ -19,7 +19,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::common::{fill_start, iso_ms, normalize_tool_name, without_output};
-use super::{Item, Out, Parser, keep_unknown};
+use super::{Item, Out, Parser, keep_unknown, read_line};
 use crate::event::{
     Event, Json, Kind, SessionResult, SessionStart, Text, ToolEnd, ToolStart, Usage, json_null,
 };
@@ -71,11 +71,9 @@ const MAX_CALLS: usize = 4096;
 
 impl Parser for GeminiParser {
     fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
-        let line: Line<'a> = match serde_json::from_str(rec) {
+        let line: Line<'a> = match read_line(rec, out)? {
             Ok(l) => l,
-            Err(e) if e.is_eof() => return Ok(Parsed::Incomplete),
-            Err(e) if e.is_data() => return keep_unknown(rec, out),
-            Err(_) => return Ok(Parsed::Invalid),
+            Err(done) => return Ok(done),
         };
         let ts = line.timestamp.as_deref().and_then(iso_ms);
         let ev = |kind| Item::Event(Event::at(ts, kind));

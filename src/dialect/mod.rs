@@ -115,6 +115,23 @@ pub trait Parser {
     }
 }
 
+/// Read a record as a dialect's line type `T`, or say what the record is
+/// when it is not one: a value cut short waits for the lines that complete
+/// it, valid JSON of another shape is kept as `unknown` (emitted here), and
+/// anything else is not JSON. Every parser reads its lines through this, so
+/// the three outcomes mean the same in every dialect.
+pub(crate) fn read_line<'a, T: Deserialize<'a>>(
+    rec: &'a str,
+    out: Out<'_, 'a>,
+) -> io::Result<Result<T, Parsed>> {
+    match serde_json::from_str(rec) {
+        Ok(l) => Ok(Ok(l)),
+        Err(e) if e.is_eof() => Ok(Err(Parsed::Incomplete)),
+        Err(e) if e.is_data() => keep_unknown(rec, out).map(Err),
+        Err(_) => Ok(Err(Parsed::Invalid)),
+    }
+}
+
 /// Keep a valid JSON record that no rule understood as an `unknown` event.
 pub(crate) fn keep_unknown<'a>(rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
     match serde_json::from_str::<&serde_json::value::RawValue>(rec) {
