@@ -12,57 +12,11 @@ use std::io::{self, Write};
 use std::rc::Rc;
 use std::time::Duration;
 
-use crate::event::{Event, Kind};
+use crate::event::{Event, TYPE_NAMES};
 use crate::output::{Session, Sink};
 
-/// The event types in the order the stats line lists them.
-pub const KIND_NAMES: [&str; KINDS] = [
-    "session_started",
-    "user_message",
-    "thinking_delta",
-    "thinking_completed",
-    "text_delta",
-    "tool_call_started",
-    "tool_call_progress",
-    "shell_output_delta",
-    "tool_call_completed",
-    "usage_delta",
-    "summary",
-    "turn_ended",
-    "result",
-    "error",
-    "unknown",
-    "assistant_message",
-    "thinking",
-    "tool_call",
-];
-
 /// How many event types there are.
-pub const KINDS: usize = 18;
-
-/// The position of `kind` in [`KIND_NAMES`].
-pub fn kind_index(kind: &Kind<'_>) -> usize {
-    match kind {
-        Kind::SessionStarted(_) => 0,
-        Kind::UserMessage { .. } => 1,
-        Kind::ThinkingDelta { .. } => 2,
-        Kind::ThinkingCompleted { .. } => 3,
-        Kind::TextDelta { .. } => 4,
-        Kind::ToolCallStarted(_) => 5,
-        Kind::ToolCallProgress { .. } => 6,
-        Kind::ShellOutputDelta { .. } => 7,
-        Kind::ToolCallCompleted(_) => 8,
-        Kind::UsageDelta(_) => 9,
-        Kind::Summary { .. } => 10,
-        Kind::TurnEnded { .. } => 11,
-        Kind::Result(_) => 12,
-        Kind::Error { .. } => 13,
-        Kind::Unknown { .. } => 14,
-        Kind::AssistantMessage { .. } => 15,
-        Kind::Thinking { .. } => 16,
-        Kind::ToolCall(_) => 17,
-    }
-}
+pub const KINDS: usize = TYPE_NAMES.len();
 
 /// The figures of one run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -79,7 +33,7 @@ pub struct Stats {
     pub sessions: u64,
     pub failed: u64,
     pub incomplete: u64,
-    /// Events handed to the output format, per type (indexed as [`KIND_NAMES`]).
+    /// Events handed to the output format, per type (indexed as [`TYPE_NAMES`]).
     pub events: [u64; KINDS],
     /// Wall time of the run.
     pub elapsed: Duration,
@@ -93,7 +47,7 @@ impl Stats {
 
     /// The events of the type named `name` (0 for an unknown name).
     pub fn events_of(&self, name: &str) -> u64 {
-        KIND_NAMES
+        TYPE_NAMES
             .iter()
             .position(|n| *n == name)
             .map_or(0, |i| self.events[i])
@@ -117,7 +71,7 @@ impl fmt::Display for Stats {
             self.incomplete,
             self.total_events()
         )?;
-        for (name, n) in KIND_NAMES.iter().zip(self.events) {
+        for (name, n) in TYPE_NAMES.iter().zip(self.events) {
             if n > 0 {
                 write!(f, " {name}={n}")?;
             }
@@ -197,7 +151,7 @@ impl Sink for CountingSink<'_> {
     }
 
     fn event(&mut self, s: &Session, ev: &Event<'_>) -> io::Result<()> {
-        let c = &self.counters.events[kind_index(&ev.kind)];
+        let c = &self.counters.events[ev.kind.index()];
         c.set(c.get() + 1);
         self.inner.event(s, ev)
     }
@@ -218,10 +172,11 @@ impl Sink for CountingSink<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::event::Kind;
     use std::borrow::Cow;
 
     #[test]
-    fn names_match_the_wire_names() {
+    fn every_type_is_counted_under_its_wire_name() {
         let kinds = [
             Kind::TextDelta {
                 text: Cow::Borrowed("x"),
@@ -234,9 +189,16 @@ mod tests {
             },
             Kind::TurnEnded { usage: None },
         ];
-        for k in &kinds {
-            assert_eq!(KIND_NAMES[kind_index(k)], k.type_name());
+        for (i, k) in kinds.iter().enumerate() {
+            let mut s = Stats::default();
+            s.events[k.index()] = i as u64 + 1;
+            assert_eq!(s.events_of(k.type_name()), i as u64 + 1);
         }
+        // Names are distinct, so a name finds one counter.
+        let mut names = TYPE_NAMES.to_vec();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), KINDS);
     }
 
     #[test]

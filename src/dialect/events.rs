@@ -19,31 +19,9 @@ use crate::event::{
 use crate::input::Parsed;
 use crate::json::S;
 
-/// Every `type` the events format writes.
-const EVENT_TYPES: &[&str] = &[
-    "session_started",
-    "user_message",
-    "thinking_delta",
-    "thinking_completed",
-    "text_delta",
-    "tool_call_started",
-    "tool_call_progress",
-    "shell_output_delta",
-    "tool_call_completed",
-    "usage_delta",
-    "summary",
-    "turn_ended",
-    "result",
-    "error",
-    "unknown",
-    "assistant_message",
-    "thinking",
-    "tool_call",
-];
-
 /// True when `ty` is a `type` cstream's events format uses.
 pub fn is_event_type(ty: &str) -> bool {
-    EVENT_TYPES.contains(&ty)
+    crate::event::TYPE_NAMES.contains(&ty)
 }
 
 #[derive(Deserialize)]

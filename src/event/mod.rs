@@ -146,6 +146,29 @@ pub struct Event<'a> {
     pub kind: Kind<'a>,
 }
 
+/// Every event type's wire name, in [`Kind::index`] order (the `--stats`
+/// line lists them in this order).
+pub const TYPE_NAMES: [&str; 18] = [
+    "session_started",
+    "user_message",
+    "thinking_delta",
+    "thinking_completed",
+    "text_delta",
+    "tool_call_started",
+    "tool_call_progress",
+    "shell_output_delta",
+    "tool_call_completed",
+    "usage_delta",
+    "summary",
+    "turn_ended",
+    "result",
+    "error",
+    "unknown",
+    "assistant_message",
+    "thinking",
+    "tool_call",
+];
+
 /// The event vocabulary (`type` on the wire, snake_case).
 #[derive(Debug, Clone)]
 pub enum Kind<'a> {
@@ -618,25 +641,30 @@ impl<'a> Kind<'a> {
 
     /// The wire name of this type.
     pub fn type_name(&self) -> &'static str {
+        TYPE_NAMES[self.index()]
+    }
+
+    /// The position of this type in [`TYPE_NAMES`].
+    pub fn index(&self) -> usize {
         match self {
-            Kind::SessionStarted(_) => "session_started",
-            Kind::UserMessage { .. } => "user_message",
-            Kind::ThinkingDelta { .. } => "thinking_delta",
-            Kind::ThinkingCompleted { .. } => "thinking_completed",
-            Kind::TextDelta { .. } => "text_delta",
-            Kind::ToolCallStarted(_) => "tool_call_started",
-            Kind::ToolCallProgress { .. } => "tool_call_progress",
-            Kind::ShellOutputDelta { .. } => "shell_output_delta",
-            Kind::ToolCallCompleted(_) => "tool_call_completed",
-            Kind::UsageDelta(_) => "usage_delta",
-            Kind::Summary { .. } => "summary",
-            Kind::TurnEnded { .. } => "turn_ended",
-            Kind::Result(_) => "result",
-            Kind::Error { .. } => "error",
-            Kind::Unknown { .. } => "unknown",
-            Kind::AssistantMessage { .. } => "assistant_message",
-            Kind::Thinking { .. } => "thinking",
-            Kind::ToolCall(_) => "tool_call",
+            Kind::SessionStarted(_) => 0,
+            Kind::UserMessage { .. } => 1,
+            Kind::ThinkingDelta { .. } => 2,
+            Kind::ThinkingCompleted { .. } => 3,
+            Kind::TextDelta { .. } => 4,
+            Kind::ToolCallStarted(_) => 5,
+            Kind::ToolCallProgress { .. } => 6,
+            Kind::ShellOutputDelta { .. } => 7,
+            Kind::ToolCallCompleted(_) => 8,
+            Kind::UsageDelta(_) => 9,
+            Kind::Summary { .. } => 10,
+            Kind::TurnEnded { .. } => 11,
+            Kind::Result(_) => 12,
+            Kind::Error { .. } => 13,
+            Kind::Unknown { .. } => 14,
+            Kind::AssistantMessage { .. } => 15,
+            Kind::Thinking { .. } => 16,
+            Kind::ToolCall(_) => 17,
         }
     }
 
