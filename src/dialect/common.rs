@@ -347,15 +347,12 @@ pub fn anthropic_usage(m: &Members<'_>) -> Option<Usage> {
     if input.is_none() && output.is_none() {
         return None;
     }
-    Some(Usage {
-        input: input
-            .unwrap_or(0)
-            .saturating_add(cache_read.unwrap_or(0))
-            .saturating_add(cache_write.unwrap_or(0)),
-        output: output.unwrap_or(0),
+    Some(Usage::cache_apart(
+        input.unwrap_or(0),
+        output.unwrap_or(0),
         cache_read,
         cache_write,
-    })
+    ))
 }
 
 /// Cursor-style camelCase usage (`inputTokens` excludes the cache counts:
@@ -366,14 +363,7 @@ pub fn camel_usage(m: &Members<'_>) -> Option<Usage> {
     let output = get("outputTokens")?;
     let cache_read = get("cacheReadTokens");
     let cache_write = get("cacheWriteTokens");
-    Some(Usage {
-        input: input
-            .saturating_add(cache_read.unwrap_or(0))
-            .saturating_add(cache_write.unwrap_or(0)),
-        output,
-        cache_read,
-        cache_write,
-    })
+    Some(Usage::cache_apart(input, output, cache_read, cache_write))
 }
 
 // --------------------------------------------------------------- time

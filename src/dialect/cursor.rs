@@ -876,14 +876,7 @@ fn usage(raw: &RawValue) -> Option<Usage> {
     let output = get("outputTokens", "output_tokens")?;
     let cache_read = get("cacheReadTokens", "cache_read_tokens");
     let cache_write = get("cacheWriteTokens", "cache_write_tokens");
-    Some(Usage {
-        input: input
-            .saturating_add(cache_read.unwrap_or(0))
-            .saturating_add(cache_write.unwrap_or(0)),
-        output,
-        cache_read,
-        cache_write,
-    })
+    Some(Usage::cache_apart(input, output, cache_read, cache_write))
 }
 
 #[cfg(test)]

@@ -499,6 +499,25 @@ pub struct Usage {
 }
 
 impl Usage {
+    /// Usage from a source whose input count leaves out the cache reads and
+    /// writes (Anthropic's and cursor's convention): the normalized `input`
+    /// adds them back (SPEC §2), saturating on absurd counts.
+    pub fn cache_apart(
+        input: u64,
+        output: u64,
+        cache_read: Option<u64>,
+        cache_write: Option<u64>,
+    ) -> Usage {
+        Usage {
+            input: input
+                .saturating_add(cache_read.unwrap_or(0))
+                .saturating_add(cache_write.unwrap_or(0)),
+            output,
+            cache_read,
+            cache_write,
+        }
+    }
+
     /// Field-wise sum (an absent cache count plus a present one is the present one).
     pub fn add(&self, o: &Usage) -> Usage {
         Usage {
