@@ -18,6 +18,7 @@ use std::sync::LazyLock;
 use memchr::{memchr, memmem};
 
 use crate::diag::{Diag, Warn, excerpt};
+use crate::json::hex4;
 
 /// Read buffer size.
 pub const READ_BUFFER_BYTES: usize = 128 * 1024;
@@ -314,13 +315,6 @@ fn compact_ws(src: &[u8], dst: &mut Vec<u8>) {
         in_str = b == b'"';
         dst.push(b);
     }
-}
-
-/// The value of the four hex digits at `b[i..i + 4]`.
-fn hex4(b: &[u8], i: usize) -> Option<u32> {
-    let d = b.get(i..i + 4)?;
-    d.iter()
-        .try_fold(0u32, |v, &c| Some(v << 4 | char::from(c).to_digit(16)?))
 }
 
 /// If `t` has `\uXXXX` escapes that are lone UTF-16 surrogates (a high one

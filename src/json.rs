@@ -261,12 +261,12 @@ fn unescape_fast(inner: &str) -> Option<String> {
             b'r' => '\r',
             b't' => '\t',
             b'u' => {
-                let hi = hex4(b.get(i..i + 4)?)?;
+                let hi = hex4(b, i)?;
                 i += 4;
                 match hi {
                     0xD800..=0xDBFF => {
-                        let lo = match b.get(i..i + 6)? {
-                            [b'\\', b'u', h @ ..] => hex4(h)?,
+                        let lo = match b.get(i..i + 2)? {
+                            [b'\\', b'u'] => hex4(b, i + 2)?,
                             _ => return None,
                         };
                         if !(0xDC00..=0xDFFF).contains(&lo) {
@@ -285,12 +285,11 @@ fn unescape_fast(inner: &str) -> Option<String> {
     Some(out)
 }
 
-fn hex4(h: &[u8]) -> Option<u32> {
-    if h.len() != 4 {
-        return None;
-    }
-    h.iter()
-        .try_fold(0u32, |v, &d| Some(v << 4 | char::from(d).to_digit(16)?))
+/// The value of the four hex digits at `b[i..i + 4]`.
+pub(crate) fn hex4(b: &[u8], i: usize) -> Option<u32> {
+    let d = b.get(i..i + 4)?;
+    d.iter()
+        .try_fold(0u32, |v, &c| Some(v << 4 | char::from(c).to_digit(16)?))
 }
 
 /// A number field read leniently: integers, floats (truncated) and numeric
