@@ -10,29 +10,8 @@ mod common;
 
 use std::thread;
 
-use common::{FORMATS, Run, cstream, events, wellformed};
+use common::{FORMATS, Run, cstream, events, format_of, wellformed};
 use serde_json::{Value, json};
-
-/// The `--to` value and colour of a `FORMATS` row.
-fn format_of(args: &[&str]) -> (&'static str, bool) {
-    let to = args
-        .iter()
-        .position(|a| *a == "--to")
-        .map(|i| args[i + 1])
-        .expect("every row names its format");
-    let name = [
-        "text",
-        "events",
-        "openai-sse",
-        "openai-json",
-        "documents",
-        "documents-sse",
-    ]
-    .into_iter()
-    .find(|n| *n == to)
-    .expect("a known format");
-    (name, args.contains(&"always"))
-}
 
 /// Run `input` with `extra` flags in every format, check each output is
 /// well formed and hand it to `f` (one output at a time: some are big).

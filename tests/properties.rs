@@ -21,7 +21,7 @@ use cstream::run::convert;
 use proptest::prelude::*;
 use serde_json::json;
 
-use common::{FORMATS, events, fixtures, wellformed};
+use common::{FORMATS, events, fixtures, format_of, wellformed};
 
 /// One piece of a generated turn.
 #[derive(Debug, Clone)]
@@ -363,23 +363,6 @@ proptest! {
 }
 
 // ------------------------------------------------------------ well-formed output
-
-/// The `--to` value and colour of a `FORMATS` row.
-fn format_of(args: &[&str]) -> (&'static str, bool) {
-    let i = args.iter().position(|a| *a == "--to").unwrap();
-    let to = [
-        "text",
-        "events",
-        "openai-sse",
-        "openai-json",
-        "documents",
-        "documents-sse",
-    ]
-    .into_iter()
-    .find(|n| *n == args[i + 1])
-    .unwrap();
-    (to, args.contains(&"always"))
-}
 
 fn check_every_format(extra: &[&str], input: &[u8]) -> Result<(), TestCaseError> {
     for (name, args) in FORMATS {

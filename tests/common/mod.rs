@@ -68,6 +68,30 @@ pub const FORMATS: &[(&str, &[&str])] = &[
     ),
 ];
 
+/// Every `--to` value.
+pub const TO_VALUES: [&str; 6] = [
+    "text",
+    "events",
+    "openai-sse",
+    "openai-json",
+    "documents",
+    "documents-sse",
+];
+
+/// The `--to` value and colour of a [`FORMATS`] row.
+pub fn format_of(args: &[&str]) -> (&'static str, bool) {
+    let to = args
+        .iter()
+        .position(|a| *a == "--to")
+        .map(|i| args[i + 1])
+        .expect("every row names its format");
+    let name = TO_VALUES
+        .into_iter()
+        .find(|n| *n == to)
+        .expect("a known format");
+    (name, args.contains(&"always"))
+}
+
 /// What a run produced.
 #[derive(Debug)]
 pub struct Run {
