@@ -209,3 +209,49 @@ fn cumulative_cursor_updates_give_output_linear_in_the_real_output() {
     let raw = cstream(&["--to", "events", "--no-dedupe"], input.as_bytes()).out();
     assert!(raw.len() > 100 * out.len());
 }
+
+/// A completion whose start was cut off (a capture cut at its head) gets one
+/// start, made from the args it repeats; a call that did start gets none.
+#[test]
+fn a_completion_gets_a_start_only_when_its_call_is_not_open() {
+    let started = r#"{"type":"tool_call","subtype":"started","call_id":"a","tool_call":{"shellToolCall":{"args":{"command":"ls"}}},"timestamp_ms":5}"#;
+    let done = |id: &str| {
+        format!(
+            r#"{{"type":"tool_call","subtype":"completed","call_id":"{id}","tool_call":{{"shellToolCall":{{"args":{{"command":"ls"}},"result":{{"success":{{"exitCode":0}}}}}},"startedAtMs":"3"}},"timestamp_ms":9}}"#
+        )
+    };
+    // Started and completed; then a completion whose start was cut off
+    // (timed by its `startedAtMs`); then the same id completed again.
+    let input = [started.to_owned(), done("a"), done("b"), done("b")].join("\n");
+    let out = convert_with(&["--to", "events"], input.as_bytes());
+    let calls: Vec<(String, String, Option<i64>)> = events(&out)
+        .iter()
+        .filter(|e| e["type"].as_str().unwrap().starts_with("tool_call"))
+        .map(|e| {
+            (
+                e["type"].as_str().unwrap().to_owned(),
+                e["callId"].as_str().unwrap().to_owned(),
+                e["ts"].as_i64(),
+            )
+        })
+        .collect();
+    let want = [
+        ("tool_call_started", "a", Some(5)),
+        ("tool_call_completed", "a", Some(9)),
+        ("tool_call_started", "b", Some(3)),
+        ("tool_call_completed", "b", Some(9)),
+        ("tool_call_started", "b", Some(3)),
+        ("tool_call_completed", "b", Some(9)),
+    ];
+    let want: Vec<_> = want
+        .iter()
+        .map(|(t, c, ts)| (t.to_string(), c.to_string(), *ts))
+        .collect();
+    assert_eq!(calls, want, "{out}");
+    let b = events(&out)
+        .into_iter()
+        .find(|e| e["type"] == "tool_call_started" && e["callId"] == "b")
+        .unwrap();
+    assert_eq!(b["command"], "ls");
+    assert_eq!(b["args"], serde_json::json!({"command": "ls"}));
+}

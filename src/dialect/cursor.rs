@@ -13,7 +13,6 @@
 //! - usage appears only on `result` (session totals).
 
 use std::borrow::Cow;
-use std::collections::HashSet;
 use std::io;
 
 use std::fmt;
@@ -81,11 +80,6 @@ pub struct CursorParser {
     thinking_since: Option<i64>,
     /// Whether the first `session_id` was passed on as a hint yet.
     hinted: bool,
-    /// Ids of the calls started and not completed yet. A capture cut at its
-    /// head (or a consumer that filtered the starts out) holds completions
-    /// whose start never came: those get a start made from the arguments
-    /// the completion repeats, so no format loses the command or path.
-    open: HashSet<String>,
 }
 
 impl CursorParser {
@@ -129,7 +123,6 @@ impl Parser for CursorParser {
         let ev = |kind| Item::Event(Event::at(ts, kind));
         match (line.ty.as_deref(), line.subtype.as_deref()) {
             (Some("system"), Some("init")) => {
-                self.open.clear();
                 out(ev(Kind::SessionStarted(SessionStart {
                     session_id: line.session_id.get(),
                     dialect: Cow::Borrowed("cursor"),
@@ -191,27 +184,15 @@ impl Parser for CursorParser {
                     return keep_unknown(rec, out);
                 };
                 match sub {
-                    "started" => {
-                        if self.open.len() >= crate::transform::MAX_OPEN_CALLS {
-                            // Never reached by a real agent; a hostile input
-                            // at worst gets a repeated start (which the
-                            // transform passes on as progress).
-                            self.open.clear();
-                        }
-                        self.open.insert(call_id.to_string());
-                        out(ev(Kind::started(call.start(call_id))))?;
-                    }
+                    "started" => out(ev(Kind::started(call.start(call_id))))?,
                     "completed" => {
-                        if !self.open.remove(&*call_id) {
-                            // Timed by the 2026.07 `startedAtMs` when given,
-                            // untimed otherwise (the completion's own time
-                            // would make a false 0 ms duration).
-                            let start = Event::at(
-                                call.started_at,
-                                Kind::started(call.start(call_id.clone())),
-                            );
-                            out(Item::Event(start))?;
-                        }
+                        // A capture cut at its head holds completions whose
+                        // start never came; the one made from the args the
+                        // completion repeats is timed by the 2026.07
+                        // `startedAtMs` when given, untimed otherwise (the
+                        // completion's own time would make a false 0 ms).
+                        let start = Kind::started(call.start(call_id.clone()));
+                        out(Item::StartIfNew(Event::at(call.started_at, start)))?;
                         out(ev(Kind::completed(call.end(call_id))))?;
                     }
                     // Updates of a call in flight. cursor-agent documents
@@ -946,47 +927,27 @@ mod tests {
     }
 
     #[test]
-    fn a_completion_without_its_start_gets_one_from_its_args() {
-        let started = r#"{"type":"tool_call","subtype":"started","call_id":"a","tool_call":{"shellToolCall":{"args":{"command":"ls"}}},"timestamp_ms":5}"#;
-        let done = |id: &str| {
-            format!(
-                r#"{{"type":"tool_call","subtype":"completed","call_id":"{id}","tool_call":{{"shellToolCall":{{"args":{{"command":"ls"}},"result":{{"success":{{"exitCode":0}}}}}},"startedAtMs":"3"}},"timestamp_ms":9}}"#
-            )
-        };
-        let names = |items: &[Item<'static>]| -> Vec<(String, Option<i64>)> {
-            items
-                .iter()
-                .map(|i| match i {
-                    Item::Event(e) => match &e.kind {
-                        Kind::ToolCallStarted(t) => (format!("start {}", t.call_id), e.ts),
-                        Kind::ToolCallCompleted(t) => (format!("end {}", t.call_id), e.ts),
-                        k => panic!("unexpected {k:?}"),
-                    },
-                    other => panic!("not an event: {other:?}"),
-                })
-                .collect()
-        };
-        // Started, completed, then a completion whose start was cut off
-        // (timed by its `startedAtMs`), then the same id completed again:
-        // one start each time the call is not open.
-        let (a, b) = (done("a"), done("b"));
-        let items = parse_lines(&[started, &a, &b, &b]);
-        let want = [
-            ("start a", Some(5)),
-            ("end a", Some(9)),
-            ("start b", Some(3)),
-            ("end b", Some(9)),
-            ("start b", Some(3)),
-            ("end b", Some(9)),
-        ];
-        let want: Vec<_> = want.iter().map(|(n, t)| (n.to_string(), *t)).collect();
-        assert_eq!(names(&items), want);
-        let Item::Event(e) = &items[2] else { panic!() };
-        let Kind::ToolCallStarted(t) = &e.kind else {
-            panic!()
-        };
-        assert_eq!(t.command.as_deref(), Some("ls"));
-        assert_eq!(t.args.get(), r#"{"command":"ls"}"#);
+    fn a_completion_offers_a_start_made_from_its_args() {
+        // Timed by `startedAtMs` when given, untimed otherwise; the transform
+        // keeps it only when the call is not open (tests/transforms.rs).
+        for (extra, ts) in [(r#","startedAtMs":"3""#, Some(3)), ("", None)] {
+            let line = format!(
+                r#"{{"type":"tool_call","subtype":"completed","call_id":"b","tool_call":{{"shellToolCall":{{"args":{{"command":"ls"}},"result":{{"success":{{"exitCode":0}}}}}}{extra}}},"timestamp_ms":9}}"#
+            );
+            let items = parse(&line);
+            assert_eq!(items.len(), 2, "{items:?}");
+            let Item::StartIfNew(e) = &items[0] else {
+                panic!("{:?}", items[0])
+            };
+            assert_eq!(e.ts, ts);
+            let Kind::ToolCallStarted(t) = &e.kind else {
+                panic!()
+            };
+            assert_eq!(t.call_id, "b");
+            assert_eq!(t.command.as_deref(), Some("ls"));
+            assert_eq!(t.args.get(), r#"{"command":"ls"}"#);
+            assert!(matches!(kind(&items), Kind::ToolCallCompleted(_)));
+        }
     }
 
     #[test]

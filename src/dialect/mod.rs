@@ -66,6 +66,11 @@ pub enum Item<'a> {
         stream: OutStream,
         text: Str<'a>,
     },
+    /// A `tool_call_started` made from what a completion repeats (its args),
+    /// sent just before that completion: the transform passes it on only when
+    /// the call is not open, so a completion whose start was cut off (a
+    /// capture cut at its head) still gets exactly one start.
+    StartIfNew(Event<'a>),
 }
 
 impl Item<'_> {
@@ -74,6 +79,7 @@ impl Item<'_> {
         let own = |s: Str<'_>| -> Str<'static> { std::borrow::Cow::Owned(s.into_owned()) };
         match self {
             Item::Event(e) => Item::Event(e.into_owned()),
+            Item::StartIfNew(e) => Item::StartIfNew(e.into_owned()),
             Item::Recap { ts, channel, text } => Item::Recap {
                 ts,
                 channel,

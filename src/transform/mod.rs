@@ -375,6 +375,13 @@ impl Normalizer {
                 text,
             } => self.snapshot(ts, call_id, stream, text, sink),
             Item::Event(ev) => self.event(ev, sink),
+            Item::StartIfNew(ev) => {
+                let st = self.cur.as_ref().expect("open session");
+                match &ev.kind {
+                    Kind::ToolCallStarted(t) if st.open_ids.contains(&*t.call_id) => Ok(()),
+                    _ => self.event(ev, sink),
+                }
+            }
         }
     }
 
@@ -573,7 +580,7 @@ fn cancelled(call: OpenCall, ts: Option<i64>) -> Event<'static> {
 /// Rough size of an item, for the held-items cap.
 fn item_size(item: &Item<'_>) -> usize {
     64 + match item {
-        Item::Event(e) => match &e.kind {
+        Item::Event(e) | Item::StartIfNew(e) => match &e.kind {
             Kind::Unknown { raw } => raw.get().len(),
             Kind::ToolCallStarted(t) => t.args.get().len(),
             Kind::ToolCallCompleted(t) => {
