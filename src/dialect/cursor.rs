@@ -180,7 +180,7 @@ impl Parser for CursorParser {
                 })?;
             }
             (Some("tool_call"), Some(sub)) => {
-                let Some((call, call_id)) = tool_call(line.tool_call, line.call_id, rec) else {
+                let Some((mut call, call_id)) = tool_call(line.tool_call, line.call_id, rec) else {
                     return keep_unknown(rec, out);
                 };
                 match sub {
@@ -656,7 +656,8 @@ impl<'a> Call<'a> {
     }
 
     /// Normalized start fields, read from `args`.
-    fn start(&self, call_id: Str<'a>) -> ToolStart<'a> {
+    /// The args move into the start (a completion does not read them).
+    fn start(&mut self, call_id: Str<'a>) -> ToolStart<'a> {
         let mut t = ToolStart::new(call_id, self.tool_name(), json_null());
         match &self.args_m {
             Some(a) => fill_start(&mut t, a),
@@ -666,7 +667,7 @@ impl<'a> Call<'a> {
                 }
             }
         }
-        t.args = self.args.clone();
+        t.args = std::mem::replace(&mut self.args, json_null());
         t
     }
 
