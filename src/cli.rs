@@ -9,10 +9,11 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, ValueEnum};
 
+use crate::clobber::{self, input_written_over};
 use crate::diag::Diag;
 use crate::dialect::Dialect;
 use crate::output::{Format, OutputOptions, ReasoningField, ToolCallMode};
-use crate::run::{Config, Input, run};
+use crate::run::{Config, Exit, Input, run};
 use crate::transform::NormalizeOptions;
 use crate::transform::coalesce::CoalesceMode;
 use crate::transform::truncate::parse_size;
@@ -43,7 +44,7 @@ Examples:
 Exit status:
   0  every line was understood (unknown-but-valid events are kept, and count as understood)
   1  some lines were not valid input (each reported on stderr), or --strict stopped the run
-  2  usage error, or a file could not be read, or writing the output failed
+  2  usage error, a file could not be read, writing the output failed, or the output is an input
   3  only with -e: a session reported failure or ended without a result
   A closed output pipe (cstream ... | head) ends the run quietly with 0.";
 
@@ -439,17 +440,35 @@ pub fn main() -> ExitCode {
     if let Some(kind) = cli.generate {
         let mut out = io::stdout().lock();
         return match generate(kind, &mut out).and_then(|_| out.flush()) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+            Ok(()) => Exit::Ok.into(),
+            Err(e) if is_broken_pipe(&e) => Exit::Ok.into(),
             Err(e) => {
                 eprintln!("cstream: error: {e}");
-                ExitCode::from(2)
+                Exit::Fatal.into()
             }
         };
     }
     let mut diag = Diag::new(Box::new(io::stderr()));
     let env = ColorEnv::from_env();
     let inputs = cli.inputs();
+    // Before `-o` truncates anything: writing over an input loses it.
+    let target = match &cli.output {
+        Some(path) => clobber::Output::Path(path),
+        None => clobber::Output::Stdout,
+    };
+    if let Some(input) = input_written_over(target, &inputs) {
+        let output = match &cli.output {
+            Some(path) => {
+                let name = crate::diag::excerpt(&path.display().to_string(), usize::MAX);
+                format!("-o {name}")
+            }
+            None => "standard output".to_owned(),
+        };
+        diag.error(format_args!(
+            "{output} is the input {input}; refusing to write over it (nothing was written)"
+        ));
+        return Exit::Fatal.into();
+    }
     let result = match &cli.output {
         Some(path) => match File::create(path) {
             Ok(f) => {
@@ -464,7 +483,7 @@ pub fn main() -> ExitCode {
             Err(e) => {
                 let name = crate::diag::excerpt(&path.display().to_string(), usize::MAX);
                 diag.error(format_args!("{name}: {e}"));
-                return ExitCode::from(2);
+                return Exit::Fatal.into();
             }
         },
         None => {
@@ -480,12 +499,12 @@ pub fn main() -> ExitCode {
         }
     };
     match result {
-        Ok(report) => ExitCode::from(report.exit_code(cli.exit_status)),
+        Ok(report) => report.exit(cli.exit_status).into(),
         // The reader went away (`cstream … | head`): not an error.
-        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) if is_broken_pipe(&e) => Exit::Ok.into(),
         Err(e) => {
             diag.error(format_args!("writing the output failed: {e}"));
-            ExitCode::from(2)
+            Exit::Fatal.into()
         }
     }
 }

@@ -83,19 +83,46 @@ pub struct Report {
     pub stats: Option<Stats>,
 }
 
+/// The exit statuses cstream uses; when several apply, the first of
+/// `Fatal`, `SessionFailed` (only with `-e`), `BadInput`, `Ok` wins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Exit {
+    /// Every line was understood (also: the output pipe was closed early).
+    Ok = 0,
+    /// Some lines were not valid input, or `--strict` stopped the run.
+    BadInput = 1,
+    /// A usage error, a file that could not be read, a failed output
+    /// write, or an output that is one of the inputs.
+    Fatal = 2,
+    /// With `-e`: a session reported failure or ended without a result.
+    SessionFailed = 3,
+}
+
+impl From<Exit> for std::process::ExitCode {
+    fn from(e: Exit) -> Self {
+        std::process::ExitCode::from(e as u8)
+    }
+}
+
 impl Report {
-    /// The exit status of SPEC §1 (without the closed-pipe case, which never
-    /// gets here): 2, then 3 (only with `-e`), then 1, then 0.
-    pub fn exit_code(&self, exit_status: bool) -> u8 {
+    /// The exit status (without the closed-pipe case, which never gets
+    /// here).
+    pub fn exit(&self, exit_status: bool) -> Exit {
         if self.fatal {
-            2
+            Exit::Fatal
         } else if exit_status && (self.outcomes.failed > 0 || self.outcomes.incomplete > 0) {
-            3
+            Exit::SessionFailed
         } else if self.bad_lines > 0 || self.stopped {
-            1
+            Exit::BadInput
         } else {
-            0
+            Exit::Ok
         }
+    }
+
+    /// [`Report::exit`] as the number the process exits with.
+    pub fn exit_code(&self, exit_status: bool) -> u8 {
+        self.exit(exit_status) as u8
     }
 }
 

@@ -371,6 +371,93 @@ fn output_file() {
         ));
 }
 
+/// Invariant: an output that is one of the inputs (the same file, however
+/// it is named) is refused with exit 2 before anything is written, and the
+/// input keeps every byte.
+#[test]
+fn an_output_that_is_an_input_is_refused_and_the_input_kept() {
+    let original = std::fs::read(OK).unwrap();
+    let input = scratch("clobber-in.jsonl");
+    let fresh = || std::fs::write(&input, &original).unwrap();
+    let link = scratch("clobber-link.jsonl");
+    let hard = scratch("clobber-hard.jsonl");
+    fresh();
+    let _ = std::fs::remove_file(&link);
+    let _ = std::fs::remove_file(&hard);
+    std::os::unix::fs::symlink(&input, &link).unwrap();
+    std::fs::hard_link(&input, &hard).unwrap();
+    let name = input.to_str().unwrap();
+    // The same name, a symlink, a hard link, the input second among several.
+    for (out, files) in [
+        (name, vec![name]),
+        (link.to_str().unwrap(), vec![name]),
+        (hard.to_str().unwrap(), vec![name]),
+        (name, vec![OK, link.to_str().unwrap()]),
+    ] {
+        cstream()
+            .args(["--to", "events", "-o", out])
+            .args(&files)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(
+                predicate::str::starts_with(format!("cstream: error: -o {out} is the input "))
+                    .and(predicate::str::contains("refusing to write over it")),
+            );
+        assert_eq!(
+            std::fs::read(&input).unwrap(),
+            original,
+            "-o {out} {files:?}"
+        );
+    }
+    // Standard input redirected from the file named by -o.
+    std_cstream()
+        .args(["--to", "events", "-o", name])
+        .stdin(std::fs::File::open(&input).unwrap())
+        .output()
+        .map(|o| {
+            assert_eq!(o.status.code(), Some(2));
+            assert!(String::from_utf8_lossy(&o.stderr).contains("is the input -;"));
+        })
+        .unwrap();
+    assert_eq!(std::fs::read(&input).unwrap(), original);
+    // Standard output appended to an input (`cstream f >> f`), which would
+    // otherwise read its own output.
+    let append = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&input)
+        .unwrap();
+    let o = std_cstream()
+        .args(["--to", "events", name])
+        .stdout(append)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        format!(
+            "cstream: error: standard output is the input {name}; refusing to write over it (nothing was written)\n"
+        )
+    );
+    assert_eq!(std::fs::read(&input).unwrap(), original);
+    // Another file is fine, and so is one device that is both standard
+    // input and output (a terminal, /dev/null): only regular files count.
+    let other = scratch("clobber-out.jsonl");
+    cstream()
+        .args(["--to", "events", "-o", other.to_str().unwrap(), name])
+        .assert()
+        .code(0);
+    let null = || {
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/null")
+            .unwrap()
+    };
+    let o = std_cstream().stdin(null()).stdout(null()).output().unwrap();
+    assert_eq!((o.status.code(), &o.stderr[..]), (Some(0), &b""[..]));
+}
+
 #[test]
 fn an_input_without_events_writes_nothing_in_text() {
     let empty = scratch("empty.jsonl");
