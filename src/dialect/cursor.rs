@@ -846,8 +846,8 @@ fn result<'a>(line: &Line<'a>) -> SessionResult<'a> {
 
 /// `usage` on a result: `{inputTokens, outputTokens, cacheReadTokens,
 /// cacheWriteTokens}` (snake_case accepted too). cursor-agent's `inputTokens`
-/// is taken to exclude cache reads and writes (the Anthropic convention the
-/// research notes point to), so the normalized input adds them.
+/// is taken to exclude cache reads and writes (the Anthropic convention; an
+/// assumption, see docs/dialects.md#cursor-agent), so the normalized input adds them.
 fn usage(raw: &RawValue) -> Option<Usage> {
     let m = Members::of(raw)?;
     let get = |a: &str, b: &str| {

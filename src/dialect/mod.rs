@@ -1,7 +1,8 @@
 //! Dialect detection and parsing: one JSON record in, normalized [`Item`]s out.
 //!
 //! Each agent's stream format is a [`Parser`]. `--from auto` picks one per
-//! input from its first JSON object ([`detect`]). Parsers are stateless about
+//! input from its first JSON records ([`AutoParser`]: records that do not
+//! tell are kept until one does, docs/dialects.md#detection). Parsers are stateless about
 //! sessions, dedupe and usage arithmetic: they report what the line says,
 //! marking snapshots as such ([`Item::Recap`], [`Item::UsageTotal`]), and the
 //! transform stage turns that into the event stream (`crate::transform`).
