@@ -2,9 +2,9 @@
 //! (SPEC §3; the client facts and the checklist are in
 //! `research/openai-sse.md`).
 //!
-//! Both formats share one [`Core`] that turns a session's normalized events
-//! into [`Piece`]s — reasoning text, content text, tool calls — and, at the
-//! end of the session, an [`Ending`]: a finish (reason and usage) or an error.
+//! Both formats share one `Core` that turns a session's normalized events
+//! into `Piece`s — reasoning text, content text, tool calls — and, at the
+//! end of the session, an `Ending`: a finish (reason and usage) or an error.
 //! [`SseSink`] writes every piece as its own `chat.completion.chunk` the
 //! moment its event arrives, so a live agent streams through; [`JsonSink`]
 //! collects one session's pieces into a `chat.completion` object.
