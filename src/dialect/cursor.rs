@@ -931,7 +931,7 @@ mod tests {
     #[test]
     fn a_completion_offers_a_start_made_from_its_args() {
         // Timed by `startedAtMs` when given, untimed otherwise; the transform
-        // keeps it only when the call is not open (tests/transforms.rs).
+        // keeps it only when the call is not open (tests/it/transforms.rs).
         for (extra, ts) in [(r#","startedAtMs":"3""#, Some(3)), ("", None)] {
             let line = format!(
                 r#"{{"type":"tool_call","subtype":"completed","call_id":"b","tool_call":{{"shellToolCall":{{"args":{{"command":"ls"}},"result":{{"success":{{"exitCode":0}}}}}}{extra}}},"timestamp_ms":9}}"#

@@ -1,9 +1,9 @@
 //! `--to openai-sse` and `--to openai-json`: OpenAI Chat Completions output
 //! (docs/formats.md#openai-sse, with the rules clients depend on).
 //!
-//! Both formats share one [`Core`] that turns a session's normalized events
-//! into [`Piece`]s — reasoning text, content text, tool calls — and, at the
-//! end of the session, an [`Ending`]: a finish (reason and usage) or an error.
+//! Both formats share one `Core` that turns a session's normalized events
+//! into `Piece`s — reasoning text, content text, tool calls — and, at the
+//! end of the session, an `Ending`: a finish (reason and usage) or an error.
 //! [`SseSink`] writes every piece as its own `chat.completion.chunk` the
 //! moment its event arrives, so a live agent streams through; [`JsonSink`]
 //! collects one session's pieces into a `chat.completion` object.

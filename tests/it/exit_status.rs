@@ -5,7 +5,7 @@
 //! output; 2 still wins over 3, and 3 over 1; the format never changes the
 //! status.
 
-mod common;
+use crate::common;
 
 use common::{FORMATS, Run, fixtures, run_fixture};
 use serde_json::Value;

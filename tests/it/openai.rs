@@ -5,7 +5,7 @@
 //! result, the JSON form against the SSE form, liveness, and the derived
 //! header values.
 
-mod common;
+use crate::common;
 
 use std::cell::RefCell;
 use std::io::{Read, Write};

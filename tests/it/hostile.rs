@@ -6,7 +6,7 @@
 //! Every run goes through every output format (the `FORMATS` table) and is
 //! checked with `common::wellformed`, the same checker the fuzz target uses.
 
-mod common;
+use crate::common;
 
 use std::thread;
 
