@@ -106,8 +106,8 @@ impl From<Exit> for std::process::ExitCode {
 }
 
 impl Report {
-    /// The exit status (without the closed-pipe case, which never gets
-    /// here).
+    /// The exit status (docs/ARCHITECTURE.md#exit-status), without the
+    /// closed-pipe case, which never gets here.
     pub fn exit(&self, exit_status: bool) -> Exit {
         if self.fatal {
             Exit::Fatal
