@@ -379,6 +379,7 @@ impl Cli {
                 CoalesceArg::Burst => CoalesceMode::Burst,
             }),
             stats: self.stats,
+            report_sessions: self.exit_status,
             // A terminal shows every line at once, as ripgrep does.
             line_buffered: self.line_buffered || tty,
         }

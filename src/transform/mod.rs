@@ -40,6 +40,25 @@ pub const MAX_HELD_BYTES: usize = 8 * 1024 * 1024;
 /// Tool calls tracked as open at once; beyond it the oldest is closed.
 pub const MAX_OPEN_CALLS: usize = 4096;
 
+/// An error message kept for [`Ended`] is cut at this many bytes.
+pub const ERROR_BYTES: usize = 300;
+
+/// A session that failed or ended without a result, as `-e` reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ended {
+    /// The session's id (`session-N` when the source gives none).
+    pub session_id: String,
+    /// It reported failure (else: it ended without a result).
+    pub failed: bool,
+    /// The agent's own error: a failed result's, else the first fatal
+    /// error, else the last error it printed (`None`: it gave none).
+    pub error: Option<String>,
+}
+
+fn cut_error(message: &str) -> String {
+    message[..crate::run::floor_char_boundary(message, ERROR_BYTES)].to_owned()
+}
+
 /// How sessions ended, for `-e` and `--stats`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Outcomes {
@@ -111,6 +130,12 @@ struct SessionState {
     usage_emitted: bool,
     result_seen: bool,
     failed: bool,
+    /// The agent's own words, for the line `-e` prints about a session
+    /// that did not end well: the first fatal error, the last error, the
+    /// failed result's error (each cut at [`ERROR_BYTES`]).
+    fatal_error: Option<String>,
+    last_error: Option<String>,
+    result_error: Option<String>,
 }
 
 impl SessionState {
@@ -148,6 +173,9 @@ impl SessionState {
             usage_emitted: false,
             result_seen: false,
             failed: false,
+            fatal_error: None,
+            last_error: None,
+            result_error: None,
         }
     }
 }
@@ -170,6 +198,9 @@ pub struct Normalizer {
     dialect: Option<&'static str>,
     /// How sessions ended.
     pub outcomes: Outcomes,
+    /// Sessions that did not end well since the caller last took them
+    /// ([`Normalizer::take_ended`]).
+    ended: Vec<Ended>,
 }
 
 impl Normalizer {
@@ -184,7 +215,15 @@ impl Normalizer {
             ordinal: 0,
             dialect: None,
             outcomes: Outcomes::default(),
+            ended: Vec::new(),
         }
+    }
+
+    /// The sessions that failed or ended without a result since the last
+    /// call (the pipeline takes them after every record, so this stays
+    /// small).
+    pub fn take_ended(&mut self) -> Vec<Ended> {
+        std::mem::take(&mut self.ended)
     }
 
     /// Name the dialect of the current input.
@@ -304,10 +343,17 @@ impl Normalizer {
         }
         self.cancel_open(None, sink)?;
         let st = self.cur.take().expect("checked above");
-        if !st.result_seen {
-            self.outcomes.incomplete += 1;
-        } else if st.failed {
-            self.outcomes.failed += 1;
+        if !st.result_seen || st.failed {
+            if st.result_seen {
+                self.outcomes.failed += 1;
+            } else {
+                self.outcomes.incomplete += 1;
+            }
+            self.ended.push(Ended {
+                session_id: st.info.id.clone(),
+                failed: st.result_seen,
+                error: st.result_error.or(st.fatal_error).or(st.last_error),
+            });
         }
         sink.end(&st.info)
     }
@@ -497,7 +543,15 @@ impl Normalizer {
                 st.usage_sum = st.usage_sum.add(u);
                 st.usage_emitted = true;
             }
-            Kind::Error { fatal: true, .. } => st.failed = true,
+            Kind::Error { message, fatal, .. } => {
+                if *fatal {
+                    st.failed = true;
+                    if st.fatal_error.is_none() {
+                        st.fatal_error = Some(cut_error(message));
+                    }
+                }
+                st.last_error = Some(cut_error(message));
+            }
             Kind::Result(r) => {
                 let r = std::mem::take(r);
                 return self.result(ev.ts, r, dedupe, sink);
@@ -547,6 +601,7 @@ impl Normalizer {
         st.result_seen = true;
         if !r.ok {
             st.failed = true;
+            st.result_error = r.error.as_deref().filter(|e| !e.is_empty()).map(cut_error);
         }
         sink.event(&st.info, &Event::at(ts, Kind::Result(r)))
     }

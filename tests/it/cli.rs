@@ -105,6 +105,75 @@ fn exit_3_with_e_for_failed_and_cut_off_sessions() {
     cstream().write_stdin("").assert().code(0).stdout("");
 }
 
+/// `-e` says why it exits 3: one line per session, with the agent's words.
+#[test]
+fn e_names_failed_and_cut_off_sessions_with_the_agents_error() {
+    let f = "fixtures/cursor/failed-and-cut-off.jsonl";
+    cstream().args(["-e", f]).assert().code(3).stderr(format!(
+        "cstream: {f}: session a1b2c3d4-4444-4e5f-8a6b-000000000001 failed: \
+         Agent stopped: the model provider returned 529 overloaded\n\
+         cstream: warning: {f}:7: not JSON: T: Connection lost: the agent process was killed\n\
+         cstream: {f}: session a1b2c3d4-4444-4e5f-8a6b-000000000002 ended without a result; \
+         the last error was: T: Connection lost: the agent process was killed\n"
+    ));
+    cstream()
+        .args(["-e", CUT_OFF])
+        .assert()
+        .code(3)
+        .stderr(predicate::str::ends_with(
+            " ended without a result (cut off?)\n",
+        ));
+    // Without -e the transcript tells; stderr has only the bad line.
+    cstream()
+        .arg(f)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(": session ").not());
+}
+
+/// A forced `--from` that does not fit the input says so, once per file.
+#[test]
+fn a_forced_dialect_that_fits_nothing_warns_once_per_file() {
+    let f = "fixtures/cli/forced-dialect-mismatch.jsonl";
+    let warning = format!(
+        "cstream: warning: {f}: 4 of its 4 records are not codex events (--from codex); \
+         they are kept as unknown events. Without --from the dialect is detected\n"
+    );
+    cstream()
+        .args(["--from", "codex", f, f])
+        .assert()
+        .code(0)
+        .stderr(format!("{warning}{warning}"));
+    cstream()
+        .args(["--from", "cursor", f])
+        .assert()
+        .code(0)
+        .stderr("");
+    cstream().arg(f).assert().code(0).stderr("");
+    // A long stream hears it after the first records, not at its end.
+    let mut child = std_cstream()
+        .args(["--from", "codex"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for _ in 0..cstream::run::DIALECT_CHECK_RECORDS {
+        writeln!(stdin, "{DELTA}").unwrap();
+    }
+    stdin.flush().unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut first = String::new();
+    err.read_line(&mut first).unwrap();
+    assert!(
+        first.contains("64 of its first 64 records are not codex events"),
+        "{first}"
+    );
+    drop(stdin);
+    child.wait().unwrap();
+}
+
 #[test]
 fn exit_code_precedence_is_2_then_3_then_1() {
     // 2 beats 3 beats 1.

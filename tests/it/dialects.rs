@@ -264,3 +264,44 @@ fn claude_agent_acp_output_once() {
     assert!(!out.contains("<persisted-output>"));
     assert!(!out.contains("```console"));
 }
+
+/// Invariant: a fixture read with `--from` its own dialect never gets the
+/// "not <dialect> events" warning, and read as a dialect whose shapes it
+/// does not share (codex for cursor-agent and the rest, cursor for codex),
+/// it does.
+#[test]
+fn forcing_the_right_dialect_never_warns_and_a_foreign_one_does() {
+    let mut foreign_warned = 0;
+    for path in common::fixtures() {
+        let dialect = path
+            .parent()
+            .and_then(|p| p.file_name())
+            .and_then(|n| n.to_str())
+            .unwrap();
+        if !matches!(
+            dialect,
+            "cursor" | "claude" | "codex" | "gemini" | "acp" | "cursor-sdk" | "events"
+        ) {
+            continue;
+        }
+        let own = common::run_fixture(&path, &["--to", "events", "--from", dialect]);
+        assert!(
+            !own.stderr.contains(" events (--from "),
+            "{}: {}",
+            path.display(),
+            own.stderr
+        );
+        let foreign = if dialect == "codex" {
+            "cursor"
+        } else {
+            "codex"
+        };
+        let other = common::run_fixture(&path, &["--to", "events", "--from", foreign]);
+        foreign_warned += usize::from(
+            other
+                .stderr
+                .contains(&format!(" events (--from {foreign})")),
+        );
+    }
+    assert!(foreign_warned > 20, "{foreign_warned}");
+}

@@ -43,7 +43,12 @@ fn exit_3_exactly_when_a_session_failed_or_did_not_finish() {
     for path in fixtures() {
         let name = path.display().to_string();
         let plain = run_fixture(&path, &["--to", "events"]);
-        let (failed, incomplete) = outcome(&plain.out());
+        let (failed, mut incomplete) = outcome(&plain.out());
+        // A binary input is skipped unread: no session at all.
+        if plain.stderr.contains("; skipping this input") {
+            assert_eq!(plain.out(), "", "{name}");
+            incomplete = false;
+        }
         let base = plain.code;
         assert!(base <= 2, "{name}: exit {base} without -e");
         let want_e = if base == 2 {
@@ -97,4 +102,57 @@ fn exit_status_does_not_depend_on_detection() {
         let explicit = run_fixture(&path, &["--to", "events", "-e", "--from", dialect]);
         assert_eq!(auto.code, explicit.code, "{}", path.display());
     }
+}
+
+/// Invariant: with `-e`, each session that failed or ended without a result
+/// is named on stderr once (up to the cap of 20), counted as `--stats`
+/// counts them; without `-e` none is.
+#[test]
+fn e_names_each_failed_or_incomplete_session() {
+    let is_ending = |l: &&str| {
+        l.contains(": session ") && (l.contains(" failed") || l.contains(" ended without a result"))
+    };
+    let mut named = 0;
+    for path in fixtures() {
+        let name = path.display().to_string();
+        let run = run_fixture(&path, &["--to", "events", "-e", "--stats"]);
+        let stats = run
+            .stderr
+            .lines()
+            .find(|l| l.starts_with("cstream: stats: "))
+            .unwrap();
+        let count = |key: &str| -> usize {
+            stats
+                .split(' ')
+                .find_map(|kv| kv.strip_prefix(&format!("{key}=")))
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        let bad = count("failed") + count("incomplete");
+        let lines: Vec<&str> = run.stderr.lines().filter(is_ending).collect();
+        assert_eq!(lines.len(), bad.min(20), "{name}: {}", run.stderr);
+        // Each names a session of the output (when there is one).
+        for l in &lines {
+            let id = l
+                .split(": session ")
+                .nth(1)
+                .unwrap()
+                .split(' ')
+                .next()
+                .unwrap();
+            assert!(
+                run.out().is_empty() || run.out().contains(&format!("\"sessionId\":\"{id}\"")),
+                "{name}: {l}"
+            );
+        }
+        named += lines.len();
+        let without = run_fixture(&path, &["--to", "events"]);
+        assert_eq!(
+            without.stderr.lines().filter(is_ending).count(),
+            0,
+            "{name}"
+        );
+    }
+    assert!(named > 5, "{named}");
 }
