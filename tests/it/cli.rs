@@ -931,3 +931,58 @@ fn stats_after_a_closed_output_pipe() {
     let stderr = String::from_utf8(out.stderr).unwrap();
     stats_pairs(&stderr);
 }
+
+// ------------------------------------------------------------ help in a terminal
+
+/// `--help` as a user sees it in an 80-column terminal: a real pty (util-linux
+/// `script`, present wherever util-linux is, with `stty` setting the size),
+/// since clap wraps help to the terminal's width.
+fn help_in_a_terminal(cols: u16) -> String {
+    let out = StdCommand::new("script")
+        .args(["-qec"])
+        .arg(format!("stty cols {cols} rows 50; exec '{BIN}' --help"))
+        .arg("/dev/null")
+        .env_remove("NO_COLOR")
+        .env("TERM", "xterm")
+        .stdin(Stdio::null())
+        .output()
+        .expect("util-linux script(1) runs the help in a pty");
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8(out.stdout).unwrap().replace("\r\n", "\n")
+}
+
+/// Invariant: at 80 columns every example command of `--help` is on one
+/// line, whole, and no line of the examples, exit statuses or environment
+/// is wrapped.
+#[test]
+fn help_examples_fit_an_80_column_terminal() {
+    let help = help_in_a_terminal(80);
+    let epilogue = help
+        .split("Examples:\n")
+        .nth(1)
+        .expect("an Examples section");
+    let mut commands = 0;
+    for line in epilogue.lines() {
+        assert!(
+            line.chars().count() <= 80,
+            "wider than 80 columns: {line:?}"
+        );
+        if let Some(cmd) = line.strip_prefix("    ") {
+            // A command line: it ends where the command ends.
+            assert!(
+                cmd.contains("cstream") && !cmd.ends_with('\\') && !cmd.ends_with('|'),
+                "a broken example: {line:?}"
+            );
+            commands += 1;
+        } else {
+            // Descriptions and tables are indented by two, never more (a
+            // wrapped line would be).
+            assert!(
+                line.is_empty() || !line.starts_with("   "),
+                "a wrapped line: {line:?}"
+            );
+        }
+    }
+    assert!(commands >= 5, "{commands} examples in\n{help}");
+    assert!(epilogue.contains("Exit status:\n") && epilogue.contains("Environment:\n"));
+}
