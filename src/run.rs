@@ -224,7 +224,7 @@ impl Handler for Pipeline<'_> {
     }
 
     fn idle(&mut self) -> io::Result<()> {
-        self.sink.flush()
+        self.sink.idle()
     }
 
     fn stop(&self) -> bool {
