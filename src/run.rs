@@ -183,7 +183,7 @@ impl<'s> Pipeline<'s> {
 }
 
 impl Handler for Pipeline<'_> {
-    fn record(&mut self, bytes: &[u8], _line: u64, diag: &mut Diag) -> io::Result<Parsed> {
+    fn record(&mut self, bytes: &[u8], line: u64, diag: &mut Diag) -> io::Result<Parsed> {
         // One validation of the whole record lets the parsers read it as
         // `str`, where serde_json does not check every string again.
         // Invalid UTF-8 goes back to the framer, which repairs it.
@@ -192,9 +192,10 @@ impl Handler for Pipeline<'_> {
         };
         let norm = &mut self.norm;
         let sink = &mut *self.sink;
-        let parsed = self
-            .parser
-            .parse(rec, &mut |item| norm.item(item, sink, diag))?;
+        let parsed = self.parser.parse(rec, &mut |mut item| {
+            drop_impossible_ts(&mut item, Some(line), diag);
+            norm.item(item, sink, diag)
+        })?;
         if let Some(d) = self.parser.chosen {
             self.norm.set_dialect(d.name());
         }
@@ -229,6 +230,27 @@ impl Handler for Pipeline<'_> {
 
     fn stop(&self) -> bool {
         self.stop
+    }
+}
+
+/// A timestamp beyond year 9999 or before year 0 is no time an agent wrote
+/// down: no date format can carry it (documents' `created` would not be
+/// RFC 3339), so it is dropped, with a warning, as if the line had none.
+/// `line` is `None` for items a parser released at the end of its input.
+fn drop_impossible_ts(item: &mut Item<'_>, line: Option<u64>, diag: &mut Diag) {
+    if let Some(ts) = item.ts_mut()
+        && let Some(ms) = *ts
+        && !crate::event::TS_RANGE_MS.contains(&ms)
+    {
+        *ts = None;
+        let msg = format_args!("timestamp {ms} ms is outside years 0000-9999; ignored");
+        match line {
+            Some(line) => diag.warn(Warn::Format, line, msg),
+            None => {
+                let file = diag.file.clone();
+                diag.note(format_args!("{file}: {msg}"));
+            }
+        }
     }
 }
 
@@ -327,7 +349,10 @@ fn one_input<R: Read>(
         // waiting for its repeat) belong to this input.
         let norm = &mut p.norm;
         let sink = &mut *p.sink;
-        p.parser.finish(&mut |item| norm.item(item, sink, diag))?;
+        p.parser.finish(&mut |mut item| {
+            drop_impossible_ts(&mut item, None, diag);
+            norm.item(item, sink, diag)
+        })?;
     }
     if p.parser.undecided() {
         diag.warn(

@@ -74,6 +74,17 @@ pub enum Item<'a> {
 }
 
 impl Item<'_> {
+    /// The item's timestamp, where it has one.
+    pub fn ts_mut(&mut self) -> Option<&mut Option<i64>> {
+        match self {
+            Item::Event(e) | Item::StartIfNew(e) => Some(&mut e.ts),
+            Item::Recap { ts, .. } | Item::UsageTotal { ts, .. } | Item::OutputSnapshot { ts, .. } => {
+                Some(ts)
+            }
+            Item::Resume { .. } | Item::IdHint(_) => None,
+        }
+    }
+
     /// Detach the item from the record it borrows from.
     pub fn into_owned(self) -> Item<'static> {
         let own = |s: Str<'_>| -> Str<'static> { std::borrow::Cow::Owned(s.into_owned()) };
