@@ -53,6 +53,9 @@ pub enum Item<'a> {
     /// Start a new session with this id without a `session_started` event
     /// (cstream's own events, where an anonymous session's id is explicit).
     Resume { session_id: Str<'a> },
+    /// The next session's events were written without recap dedupe (an
+    /// events stream made with `--no-dedupe`): pass them on as they are.
+    Verbatim,
     /// The session id the source put on its lines, for a session that has no
     /// init event (the first one seen in an input).
     IdHint(Str<'a>),
@@ -81,7 +84,7 @@ impl Item<'_> {
             Item::Recap { ts, .. } | Item::UsageTotal { ts, .. } | Item::OutputSnapshot { ts, .. } => {
                 Some(ts)
             }
-            Item::Resume { .. } | Item::IdHint(_) => None,
+            Item::Resume { .. } | Item::IdHint(_) | Item::Verbatim => None,
         }
     }
 
@@ -101,6 +104,7 @@ impl Item<'_> {
                 session_id: own(session_id),
             },
             Item::IdHint(s) => Item::IdHint(own(s)),
+            Item::Verbatim => Item::Verbatim,
             Item::OutputSnapshot {
                 ts,
                 call_id,

@@ -24,6 +24,11 @@ pub struct Session {
     pub id: String,
     /// 1-based position of the session in the run.
     pub ordinal: usize,
+    /// Recap dedupe is on for this session: off with `--no-dedupe`, or when
+    /// an events stream says its session was written without it. The events
+    /// format says so on `session_started` (`"dedupe":false`), so a second
+    /// stage passes the events on as they are.
+    pub dedupe: bool,
 }
 
 /// A destination for normalized events.

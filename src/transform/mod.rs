@@ -162,6 +162,8 @@ pub struct Normalizer {
     hint: Option<String>,
     /// Whether this input has produced any item.
     input_has_items: bool,
+    /// The next session opened was written without dedupe ([`Item::Verbatim`]).
+    next_verbatim: bool,
     /// Sessions opened in the run so far.
     ordinal: usize,
     /// The dialect of the current input, once known (for the
@@ -180,6 +182,7 @@ impl Normalizer {
             held_bytes: 0,
             hint: None,
             input_has_items: false,
+            next_verbatim: false,
             ordinal: 0,
             dialect: None,
             outcomes: Outcomes::default(),
@@ -200,6 +203,10 @@ impl Normalizer {
     pub fn item(&mut self, item: Item<'_>, sink: &mut dyn Sink, diag: &mut Diag) -> io::Result<()> {
         self.input_has_items = true;
         match item {
+            Item::Verbatim => {
+                self.next_verbatim = true;
+                Ok(())
+            }
             Item::IdHint(id) => {
                 if self.hint.is_none() {
                     self.hint = Some(id.into_owned());
@@ -254,6 +261,7 @@ impl Normalizer {
         self.hint = None;
         self.dialect = None;
         self.input_has_items = false;
+        self.next_verbatim = false;
         Ok(())
     }
 
@@ -279,6 +287,7 @@ impl Normalizer {
         let info = Session {
             id: id.unwrap_or_else(|| format!("session-{}", self.ordinal)),
             ordinal: self.ordinal,
+            dedupe: self.opts.dedupe && !std::mem::take(&mut self.next_verbatim),
         };
         self.outcomes.sessions += 1;
         sink.begin(&info)?;
@@ -323,6 +332,11 @@ impl Normalizer {
         Ok(())
     }
 
+    /// Whether the open session dedupes recaps.
+    fn dedupe(&self) -> bool {
+        self.cur.as_ref().map_or(self.opts.dedupe, |st| st.info.dedupe)
+    }
+
     fn emit(&mut self, sink: &mut dyn Sink, ev: Event<'_>) -> io::Result<()> {
         let st = self.cur.as_ref().expect("a session is open");
         sink.event(&st.info, &ev)
@@ -330,9 +344,9 @@ impl Normalizer {
 
     /// Handle an item inside the open session.
     fn process(&mut self, item: Item<'_>, sink: &mut dyn Sink) -> io::Result<()> {
-        let dedupe = self.opts.dedupe;
+        let dedupe = self.dedupe();
         match item {
-            Item::IdHint(_) | Item::Resume { .. } => Ok(()),
+            Item::IdHint(_) | Item::Resume { .. } | Item::Verbatim => Ok(()),
             Item::Recap { ts, channel, text } => {
                 if !dedupe {
                     return self.process(Item::Event(Event::at(ts, delta(channel, text))), sink);
@@ -397,7 +411,7 @@ impl Normalizer {
         text: Cow<'_, str>,
         sink: &mut dyn Sink,
     ) -> io::Result<()> {
-        if !self.opts.dedupe {
+        if !self.dedupe() {
             return self.event(Event::at(ts, replacement(call_id, &text)), sink);
         }
         let st = self.cur.as_mut().expect("open session");
@@ -424,7 +438,7 @@ impl Normalizer {
     }
 
     fn event(&mut self, mut ev: Event<'_>, sink: &mut dyn Sink) -> io::Result<()> {
-        let dedupe = self.opts.dedupe;
+        let dedupe = self.dedupe();
         let st = self.cur.as_mut().expect("open session");
         // A second start for a call that is still open announces it again
         // (possibly with fuller arguments): pass it on as progress, so every
