@@ -170,6 +170,17 @@ impl<'s> Pipeline<'s> {
         })
     }
 
+    /// Tell the normalizer the input's dialect, once known. A session of
+    /// cstream's own events read back without its `session_started` came
+    /// from an agent nobody named: `unknown`, not `events`.
+    fn name_dialect(&mut self) {
+        match self.parser.chosen {
+            Some(Dialect::Events) => self.norm.set_dialect("unknown"),
+            Some(d) => self.norm.set_dialect(d.name()),
+            None => {}
+        }
+    }
+
     fn check_sessions(&mut self, diag: &mut Diag) {
         if self.warn_sessions && self.norm.outcomes.sessions > 1 {
             self.warn_sessions = false;
@@ -196,9 +207,7 @@ impl Handler for Pipeline<'_> {
             drop_impossible_ts(&mut item, Some(line), diag);
             norm.item(item, sink, diag)
         })?;
-        if let Some(d) = self.parser.chosen {
-            self.norm.set_dialect(d.name());
-        }
+        self.name_dialect();
         self.check_sessions(diag);
         if self.line_buffered && parsed == Parsed::Done {
             self.sink.flush()?;
@@ -361,6 +370,8 @@ fn one_input<R: Read>(
             "could not tell which agent wrote this input; reading it as cursor-agent (use --from to say)",
         );
     }
+    // `--from` names the dialect of an input that had no records at all.
+    p.name_dialect();
     p.norm.end_input(&mut *p.sink, diag)?;
     p.check_sessions(diag);
     Ok(())

@@ -294,8 +294,5 @@ fn burst_events_do_not_depend_on_line_buffering() {
         &input[..],
     );
     let plain = convert_with(&["--to", "events"], &input[..]);
-    assert!(
-        events(&merged).len() < events(&plain).len(),
-        "{merged}"
-    );
+    assert!(events(&merged).len() < events(&plain).len(), "{merged}");
 }

@@ -81,9 +81,9 @@ impl Item<'_> {
     pub fn ts_mut(&mut self) -> Option<&mut Option<i64>> {
         match self {
             Item::Event(e) | Item::StartIfNew(e) => Some(&mut e.ts),
-            Item::Recap { ts, .. } | Item::UsageTotal { ts, .. } | Item::OutputSnapshot { ts, .. } => {
-                Some(ts)
-            }
+            Item::Recap { ts, .. }
+            | Item::UsageTotal { ts, .. }
+            | Item::OutputSnapshot { ts, .. } => Some(ts),
             Item::Resume { .. } | Item::IdHint(_) | Item::Verbatim => None,
         }
     }

@@ -501,7 +501,11 @@ impl Builder {
 
     /// Take one event of the session.
     pub fn event(&mut self, ev: &Event<'_>, out: &mut dyn DocOut) -> io::Result<()> {
-        self.any_event = true;
+        // Every session begins with `session_started`, even an input with no
+        // events at all: it says nothing about what the agent did.
+        if !matches!(ev.kind, Kind::SessionStarted(_)) {
+            self.any_event = true;
+        }
         if self.first_ts.is_none() {
             self.first_ts = ev.ts;
         }

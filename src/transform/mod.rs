@@ -3,7 +3,9 @@
 //! The [`Normalizer`] owns everything that spans lines:
 //! - sessions: an init (or a new input) starts one; items before an input's
 //!   first init are held (bounded) and replayed after its `session_started`;
-//!   an input with no events at all is still a session (without a result);
+//!   every session begins with `session_started` (one is made for a session
+//!   without init); an input with no events at all is still a session
+//!   (without a result);
 //! - recap dedupe: a recap emits only the tail it adds beyond the text
 //!   emitted since the last tool-call start, or else since the last recap;
 //! - the result's text is authoritative: a tail it adds is emitted before it;
@@ -229,7 +231,11 @@ impl Normalizer {
             }
             Item::Resume { session_id } => {
                 self.close(sink)?;
-                self.open(Some(session_id.into_owned()), sink)?;
+                self.hint = Some(session_id.into_owned());
+                // cstream's own events, cut before their `session_started`:
+                // which agent wrote them is not known.
+                self.dialect.get_or_insert("unknown");
+                self.open_anonymous(sink)?;
                 self.replay_held(sink, diag)
             }
             item if self.holding() => {
@@ -266,17 +272,22 @@ impl Normalizer {
     }
 
     /// Open a session for events that came without an init event. It still
-    /// begins with `session_started` (naming only the dialect), so readers of
-    /// the events always see where a session begins; an input with no events
-    /// at all gets none (SPEC §4: events and text write nothing for it).
+    /// begins with `session_started` (naming only the dialect), so every
+    /// session of every format begins the same way, and a reader of the
+    /// events sees where each one begins even when two share an id (one FILE
+    /// each). That includes an input with no events at all: it is a session
+    /// that ended without a result, in every format; its dialect is
+    /// `unknown` unless `--from` named one.
     fn open_anonymous(&mut self, sink: &mut dyn Sink) -> io::Result<()> {
         let id = self.hint.clone();
         self.open(id, sink)?;
-        if self.held.is_empty() {
-            return Ok(());
-        }
+        let fallback = if self.input_has_items {
+            "cursor"
+        } else {
+            "unknown"
+        };
         let start = SessionStart {
-            dialect: Cow::Borrowed(self.dialect.unwrap_or("cursor")),
+            dialect: Cow::Borrowed(self.dialect.unwrap_or(fallback)),
             ..SessionStart::default()
         };
         self.emit(sink, Event::new(Kind::SessionStarted(start)))
@@ -334,7 +345,9 @@ impl Normalizer {
 
     /// Whether the open session dedupes recaps.
     fn dedupe(&self) -> bool {
-        self.cur.as_ref().map_or(self.opts.dedupe, |st| st.info.dedupe)
+        self.cur
+            .as_ref()
+            .map_or(self.opts.dedupe, |st| st.info.dedupe)
     }
 
     fn emit(&mut self, sink: &mut dyn Sink, ev: Event<'_>) -> io::Result<()> {
