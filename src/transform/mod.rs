@@ -1,4 +1,5 @@
-//! Transforms: parsed items in, a well-formed event stream out (SPEC §2, §4).
+//! Transforms: parsed items in, a well-formed event stream out
+//! (docs/events.md#invariants, docs/events.md#normalization).
 //!
 //! The [`Normalizer`] owns everything that spans lines:
 //! - sessions: an init (or a new input) starts one; items before an input's
