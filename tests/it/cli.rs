@@ -95,14 +95,22 @@ fn exit_3_with_e_for_failed_and_cut_off_sessions() {
         cstream().args(["--exit-status", f]).assert().code(3);
     }
     cstream().args(["-e", OK]).assert().code(0);
-    // An input with no events at all is a session that ended without a result.
+    // An input with no events at all is a session that ended without a
+    // result, and the transcript says so as it says it for a cut-off one.
+    let incomplete = "● unknown  (session session-1)\n\
+                      ── incomplete: the stream ended without a result · 0 tool calls\n";
     cstream()
-        .arg("-e")
+        .args(["-e", "--color", "never"])
         .write_stdin("")
         .assert()
         .code(3)
-        .stdout("");
-    cstream().write_stdin("").assert().code(0).stdout("");
+        .stdout(incomplete);
+    cstream()
+        .args(["--color", "never"])
+        .write_stdin("")
+        .assert()
+        .code(0)
+        .stdout(incomplete);
 }
 
 #[test]
