@@ -471,10 +471,12 @@ fn one_input<R: Read>(
     p.dialect_checked = false;
     let framed = match first_block(&mut reader) {
         Err(e) => Err(FrameError::Read(e)),
-        Ok(first) => {
-            if let Some(at) = memchr::memchr(0, &first) {
-                // Not valid input: counted like a bad line (exit status 1),
-                // and no session is made of it.
+        Ok(first) => match memchr::memchr(0, &first) {
+            // Not valid input: counted like a bad line (exit status 1), and
+            // nothing of it is read; it ends like an input without events
+            // (a session without a result), so every format still gives
+            // one well-formed, empty session for it.
+            Some(at) => {
                 let line = 1 + memchr::memchr_iter(b'\n', &first[..at]).count() as u64;
                 diag.bad_lines += 1;
                 diag.warn(
@@ -482,10 +484,10 @@ fn one_input<R: Read>(
                     line,
                     format_args!("binary data (a NUL byte at offset {at}); skipping this input"),
                 );
-                return Ok(());
+                Ok(())
             }
-            framer.run(io::Cursor::new(first).chain(reader), p, diag)
-        }
+            None => framer.run(io::Cursor::new(first).chain(reader), p, diag),
+        },
     };
     match framed {
         Ok(()) => {}

@@ -142,7 +142,7 @@ fn e_names_failed_and_cut_off_sessions_with_the_agents_error() {
 /// A forced `--from` that does not fit the input says so, once per file.
 #[test]
 fn a_forced_dialect_that_fits_nothing_warns_once_per_file() {
-    let f = "fixtures/cli/forced-dialect-mismatch.jsonl";
+    let f = "fixtures/cursor/basic.jsonl";
     let warning = format!(
         "cstream: warning: {f}: 4 of its 4 records are not codex events (--from codex); \
          they are kept as unknown events. Without --from the dialect is detected\n"
