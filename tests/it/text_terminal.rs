@@ -5,7 +5,7 @@
 //! Debian-like system has (bsdutils is an essential package) and which
 //! needs no test dependency.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
