@@ -131,7 +131,7 @@ pub struct Cli {
 
     /// openai and documents formats: the creation time to write, Unix seconds (default: the
     /// session's first timestamp, else the time the run started)
-    #[arg(long, value_name = "UNIX", allow_negative_numbers = true)]
+    #[arg(long, value_name = "UNIX", allow_negative_numbers = true, value_parser = parse_created)]
     pub created: Option<i64>,
 
     /// One-line JSON for openai-json and documents (default: pretty, 2-space indent)
@@ -489,6 +489,21 @@ pub fn main() -> ExitCode {
             diag.error(format_args!("writing the output failed: {e}"));
             ExitCode::from(2)
         }
+    }
+}
+
+/// `--created`: Unix seconds that RFC 3339 can write (years 0000 to 9999).
+fn parse_created(s: &str) -> Result<i64, String> {
+    let secs: i64 = s.parse().map_err(|e| format!("{e}"))?;
+    let range = crate::event::TS_RANGE_MS;
+    if (range.start() / 1000..=range.end() / 1000).contains(&secs) {
+        Ok(secs)
+    } else {
+        Err(format!(
+            "{secs} is outside years 0000-9999 ({}..={})",
+            range.start() / 1000,
+            range.end() / 1000
+        ))
     }
 }
 

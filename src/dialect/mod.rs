@@ -1,7 +1,8 @@
 //! Dialect detection and parsing: one JSON record in, normalized [`Item`]s out.
 //!
 //! Each agent's stream format is a [`Parser`]. `--from auto` picks one per
-//! input from its first JSON object ([`detect`]). Parsers are stateless about
+//! input from its first JSON records ([`AutoParser`]: records that do not
+//! tell are kept until one does, docs/dialects.md#detection). Parsers are stateless about
 //! sessions, dedupe and usage arithmetic: they report what the line says,
 //! marking snapshots as such ([`Item::Recap`], [`Item::UsageTotal`]), and the
 //! transform stage turns that into the event stream (`crate::transform`).
@@ -41,7 +42,8 @@ pub enum Item<'a> {
     /// A normalized event.
     Event(Event<'a>),
     /// A snapshot repeating text that may already have been streamed as
-    /// deltas; the transform emits only what it adds (SPEC §4).
+    /// deltas; the transform emits only what it adds
+    /// (docs/events.md#text-rebuilt-once).
     Recap {
         ts: Option<i64>,
         channel: Channel,
@@ -53,13 +55,16 @@ pub enum Item<'a> {
     /// Start a new session with this id without a `session_started` event
     /// (cstream's own events, where an anonymous session's id is explicit).
     Resume { session_id: Str<'a> },
+    /// The next session's events were written without recap dedupe (an
+    /// events stream made with `--no-dedupe`): pass them on as they are.
+    Verbatim,
     /// The session id the source put on its lines, for a session that has no
     /// init event (the first one seen in an input).
     IdHint(Str<'a>),
     /// The whole output of tool call `call_id` so far (a cumulative
     /// snapshot): the transform emits only what it adds to the output already
     /// emitted for that call, or a replacement when it does not extend it
-    /// (SPEC §4).
+    /// (docs/events.md#cumulative-tool-output).
     OutputSnapshot {
         ts: Option<i64>,
         call_id: Str<'a>,
@@ -74,6 +79,17 @@ pub enum Item<'a> {
 }
 
 impl Item<'_> {
+    /// The item's timestamp, where it has one.
+    pub fn ts_mut(&mut self) -> Option<&mut Option<i64>> {
+        match self {
+            Item::Event(e) | Item::StartIfNew(e) => Some(&mut e.ts),
+            Item::Recap { ts, .. }
+            | Item::UsageTotal { ts, .. }
+            | Item::OutputSnapshot { ts, .. } => Some(ts),
+            Item::Resume { .. } | Item::IdHint(_) | Item::Verbatim => None,
+        }
+    }
+
     /// Detach the item from the record it borrows from.
     pub fn into_owned(self) -> Item<'static> {
         let own = |s: Str<'_>| -> Str<'static> { std::borrow::Cow::Owned(s.into_owned()) };
@@ -90,6 +106,7 @@ impl Item<'_> {
                 session_id: own(session_id),
             },
             Item::IdHint(s) => Item::IdHint(own(s)),
+            Item::Verbatim => Item::Verbatim,
             Item::OutputSnapshot {
                 ts,
                 call_id,
@@ -342,7 +359,7 @@ pub fn detect(rec: &str) -> Option<Dialect> {
     }
 }
 
-/// The detection table of `research/dialects.md` §0. No single key decides
+/// The detection table (docs/dialects.md#detection). No single key decides
 /// where dialects share a shape: Claude Code and cursor-agent both write
 /// `system`/`init`, `assistant` and `result` lines, so those are told apart
 /// by any of several keys only one of them writes, and a line with none of

@@ -1,5 +1,5 @@
 //! The normalized event model: what every dialect reader produces and every
-//! output format consumes (SPEC §2).
+//! output format consumes (docs/events.md).
 //!
 //! Events borrow from the input line they were parsed from (`Cow` strings and
 //! raw JSON payloads), so the common path copies nothing; [`Event::into_owned`]
@@ -136,6 +136,11 @@ impl<'a> From<&'a str> for Text<'a> {
         Text::Plain(Cow::Borrowed(s))
     }
 }
+
+/// The times an event may carry, in epoch milliseconds: years 0000 to 9999,
+/// what an RFC 3339 date (the documents' `created`) can write. Input
+/// timestamps outside it are dropped with a warning when read.
+pub const TS_RANGE_MS: std::ops::RangeInclusive<i64> = -62_167_219_200_000..=253_402_300_799_999;
 
 /// One normalized event with its source timestamp (epoch milliseconds).
 #[derive(Debug, Clone)]
@@ -489,7 +494,7 @@ impl SummaryPhase {
     }
 }
 
-/// Token counts. `input` includes cache reads and writes (SPEC §2).
+/// Token counts. `input` includes cache reads and writes (docs/events.md#usage).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Usage {
     pub input: u64,
@@ -501,7 +506,7 @@ pub struct Usage {
 impl Usage {
     /// Usage from a source whose input count leaves out the cache reads and
     /// writes (Anthropic's and cursor's convention): the normalized `input`
-    /// adds them back (SPEC §2), saturating on absurd counts.
+    /// adds them back (docs/events.md#usage), saturating on absurd counts.
     pub fn cache_apart(
         input: u64,
         output: u64,
@@ -559,7 +564,7 @@ fn add_opt(a: Option<u64>, b: Option<u64>) -> Option<u64> {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SessionResult<'a> {
     pub ok: bool,
-    /// The final text the agent reported (authoritative, SPEC §4).
+    /// The final text the agent reported (authoritative: docs/events.md#text-rebuilt-once).
     pub text: Option<Str<'a>>,
     pub duration_ms: Option<u64>,
     /// Session totals.

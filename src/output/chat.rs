@@ -408,7 +408,8 @@ impl Turn {
         Ok(())
     }
 
-    /// The session is over: how it ends. A failed result or a fatal error is
+    /// The session is over: how it ends (docs/formats.md#how-a-session-ends).
+    /// A failed result or a fatal error is
     /// the agent's error (its own message when it gave one); a stream without
     /// a result is incomplete; otherwise it finished, with the result's usage
     /// or else the sum of the usage increments.

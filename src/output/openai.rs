@@ -1,6 +1,5 @@
 //! `--to openai-sse` and `--to openai-json`: OpenAI Chat Completions output
-//! (SPEC §3; the client facts and the checklist are in
-//! `research/openai-sse.md`).
+//! (docs/formats.md#openai-sse, with the rules clients depend on).
 //!
 //! This file is wire code only: the chat core ([`super::chat::Turn`]) turns a
 //! session's normalized events into pieces — reasoning text, content text,
@@ -83,8 +82,8 @@ fn error_type(kind: Failure) -> &'static str {
 
 // ------------------------------------------------------------ wire values
 
-/// `usage` as OpenAI writes it (SPEC §3: `prompt_tokens` includes cache
-/// reads and writes; `cached_tokens` are the cache reads).
+/// `usage` as OpenAI writes it (`prompt_tokens` includes cache reads and
+/// writes; `cached_tokens` are the cache reads: docs/formats.md#openai-usage).
 #[derive(Serialize)]
 struct UsageOut {
     prompt_tokens: u64,

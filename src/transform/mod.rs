@@ -1,9 +1,12 @@
-//! Transforms: parsed items in, a well-formed event stream out (SPEC §2, §4).
+//! Transforms: parsed items in, a well-formed event stream out
+//! (docs/events.md#invariants, docs/events.md#normalization).
 //!
 //! The [`Normalizer`] owns everything that spans lines:
 //! - sessions: an init (or a new input) starts one; items before an input's
 //!   first init are held (bounded) and replayed after its `session_started`;
-//!   an input with no events at all is still a session (without a result);
+//!   every session begins with `session_started` (one is made for a session
+//!   without init); an input with no events at all is still a session
+//!   (without a result);
 //! - recap dedupe: a recap emits only the tail it adds beyond the text
 //!   emitted since the last tool-call start, or else since the last recap;
 //! - the result's text is authoritative: a tail it adds is emitted before it;
@@ -162,6 +165,8 @@ pub struct Normalizer {
     hint: Option<String>,
     /// Whether this input has produced any item.
     input_has_items: bool,
+    /// The next session opened was written without dedupe ([`Item::Verbatim`]).
+    next_verbatim: bool,
     /// Sessions opened in the run so far.
     ordinal: usize,
     /// The dialect of the current input, once known (for the
@@ -180,6 +185,7 @@ impl Normalizer {
             held_bytes: 0,
             hint: None,
             input_has_items: false,
+            next_verbatim: false,
             ordinal: 0,
             dialect: None,
             outcomes: Outcomes::default(),
@@ -200,6 +206,10 @@ impl Normalizer {
     pub fn item(&mut self, item: Item<'_>, sink: &mut dyn Sink, diag: &mut Diag) -> io::Result<()> {
         self.input_has_items = true;
         match item {
+            Item::Verbatim => {
+                self.next_verbatim = true;
+                Ok(())
+            }
             Item::IdHint(id) => {
                 if self.hint.is_none() {
                     self.hint = Some(id.into_owned());
@@ -222,7 +232,11 @@ impl Normalizer {
             }
             Item::Resume { session_id } => {
                 self.close(sink)?;
-                self.open(Some(session_id.into_owned()), sink)?;
+                self.hint = Some(session_id.into_owned());
+                // cstream's own events, cut before their `session_started`:
+                // which agent wrote them is not known.
+                self.dialect.get_or_insert("unknown");
+                self.open_anonymous(sink)?;
                 self.replay_held(sink, diag)
             }
             item if self.holding() => {
@@ -254,21 +268,27 @@ impl Normalizer {
         self.hint = None;
         self.dialect = None;
         self.input_has_items = false;
+        self.next_verbatim = false;
         Ok(())
     }
 
     /// Open a session for events that came without an init event. It still
-    /// begins with `session_started` (naming only the dialect), so readers of
-    /// the events always see where a session begins; an input with no events
-    /// at all gets none (SPEC §4: events and text write nothing for it).
+    /// begins with `session_started` (naming only the dialect), so every
+    /// session of every format begins the same way, and a reader of the
+    /// events sees where each one begins even when two share an id (one FILE
+    /// each). That includes an input with no events at all: it is a session
+    /// that ended without a result, in every format; its dialect is
+    /// `unknown` unless `--from` named one.
     fn open_anonymous(&mut self, sink: &mut dyn Sink) -> io::Result<()> {
         let id = self.hint.clone();
         self.open(id, sink)?;
-        if self.held.is_empty() {
-            return Ok(());
-        }
+        let fallback = if self.input_has_items {
+            "cursor"
+        } else {
+            "unknown"
+        };
         let start = SessionStart {
-            dialect: Cow::Borrowed(self.dialect.unwrap_or("cursor")),
+            dialect: Cow::Borrowed(self.dialect.unwrap_or(fallback)),
             ..SessionStart::default()
         };
         self.emit(sink, Event::new(Kind::SessionStarted(start)))
@@ -279,6 +299,7 @@ impl Normalizer {
         let info = Session {
             id: id.unwrap_or_else(|| format!("session-{}", self.ordinal)),
             ordinal: self.ordinal,
+            dedupe: self.opts.dedupe && !std::mem::take(&mut self.next_verbatim),
         };
         self.outcomes.sessions += 1;
         sink.begin(&info)?;
@@ -323,6 +344,13 @@ impl Normalizer {
         Ok(())
     }
 
+    /// Whether the open session dedupes recaps.
+    fn dedupe(&self) -> bool {
+        self.cur
+            .as_ref()
+            .map_or(self.opts.dedupe, |st| st.info.dedupe)
+    }
+
     fn emit(&mut self, sink: &mut dyn Sink, ev: Event<'_>) -> io::Result<()> {
         let st = self.cur.as_ref().expect("a session is open");
         sink.event(&st.info, &ev)
@@ -330,9 +358,9 @@ impl Normalizer {
 
     /// Handle an item inside the open session.
     fn process(&mut self, item: Item<'_>, sink: &mut dyn Sink) -> io::Result<()> {
-        let dedupe = self.opts.dedupe;
+        let dedupe = self.dedupe();
         match item {
-            Item::IdHint(_) | Item::Resume { .. } => Ok(()),
+            Item::IdHint(_) | Item::Resume { .. } | Item::Verbatim => Ok(()),
             Item::Recap { ts, channel, text } => {
                 if !dedupe {
                     return self.process(Item::Event(Event::at(ts, delta(channel, text))), sink);
@@ -397,7 +425,7 @@ impl Normalizer {
         text: Cow<'_, str>,
         sink: &mut dyn Sink,
     ) -> io::Result<()> {
-        if !self.opts.dedupe {
+        if !self.dedupe() {
             return self.event(Event::at(ts, replacement(call_id, &text)), sink);
         }
         let st = self.cur.as_mut().expect("open session");
@@ -424,7 +452,7 @@ impl Normalizer {
     }
 
     fn event(&mut self, mut ev: Event<'_>, sink: &mut dyn Sink) -> io::Result<()> {
-        let dedupe = self.opts.dedupe;
+        let dedupe = self.dedupe();
         let st = self.cur.as_mut().expect("open session");
         // A second start for a call that is still open announces it again
         // (possibly with fuller arguments): pass it on as progress, so every

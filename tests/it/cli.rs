@@ -95,14 +95,22 @@ fn exit_3_with_e_for_failed_and_cut_off_sessions() {
         cstream().args(["--exit-status", f]).assert().code(3);
     }
     cstream().args(["-e", OK]).assert().code(0);
-    // An input with no events at all is a session that ended without a result.
+    // An input with no events at all is a session that ended without a
+    // result, and the transcript says so as it says it for a cut-off one.
+    let incomplete = "● unknown  (session session-1)\n\
+                      ── incomplete: the stream ended without a result · 0 tool calls\n";
     cstream()
-        .arg("-e")
+        .args(["-e", "--color", "never"])
         .write_stdin("")
         .assert()
         .code(3)
-        .stdout("");
-    cstream().write_stdin("").assert().code(0).stdout("");
+        .stdout(incomplete);
+    cstream()
+        .args(["--color", "never"])
+        .write_stdin("")
+        .assert()
+        .code(0)
+        .stdout(incomplete);
 }
 
 #[test]
@@ -371,27 +379,52 @@ fn output_file() {
         ));
 }
 
+/// One rule for an input with no events at all, in every format and in
+/// the exit status: it is a session that ended without a result.
 #[test]
-fn an_input_without_events_writes_nothing_in_text() {
+fn an_input_without_events_is_an_incomplete_session_everywhere() {
     let empty = scratch("empty.jsonl");
     std::fs::write(&empty, "\n\n").unwrap();
-    let both = cstream().args([OK, OK]).output().unwrap();
+    let empty = empty.to_str().unwrap();
     cstream()
-        .args([OK, empty.to_str().unwrap(), OK])
+        .args(["--color", "never", empty])
         .assert()
         .code(0)
-        .stdout(String::from_utf8(both.stdout).unwrap());
+        .stdout(
+            "● unknown  (session session-1)\n\
+             ── incomplete: the stream ended without a result · 0 tool calls\n",
+        );
     cstream()
-        .arg(empty.to_str().unwrap())
+        .args(["--to", "events", empty])
         .assert()
         .code(0)
-        .stdout("");
+        .stdout(
+            "{\"type\":\"session_started\",\"sessionId\":\"session-1\",\"dialect\":\"unknown\"}\n",
+        );
     cstream()
-        .args(["--to", "events"])
-        .arg(empty.to_str().unwrap())
+        .args(["--to", "events", "--from", "claude", empty])
         .assert()
-        .code(0)
-        .stdout("");
+        .stdout(predicates::str::contains("\"dialect\":\"claude\""));
+    let stats = cstream().args(["--stats", "-e", empty]).assert().code(3);
+    let err = String::from_utf8(stats.get_output().stderr.clone()).unwrap();
+    assert!(err.contains(" sessions=1 failed=0 incomplete=1 "), "{err}");
+    // Between two inputs it is one more session, in text as in documents.
+    let text = cstream()
+        .args(["--color", "never", OK, empty, OK])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(text.stdout)
+            .unwrap()
+            .matches("● ")
+            .count(),
+        3
+    );
+    let docs = cstream()
+        .args(["--to", "documents", "-c", OK, empty, OK])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8(docs.stdout).unwrap().lines().count(), 3);
 }
 
 fn has_escape(out: &[u8]) -> bool {

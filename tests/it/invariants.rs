@@ -54,7 +54,7 @@ fn ty(e: &Value) -> &str {
 /// Check the wire form of every line and split the events into sessions.
 fn sessions(name: &str, out: &str) -> Vec<Session> {
     for line in out.lines() {
-        // `type` first, `sessionId` second, as SPEC §2 fixes the order.
+        // `type` first, `sessionId` second, as docs/events.md#wire-format fixes the order.
         let rest = line
             .strip_prefix("{\"type\":\"")
             .unwrap_or_else(|| panic!("{name}: line does not start with type: {line}"));

@@ -255,3 +255,44 @@ fn a_completion_gets_a_start_only_when_its_call_is_not_open() {
     assert_eq!(b["command"], "ls");
     assert_eq!(b["args"], serde_json::json!({"command": "ls"}));
 }
+
+/// `--line-buffered` says when output is flushed, never what it is: for
+/// every fixture, `--coalesce=burst` writes the same events with and without
+/// it, whether the input arrives all at once or one line per read.
+#[test]
+fn burst_events_do_not_depend_on_line_buffering() {
+    for path in common::fixtures() {
+        let input = std::fs::read(&path).unwrap();
+        let extra = common::fixture_args(&path);
+        let args = |line_buffered: bool| -> Vec<&str> {
+            let mut a = vec!["--to", "events", "--coalesce=burst"];
+            if line_buffered {
+                a.push("--line-buffered");
+            }
+            a.extend(extra.iter().map(String::as_str));
+            a
+        };
+        let together = convert_with(&args(false), &input[..]);
+        assert_eq!(
+            convert_with(&args(true), &input[..]),
+            together,
+            "{}: read all at once",
+            path.display()
+        );
+        assert_eq!(
+            convert_with(&args(true), LinePerRead(&input)),
+            convert_with(&args(false), LinePerRead(&input)),
+            "{}: one line per read",
+            path.display()
+        );
+    }
+    // The fixture written for this has runs to merge: the check is not empty.
+    let burst = fixtures_dir().join("cursor/burst_delta-runs.jsonl");
+    let input = std::fs::read(burst).unwrap();
+    let merged = convert_with(
+        &["--to", "events", "--coalesce=burst", "--line-buffered"],
+        &input[..],
+    );
+    let plain = convert_with(&["--to", "events"], &input[..]);
+    assert!(events(&merged).len() < events(&plain).len(), "{merged}");
+}
