@@ -549,6 +549,7 @@ mod tests {
         Session {
             id: id.to_owned(),
             ordinal: 1,
+            dedupe: true,
         }
     }
 
