@@ -298,6 +298,7 @@ pub fn run_with_stdin<R: Read, W: Write>(
     out: W,
     diag: &mut Diag,
 ) -> io::Result<Report> {
+    diag.quiet |= cfg.output.quiet;
     let mut p = Pipeline::new(cfg, out);
     let mut framer = Framer::new();
     let mut all = || {
@@ -333,6 +334,7 @@ pub fn convert<R: Read, W: Write>(
     out: W,
     diag: &mut Diag,
 ) -> io::Result<Report> {
+    diag.quiet |= cfg.output.quiet;
     let mut p = Pipeline::new(cfg, out);
     let mut framer = Framer::new();
     let r = one_input(&mut p, &mut framer, input, diag);

@@ -113,6 +113,17 @@ pub struct OutputOptions {
     pub compact: bool,
     /// documents formats: include `thinking` documents (`--thinking`).
     pub thinking: bool,
+    /// text: the last lines of shell output that arrives with a call's
+    /// completion (`--shell-lines`; None: all of them).
+    pub shell_lines: Option<usize>,
+    /// text: the conversation only, without the session header, the final
+    /// line, unknown events and invalid input lines (`-q`).
+    pub quiet: bool,
+    /// text: leave thinking out (`--no-thinking`).
+    pub no_thinking: bool,
+    /// text: leave out the rows for input lines that were not valid input,
+    /// because the warnings on stderr show them on the same terminal.
+    pub hide_bad_lines: bool,
 }
 
 /// The sink for `format`, writing to `w`.
