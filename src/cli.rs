@@ -12,6 +12,7 @@ use clap::{CommandFactory, Parser, ValueEnum};
 use crate::clobber::{self, input_written_over};
 use crate::diag::Diag;
 use crate::dialect::Dialect;
+use crate::output::text::TERMINAL_SHELL_LINES;
 use crate::output::{Format, OutputOptions, ReasoningField, ToolCallMode};
 use crate::run::{Config, Exit, Input, run};
 use crate::transform::NormalizeOptions;
@@ -128,6 +129,20 @@ pub struct Cli {
     #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorWhen::Auto)]
     pub color: ColorWhen,
 
+    /// The conversation only: no session header or final line, no unknown events or invalid
+    /// input lines in the text format; warnings on stderr only as one count per kind
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
+
+    /// text: leave thinking out
+    #[arg(long)]
+    pub no_thinking: bool,
+
+    /// text: of the shell output that arrives with a call's completion, show the last N lines, or
+    /// all [default: 10 on a terminal, else all]
+    #[arg(long, value_name = "N|all", value_parser = parse_shell_lines)]
+    pub shell_lines: Option<ShellLines>,
+
     /// Stop at the first line that is not valid input (after writing its error event), exit 1
     #[arg(long)]
     pub strict: bool,
@@ -218,6 +233,24 @@ pub enum ToFormat {
     Documents,
     /// The same documents as a live Server-Sent Events stream
     DocumentsSse,
+}
+
+/// `--shell-lines`
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShellLines {
+    /// Every line.
+    All,
+    /// The last N lines.
+    Last(usize),
+}
+
+fn parse_shell_lines(s: &str) -> Result<ShellLines, String> {
+    if s == "all" {
+        return Ok(ShellLines::All);
+    }
+    s.parse()
+        .map(ShellLines::Last)
+        .map_err(|_| format!("expected a number of lines or 'all', got '{s}'"))
 }
 
 /// `--coalesce`
@@ -439,12 +472,15 @@ fn man_page(mut cmd: clap::Command, out: &mut Vec<u8>) -> io::Result<()> {
     man.render_version_section(out)
 }
 
-/// The environment colour decisions depend on.
+/// The environment colour and terminal decisions depend on.
 #[derive(Debug, Clone, Default)]
 pub struct ColorEnv {
     pub no_color: Option<String>,
     pub clicolor_force: Option<String>,
     pub term: Option<String>,
+    /// Standard error is a terminal: with a terminal output, the warnings
+    /// show invalid input lines on the same screen as the transcript.
+    pub stderr_tty: bool,
 }
 
 impl ColorEnv {
@@ -454,6 +490,7 @@ impl ColorEnv {
             no_color: std::env::var("NO_COLOR").ok(),
             clicolor_force: std::env::var("CLICOLOR_FORCE").ok(),
             term: std::env::var("TERM").ok(),
+            stderr_tty: io::stderr().is_terminal(),
         }
     }
 }
@@ -527,6 +564,18 @@ impl Cli {
                 run_start: None,
                 compact: self.compact,
                 thinking: self.thinking,
+                // A terminal shows a screenful; a saved transcript is the
+                // record, so it loses nothing.
+                shell_lines: match self.shell_lines {
+                    Some(ShellLines::All) => None,
+                    Some(ShellLines::Last(n)) => Some(n),
+                    None => tty.then_some(TERMINAL_SHELL_LINES),
+                },
+                quiet: self.quiet,
+                no_thinking: self.no_thinking,
+                // Each invalid line is then shown once, by its warning, which
+                // names the file and line.
+                shared_terminal: (tty && env.stderr_tty).then(Default::default),
             },
             strict: self.strict,
             truncate_shell: self.truncate_shell,
@@ -698,6 +747,7 @@ mod tests {
             no_color: nc.map(Into::into),
             clicolor_force: force.map(Into::into),
             term: term.map(Into::into),
+            stderr_tty: false,
         };
         let plain = env(None, None, Some("xterm"));
         assert!(resolve_color(ColorWhen::Auto, true, &plain));

@@ -10,6 +10,11 @@
 use std::fmt::Display;
 use std::io::Write;
 
+use crate::terminal::SharedLine;
+/// Warnings quote input (and file names) through the terminal module's one
+/// escaping rule.
+pub use crate::terminal::excerpt;
+
 /// How many warnings of one kind are printed before the rest are only counted.
 pub const WARNINGS_SHOWN_PER_KIND: u64 = 20;
 
@@ -59,6 +64,10 @@ pub struct Diag {
     pub fatal: bool,
     /// Display name of the input being read (`-` for standard input).
     pub file: String,
+    /// `-q`: warnings are only counted, one line per kind at the end.
+    pub quiet: bool,
+    /// The terminal the transcript shares with these messages, if it does.
+    pub shared_terminal: Option<SharedLine>,
 }
 
 impl Diag {
@@ -70,6 +79,8 @@ impl Diag {
             bad_lines: 0,
             fatal: false,
             file: "-".to_owned(),
+            quiet: false,
+            shared_terminal: None,
         }
     }
 
@@ -78,11 +89,34 @@ impl Diag {
         Diag::new(Box::new(std::io::sink()))
     }
 
+    /// Start a message on a line of its own when the transcript left one
+    /// unfinished on the terminal they share.
+    fn own_line(&mut self) {
+        if self
+            .shared_terminal
+            .as_ref()
+            .is_some_and(SharedLine::break_for_message)
+        {
+            let _ = self.out.write_all(b"\n");
+        }
+    }
+
+    /// How many warnings of one kind are printed one by one.
+    fn shown_per_kind(&self) -> u64 {
+        if self.quiet {
+            0
+        } else {
+            WARNINGS_SHOWN_PER_KIND
+        }
+    }
+
     /// Report a problem at `line` of the current file.
     pub fn warn(&mut self, kind: Warn, line: u64, msg: impl Display) {
+        let cap = self.shown_per_kind();
         let n = &mut self.counts[kind.index()];
         *n += 1;
-        if *n <= WARNINGS_SHOWN_PER_KIND {
+        if *n <= cap {
+            self.own_line();
             // A failed stderr write must not abort the run (ripgrep #1966).
             let _ = writeln!(self.out, "cstream: warning: {}:{line}: {msg}", self.file);
         }
@@ -90,9 +124,11 @@ impl Diag {
 
     /// Report something about the run that has no line.
     pub fn note(&mut self, msg: impl Display) {
+        let cap = self.shown_per_kind();
         let n = &mut self.counts[Warn::Run.index()];
         *n += 1;
-        if *n <= WARNINGS_SHOWN_PER_KIND {
+        if *n <= cap {
+            self.own_line();
             let _ = writeln!(self.out, "cstream: warning: {msg}");
         }
     }
@@ -110,17 +146,22 @@ impl Diag {
     /// Report a fatal problem (exit status 2; the run goes on where it can).
     pub fn error(&mut self, msg: impl Display) {
         self.fatal = true;
+        self.own_line();
         let _ = writeln!(self.out, "cstream: error: {msg}");
     }
 
     /// Print an informational line (`cstream: MSG`), never capped.
     pub fn info(&mut self, msg: impl Display) {
+        self.own_line();
         let _ = writeln!(self.out, "cstream: {msg}");
         let _ = self.out.flush();
     }
 
-    /// Print one line per capped kind saying how many were not shown.
+    /// Print one line per capped kind saying how many were not shown
+    /// (with `quiet`, one line per kind that occurred at all).
     pub fn finish(&mut self) {
+        let cap = self.shown_per_kind();
+        self.own_line();
         for kind in [
             Warn::NotJson,
             Warn::InvalidUtf8,
@@ -130,11 +171,13 @@ impl Diag {
             Warn::Session,
         ] {
             let n = self.counts[kind.index()];
-            if n > WARNINGS_SHOWN_PER_KIND {
+            if n > 0 && self.quiet {
+                let _ = writeln!(self.out, "cstream: warning: {}: {n}", kind.label());
+            } else if n > cap {
                 let _ = writeln!(
                     self.out,
                     "cstream: warning: {} more {} not shown ({n} in all)",
-                    n - WARNINGS_SHOWN_PER_KIND,
+                    n - cap,
                     kind.label()
                 );
             }
@@ -146,30 +189,6 @@ impl Diag {
     pub fn count(&self, kind: Warn) -> u64 {
         self.counts[kind.index()]
     }
-}
-
-/// A short, printable excerpt of untrusted input for a message: control
-/// characters escaped, cut at `max` characters.
-pub fn excerpt(s: &str, max: usize) -> String {
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i == max {
-            out.push('…');
-            break;
-        }
-        if c.is_control() || is_bidi_or_invisible(c) {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// Bidirectional overrides and invisible characters that could disguise text
-/// on a terminal (the "Trojan Source" set plus zero-width characters).
-pub fn is_bidi_or_invisible(c: char) -> bool {
-    matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
 }
 
 #[cfg(test)]
@@ -207,11 +226,20 @@ mod tests {
     }
 
     #[test]
-    fn excerpt_escapes_controls() {
+    fn quiet_counts_instead_of_showing() {
+        let buf = Buf::default();
+        let mut d = Diag::new(Box::new(buf.clone()));
+        d.quiet = true;
+        for i in 1..=3 {
+            d.warn(Warn::NotJson, i, "line is not JSON");
+        }
+        d.note("a second session begins");
+        d.finish();
+        let s = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
         assert_eq!(
-            excerpt("a\u{1b}[31mb\u{202e}", 80),
-            "a\\u{1b}[31mb\\u{202e}"
+            s,
+            "cstream: warning: lines that are not JSON: 3\ncstream: warning: run warnings: 1\n"
         );
-        assert_eq!(excerpt("abcdef", 3), "abc…");
+        assert_eq!(d.count(Warn::NotJson), 3);
     }
 }

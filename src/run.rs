@@ -151,6 +151,8 @@ struct Pipeline<'s> {
     /// The format writes one SSE stream per session: warn (once) when a
     /// second session begins, since most clients read only the first.
     warn_sessions: bool,
+    /// The input being read may pause (a pipe, a terminal): not a regular file.
+    live: bool,
     /// `--stats`: the counting adapters' counters.
     counters: Option<Rc<Counters>>,
     started: Instant,
@@ -199,6 +201,7 @@ impl<'s> Pipeline<'s> {
             line_buffered: cfg.line_buffered,
             stop: false,
             warn_sessions: cfg.format.is_sse(),
+            live: true,
             counters,
             started,
             report_sessions: cfg.report_sessions,
@@ -355,6 +358,11 @@ impl Handler for Pipeline<'_> {
     }
 
     fn idle(&mut self) -> io::Result<()> {
+        // A regular file pauses only between read blocks, where nothing is
+        // waited for: the items before its init stay held for the init.
+        if self.live {
+            self.norm.idle(&mut *self.sink)?;
+        }
         self.sink.idle()
     }
 
@@ -418,15 +426,24 @@ pub fn run_with_stdin<R: Read, W: Write>(
     out: W,
     diag: &mut Diag,
 ) -> io::Result<Report> {
+    diag.quiet |= cfg.output.quiet;
+    diag.shared_terminal = cfg.output.shared_terminal.clone();
     let mut p = Pipeline::new(cfg, out);
     let mut framer = Framer::new();
     let mut all = || {
         for input in inputs {
             diag.file = input.display_name();
             match input {
-                Input::Stdin => one_input(&mut p, &mut framer, &mut stdin, diag)?,
+                Input::Stdin => {
+                    p.live = true;
+                    one_input(&mut p, &mut framer, &mut stdin, diag)?
+                }
                 Input::Path(path) => match File::open(path) {
-                    Ok(f) => one_input(&mut p, &mut framer, f, diag)?,
+                    Ok(f) => {
+                        // A FIFO or `<(tail -f …)` is live; a regular file is not.
+                        p.live = !f.metadata().is_ok_and(|m| m.is_file());
+                        one_input(&mut p, &mut framer, f, diag)?
+                    }
                     Err(e) => {
                         let name = std::mem::take(&mut diag.file);
                         diag.error(format_args!("{name}: {e}"));
@@ -453,6 +470,7 @@ pub fn convert<R: Read, W: Write>(
     out: W,
     diag: &mut Diag,
 ) -> io::Result<Report> {
+    diag.quiet |= cfg.output.quiet;
     let mut p = Pipeline::new(cfg, out);
     let mut framer = Framer::new();
     let r = one_input(&mut p, &mut framer, input, diag);

@@ -32,12 +32,15 @@ use std::io;
 use crate::diag::Diag;
 use crate::dialect::{Channel, Item};
 use crate::event::{Event, Json, Kind, OutStream, SessionResult, SessionStart, ToolEnd, Usage};
-use crate::output::{Session, Sink};
+use crate::event::{Session, Sink};
 use prefix::Prefix;
 
-/// Items held before an input's first init are capped at this many…
-pub const MAX_HELD_ITEMS: usize = 10_000;
-/// …and roughly this many bytes of text.
+/// Items held before an input's first init are capped at this many: the
+/// few an agent writes before its init (a prompt echo, a notice), not a
+/// stream joined mid-run, which must show at once…
+pub const MAX_HELD_ITEMS: usize = 16;
+/// …and roughly this many bytes of text. They are also held no longer than
+/// until the input pauses ([`Normalizer::idle`]).
 pub const MAX_HELD_BYTES: usize = 8 * 1024 * 1024;
 /// Tool calls tracked as open at once; beyond it the oldest is closed.
 pub const MAX_OPEN_CALLS: usize = 4096;
@@ -267,7 +270,7 @@ impl Normalizer {
                     ..start
                 };
                 self.emit(sink, Event::at(ts, Kind::SessionStarted(start)))?;
-                self.replay_held(sink, diag)
+                self.replay(sink)
             }
             Item::Resume { session_id } => {
                 self.close(sink)?;
@@ -276,7 +279,7 @@ impl Normalizer {
                 // which agent wrote them is not known.
                 self.dialect.get_or_insert("unknown");
                 self.open_anonymous(sink)?;
-                self.replay_held(sink, diag)
+                self.replay(sink)
             }
             item if self.holding() => {
                 self.held_bytes += item_size(&item);
@@ -287,8 +290,7 @@ impl Normalizer {
                         "{file}: {} events before any init event; reading them as a session without init",
                         self.held.len()
                     ));
-                    self.open_anonymous(sink)?;
-                    self.replay_held(sink, diag)?;
+                    self.release_held(sink)?;
                 }
                 Ok(())
             }
@@ -296,12 +298,30 @@ impl Normalizer {
         }
     }
 
+    /// The input has nothing more buffered: items held for an init are
+    /// written now, as a session of their own, since the reader of a live
+    /// stream (`tail -f`, a pipe joined mid-run) must see them before
+    /// cstream waits. Lines an agent writes before its init come with it in
+    /// one write, so a pause means no init is coming with them.
+    pub fn idle(&mut self, sink: &mut dyn Sink) -> io::Result<()> {
+        self.release_held(sink)
+    }
+
+    /// Write the items held for an init as a session without one.
+    fn release_held(&mut self, sink: &mut dyn Sink) -> io::Result<()> {
+        if self.cur.is_some() || self.held.is_empty() {
+            return Ok(());
+        }
+        self.open_anonymous(sink)?;
+        self.replay(sink)
+    }
+
     /// The end of one input: close its session (a session without events if
     /// it had none) and forget per-input state.
-    pub fn end_input(&mut self, sink: &mut dyn Sink, diag: &mut Diag) -> io::Result<()> {
+    pub fn end_input(&mut self, sink: &mut dyn Sink, _diag: &mut Diag) -> io::Result<()> {
         if self.cur.is_none() && (!self.held.is_empty() || !self.input_has_items) {
             self.open_anonymous(sink)?;
-            self.replay_held(sink, diag)?;
+            self.replay(sink)?;
         }
         self.close(sink)?;
         self.hint = None;
@@ -346,7 +366,7 @@ impl Normalizer {
         Ok(())
     }
 
-    fn replay_held(&mut self, sink: &mut dyn Sink, _diag: &mut Diag) -> io::Result<()> {
+    fn replay(&mut self, sink: &mut dyn Sink) -> io::Result<()> {
         let held = std::mem::take(&mut self.held);
         self.held_bytes = 0;
         for item in held {
@@ -644,7 +664,7 @@ fn delta(channel: Channel, text: Cow<'_, str>) -> Kind<'_> {
 fn replacement<'a>(call_id: Cow<'a, str>, text: &str) -> Kind<'a> {
     Kind::ToolCallProgress {
         call_id,
-        partial: Json::from(crate::dialect::common::raw_object1("output", text)),
+        partial: Json::from(crate::json::object1("output", text)),
     }
 }
 

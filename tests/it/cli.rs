@@ -748,6 +748,57 @@ fn each_line_is_output_before_the_next_is_read() {
     assert_eq!(child.wait().unwrap().code(), Some(0));
 }
 
+/// A pipe joined mid-run (`tail -f run.jsonl | cstream`) has no init line:
+/// each event still comes out before the next line is written, under the
+/// session id its lines carry, with `--from` as with detection.
+#[test]
+fn a_stream_joined_mid_run_is_live_without_an_init() {
+    let fixture = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/cursor/joined-mid-run.jsonl"),
+    )
+    .unwrap();
+    let input: Vec<&str> = fixture.lines().collect();
+    for from in [&["--from", "cursor"][..], &[]] {
+        let mut args = vec!["--to", "events"];
+        args.extend(from);
+        let (mut child, rx) = spawn_streaming(&args);
+        let mut stdin = child.stdin.take().unwrap();
+        let mut seen: Vec<String> = Vec::new();
+        // The tool call's start (line 7) tells the dialect when none is given.
+        for (i, line) in input.iter().enumerate().take(8) {
+            writeln!(stdin, "{line}").unwrap();
+            stdin.flush().unwrap();
+            if from.is_empty() && i < 6 {
+                continue;
+            }
+            // The next line is written only after this one's event arrived
+            // (each line of the fixture has its own timestamp).
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            let ts = format!("\"ts\":{},", v["timestamp_ms"]);
+            while !seen.last().is_some_and(|l| l.contains(&ts)) {
+                let got = rx.recv_timeout(PATIENCE).unwrap_or_else(|e| {
+                    panic!(
+                        "{args:?}: no output for line {} before the next: {e}\n{seen:?}",
+                        i + 1
+                    )
+                });
+                seen.push(got);
+            }
+        }
+        assert!(
+            seen[0].starts_with(
+                r#"{"type":"session_started","sessionId":"5f607182-93a4-4bb5-8c26-e7f8091a2b3c","dialect":"cursor"}"#
+            ),
+            "{args:?}: {seen:?}"
+        );
+        drop(stdin);
+        let rest: Vec<String> = rx.iter().collect();
+        assert!(rest.is_empty(), "{args:?}: {rest:?}");
+        assert_eq!(child.wait().unwrap().code(), Some(0));
+    }
+}
+
 #[test]
 fn the_text_transcript_streams_too() {
     let (mut child, rx) = spawn_streaming(&["--color", "never"]);

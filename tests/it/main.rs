@@ -28,4 +28,5 @@ mod readme;
 mod regression;
 mod roundtrip;
 mod snapshots;
+mod text_terminal;
 mod transforms;

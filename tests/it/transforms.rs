@@ -296,3 +296,42 @@ fn burst_events_do_not_depend_on_line_buffering() {
     let plain = convert_with(&["--to", "events"], &input[..]);
     assert!(events(&merged).len() < events(&plain).len(), "{merged}");
 }
+
+/// Items before an init join the session it opens only when they come with
+/// it: read together they do; after a pause in the input (a live pipe that
+/// waits), they are written at once as a session of their own, so a stream
+/// joined mid-run is never held back waiting for an init.
+#[test]
+fn events_before_init_join_it_only_when_read_together() {
+    let input = std::fs::read(fixtures_dir().join("cursor/events-before-init.jsonl")).unwrap();
+    let args = ["--to", "events", "--from", "cursor"];
+    let starts = |out: &str| -> Vec<serde_json::Value> {
+        events(out)
+            .into_iter()
+            .filter(|e| e["type"] == "session_started")
+            .collect()
+    };
+    let together = convert_with(&args, &input[..]);
+    let s = starts(&together);
+    assert_eq!(s.len(), 1, "{together}");
+    assert_eq!(s[0]["model"], "Auto");
+    assert_eq!(types(&together)[1], "user_message", "{together}");
+    let live = convert_with(&args, LinePerRead(&input));
+    let s = starts(&live);
+    assert_eq!(s.len(), 2, "{live}");
+    assert_eq!(
+        types(&live)[..2],
+        ["session_started", "user_message"],
+        "{live}"
+    );
+    assert_eq!(s[0]["sessionId"], s[1]["sessionId"]);
+    // Nothing is lost or reordered either way, only the session boundary.
+    let text = |out: &str| -> Vec<String> {
+        events(out)
+            .iter()
+            .filter(|e| e["type"] != "session_started")
+            .map(|e| e.to_string())
+            .collect()
+    };
+    assert_eq!(text(&live), text(&together));
+}
