@@ -171,13 +171,25 @@ fn a_forced_dialect_that_fits_nothing_warns_once_per_file() {
         writeln!(stdin, "{DELTA}").unwrap();
     }
     stdin.flush().unwrap();
-    let mut err = BufReader::new(child.stderr.take().unwrap());
-    let mut first = String::new();
-    err.read_line(&mut first).unwrap();
-    assert!(
-        first.contains("64 of its first 64 records are not codex events"),
-        "{first}"
-    );
+    // Read while standard input is still open: the warning must come
+    // before the end of the input (other warnings may come first).
+    let err = BufReader::new(child.stderr.take().unwrap());
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in err.lines() {
+            if tx.send(line.unwrap()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut seen = String::new();
+    while !seen.contains("64 of its first 64 records are not codex events") {
+        let line = rx
+            .recv_timeout(PATIENCE)
+            .unwrap_or_else(|_| panic!("no warning while the input is open: {seen}"));
+        seen.push_str(&line);
+        seen.push('\n');
+    }
     drop(stdin);
     child.wait().unwrap();
 }
