@@ -5,6 +5,7 @@
 //! the next line is read; whole-value formats (`documents`, `openai-json`)
 //! hold one session's result and write it at `end`.
 
+pub mod chat;
 pub mod documents;
 pub mod documents_sse;
 pub mod events;
@@ -15,7 +16,8 @@ pub mod text;
 use std::io::{self, Write};
 
 use crate::event::Event;
-pub use openai::{ReasoningField, ToolCallMode};
+pub use chat::ToolCallMode;
+pub use openai::ReasoningField;
 
 /// Identifies the session events belong to.
 #[derive(Debug, Clone, PartialEq, Eq)]
