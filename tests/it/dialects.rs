@@ -273,17 +273,9 @@ fn claude_agent_acp_output_once() {
 fn forcing_the_right_dialect_never_warns_and_a_foreign_one_does() {
     let mut foreign_warned = 0;
     for path in common::fixtures() {
-        let dialect = path
-            .parent()
-            .and_then(|p| p.file_name())
-            .and_then(|n| n.to_str())
-            .unwrap();
-        if !matches!(
-            dialect,
-            "cursor" | "claude" | "codex" | "gemini" | "acp" | "cursor-sdk" | "events"
-        ) {
+        let Some(dialect) = common::fixture_dialect(&path) else {
             continue;
-        }
+        };
         let own = common::run_fixture(&path, &["--to", "events", "--from", dialect]);
         assert!(
             !own.stderr.contains(" events (--from "),
