@@ -47,6 +47,15 @@ pub enum Item<'a> {
         channel: Channel,
         text: Str<'a>,
     },
+    /// A whole block repeating one that was streamed as deltas, whose first
+    /// `known` bytes those deltas already emitted (a char boundary): the
+    /// transform emits the rest (all of it with `--no-dedupe`).
+    BlockRecap {
+        ts: Option<i64>,
+        channel: Channel,
+        text: Str<'a>,
+        known: usize,
+    },
     /// A running total of the session's usage so far; the transform turns
     /// it into an increment.
     UsageTotal { ts: Option<i64>, usage: Usage },
@@ -84,6 +93,17 @@ impl Item<'_> {
                 ts,
                 channel,
                 text: own(text),
+            },
+            Item::BlockRecap {
+                ts,
+                channel,
+                text,
+                known,
+            } => Item::BlockRecap {
+                ts,
+                channel,
+                text: own(text),
+                known,
             },
             Item::UsageTotal { ts, usage } => Item::UsageTotal { ts, usage },
             Item::Resume { session_id } => Item::Resume {
