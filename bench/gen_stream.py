@@ -17,7 +17,7 @@ Three modes (Python 3.8+ standard library only):
 on stderr. The same arguments give byte-identical output on any Python 3 version: the only
 randomness used is `random.Random(seed).random()`, whose sequence Python guarantees.
 
-What the mixed stream contains (shapes from research/cursor-stream-json.md):
+What the mixed stream contains (shapes from docs/dialects.md#cursor-agent):
   system/init -> user -> model calls, each: [thinking deltas -> thinking/completed]
   [assistant token deltas (timestamp_ms, no model_call_id) -> recap of the segment
   (model_call_id + timestamp_ms)] [1-4 parallel tool calls: all `started`, then `completed`

@@ -125,6 +125,8 @@ pub struct Cli {
     /// openai and documents formats: the response id to write (default: chatcmpl-<session id>,
     /// chat_<session id>)
     #[arg(long, value_name = "ID")]
+    // The help text shows `<session id>` literally; rustdoc would read it as HTML.
+    #[allow(rustdoc::invalid_html_tags)]
     pub id: Option<String>,
 
     /// openai and documents formats: the creation time to write, Unix seconds (default: the

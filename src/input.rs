@@ -1,4 +1,4 @@
-//! Input framing (SPEC §5): bytes in, one JSON record at a time out.
+//! Input framing (docs/ARCHITECTURE.md#input-framing): bytes in, one JSON record at a time out.
 //!
 //! Lines are read into one reused buffer. LF and CRLF endings, a UTF-8 BOM,
 //! blank lines and a last line without a newline are all handled here, so

@@ -84,8 +84,9 @@ pub struct Report {
 }
 
 impl Report {
-    /// The exit status of SPEC §1 (without the closed-pipe case, which never
-    /// gets here): 2, then 3 (only with `-e`), then 1, then 0.
+    /// The exit status (docs/ARCHITECTURE.md#exit-status), without the
+    /// closed-pipe case, which never gets here: 2, then 3 (only with `-e`),
+    /// then 1, then 0.
     pub fn exit_code(&self, exit_status: bool) -> u8 {
         if self.fatal {
             2

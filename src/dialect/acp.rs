@@ -1,7 +1,7 @@
 //! Agent Client Protocol traffic: JSON-RPC 2.0 messages between an editor
 //! and an agent, as a client logs them (or just the `update` objects).
 //!
-//! Facts (with sources) are in `research/dialects.md` §D. What shapes this
+//! The format is described in docs/dialects.md#acp. What shapes this
 //! parser:
 //! - the session opens with the `session/new` (or `session/load`) exchange,
 //!   or with the first `session/update` naming a `sessionId`; the

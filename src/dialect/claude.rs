@@ -1,7 +1,7 @@
 //! Claude Code `claude -p --output-format stream-json --verbose
 //! [--include-partial-messages]`.
 //!
-//! Facts (with sources) are in `research/dialects.md` §A; the real captures
+//! The format is described in docs/dialects.md#claude-code; the real captures
 //! in `shared/corpus/claude-code/` confirm the parts that shape this parser:
 //! - one API message with several content blocks is written as several
 //!   `assistant` lines sharing `message.id`, one block each, each repeating

@@ -1,6 +1,6 @@
 //! OpenAI Codex CLI `codex exec --json`, and the pre-0.44 `{"id","msg"}` form.
 //!
-//! Facts (with sources) are in `research/dialects.md` §B; the real captures
+//! The format is described in docs/dialects.md#codex; the real captures
 //! in `shared/corpus/codex/` show the parts that shape this parser:
 //! - `thread.started` opens the session; it names no model and no cwd;
 //! - nothing streams until an item completes: `agent_message` and

@@ -4,7 +4,7 @@
 //! stubs), small unified diffs and todo-list rendering.
 //!
 //! Keeping these in one place is what makes `toolName`, `command`, `path`…
-//! mean the same thing whichever agent wrote the stream (SPEC §2).
+//! mean the same thing whichever agent wrote the stream (docs/events.md#tool-calls).
 
 use std::borrow::Cow;
 
@@ -17,7 +17,7 @@ use crate::json::{Members, raw_as_i64, raw_as_str};
 
 // ------------------------------------------------------------ tool names
 
-/// Map an agent's tool name onto the closed vocabulary of SPEC §2; anything
+/// Map an agent's tool name onto the closed vocabulary (docs/events.md#tool-names); anything
 /// else becomes snake_case. Case, `_` and `-` are ignored when matching, so
 /// `Bash`, `run_shell_command` and `shellToolCall`'s `shell` all land on
 /// `shell`. The table in README.md lists every name.
@@ -337,7 +337,7 @@ pub fn without_output(raw: &RawValue) -> Option<Box<RawValue>> {
 // ------------------------------------------------------------- usage
 
 /// Anthropic-style usage (`input_tokens` excludes cache reads and writes):
-/// the normalized input adds them back (SPEC §2).
+/// the normalized input adds them back (docs/events.md#usage).
 pub fn anthropic_usage(m: &Members<'_>) -> Option<Usage> {
     let get = |k: &str| m.int(k).and_then(|v| u64::try_from(v).ok());
     let input = get("input_tokens");

@@ -1,6 +1,6 @@
 //! cursor-agent `--output-format stream-json [--stream-partial-output]`.
 //!
-//! Facts (with sources) are in `research/cursor-stream-json.md`. The parts
+//! The format is described in docs/dialects.md#cursor-agent. The parts
 //! that shape this parser:
 //! - an `assistant` event is a delta iff it has `timestamp_ms` and no
 //!   `model_call_id`; anything else repeats text (a recap) and is handed to
@@ -155,7 +155,8 @@ impl Parser for CursorParser {
             }
             (Some("assistant"), _) => {
                 let (text, thinking) = line.message.map_or((None, None), |m| (m.text, m.thinking));
-                // Delta iff it has a timestamp and no model_call_id (SPEC §4).
+                // Delta iff it has a timestamp and no model_call_id
+                // (docs/dialects.md#cursor-agent).
                 let delta = ts.is_some() && line.model_call_id.is_none();
                 if let Some(t) = thinking {
                     out(if delta {
@@ -845,8 +846,8 @@ fn result<'a>(line: &Line<'a>) -> SessionResult<'a> {
 
 /// `usage` on a result: `{inputTokens, outputTokens, cacheReadTokens,
 /// cacheWriteTokens}` (snake_case accepted too). cursor-agent's `inputTokens`
-/// is taken to exclude cache reads and writes (the Anthropic convention the
-/// research notes point to), so the normalized input adds them.
+/// is taken to exclude cache reads and writes (the Anthropic convention; an
+/// assumption, see docs/dialects.md#cursor-agent), so the normalized input adds them.
 fn usage(raw: &RawValue) -> Option<Usage> {
     let m = Members::of(raw)?;
     let get = |a: &str, b: &str| {
@@ -930,7 +931,7 @@ mod tests {
     #[test]
     fn a_completion_offers_a_start_made_from_its_args() {
         // Timed by `startedAtMs` when given, untimed otherwise; the transform
-        // keeps it only when the call is not open (tests/transforms.rs).
+        // keeps it only when the call is not open (tests/it/transforms.rs).
         for (extra, ts) in [(r#","startedAtMs":"3""#, Some(3)), ("", None)] {
             let line = format!(
                 r#"{{"type":"tool_call","subtype":"completed","call_id":"b","tool_call":{{"shellToolCall":{{"args":{{"command":"ls"}},"result":{{"success":{{"exitCode":0}}}}}}{extra}}},"timestamp_ms":9}}"#

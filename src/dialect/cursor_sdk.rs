@@ -3,8 +3,8 @@
 //! `SDKMessage` run stream (snake_case, `agent_id` + `run_id` on every
 //! message, optionally wrapped as `{"type":"sdk_message","message":…}`).
 //!
-//! Facts (with sources) are in `research/dialects.md` §E and the package's
-//! own type definitions (1.0.32). What shapes this parser:
+//! The format is described in docs/dialects.md#cursor-sdk (checked against
+//! the package's own type definitions, 1.0.32). What shapes this parser:
 //! - neither form has an init event with a session id: the session opens
 //!   at the first line (`user-message-appended.userMessage.session_id`
 //!   names it when that comes first);

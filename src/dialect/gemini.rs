@@ -1,6 +1,6 @@
 //! Gemini CLI `gemini -p … --output-format stream-json`.
 //!
-//! Facts (with sources) are in `research/dialects.md` §C. Every line has a
+//! The format is described in docs/dialects.md#gemini-cli. Every line has a
 //! `type` and an ISO `timestamp`:
 //! - `init` opens the session (`session_id`, `model`);
 //! - `message` with `role:"assistant"` and `delta:true` is an incremental

@@ -1,7 +1,8 @@
 //! Dialect detection and parsing: one JSON record in, normalized [`Item`]s out.
 //!
 //! Each agent's stream format is a [`Parser`]. `--from auto` picks one per
-//! input from its first JSON object ([`detect`]). Parsers are stateless about
+//! input from its first JSON records ([`AutoParser`]: records that do not
+//! tell are kept until one does, docs/dialects.md#detection). Parsers are stateless about
 //! sessions, dedupe and usage arithmetic: they report what the line says,
 //! marking snapshots as such ([`Item::Recap`], [`Item::UsageTotal`]), and the
 //! transform stage turns that into the event stream (`crate::transform`).
@@ -41,7 +42,8 @@ pub enum Item<'a> {
     /// A normalized event.
     Event(Event<'a>),
     /// A snapshot repeating text that may already have been streamed as
-    /// deltas; the transform emits only what it adds (SPEC §4).
+    /// deltas; the transform emits only what it adds
+    /// (docs/events.md#text-rebuilt-once).
     Recap {
         ts: Option<i64>,
         channel: Channel,
@@ -68,7 +70,7 @@ pub enum Item<'a> {
     /// The whole output of tool call `call_id` so far (a cumulative
     /// snapshot): the transform emits only what it adds to the output already
     /// emitted for that call, or a replacement when it does not extend it
-    /// (SPEC §4).
+    /// (docs/events.md#cumulative-tool-output).
     OutputSnapshot {
         ts: Option<i64>,
         call_id: Str<'a>,
@@ -362,7 +364,7 @@ pub fn detect(rec: &str) -> Option<Dialect> {
     }
 }
 
-/// The detection table of `research/dialects.md` §0. No single key decides
+/// The detection table (docs/dialects.md#detection). No single key decides
 /// where dialects share a shape: Claude Code and cursor-agent both write
 /// `system`/`init`, `assistant` and `result` lines, so those are told apart
 /// by any of several keys only one of them writes, and a line with none of

@@ -1,5 +1,5 @@
 //! The normalized event model: what every dialect reader produces and every
-//! output format consumes (SPEC §2).
+//! output format consumes (docs/events.md).
 //!
 //! Events borrow from the input line they were parsed from (`Cow` strings and
 //! raw JSON payloads), so the common path copies nothing; [`Event::into_owned`]
@@ -489,7 +489,7 @@ impl SummaryPhase {
     }
 }
 
-/// Token counts. `input` includes cache reads and writes (SPEC §2).
+/// Token counts. `input` includes cache reads and writes (docs/events.md#usage).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Usage {
     pub input: u64,
@@ -501,7 +501,7 @@ pub struct Usage {
 impl Usage {
     /// Usage from a source whose input count leaves out the cache reads and
     /// writes (Anthropic's and cursor's convention): the normalized `input`
-    /// adds them back (SPEC §2), saturating on absurd counts.
+    /// adds them back (docs/events.md#usage), saturating on absurd counts.
     pub fn cache_apart(
         input: u64,
         output: u64,
@@ -559,7 +559,7 @@ fn add_opt(a: Option<u64>, b: Option<u64>) -> Option<u64> {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SessionResult<'a> {
     pub ok: bool,
-    /// The final text the agent reported (authoritative, SPEC §4).
+    /// The final text the agent reported (authoritative: docs/events.md#text-rebuilt-once).
     pub text: Option<Str<'a>>,
     pub duration_ms: Option<u64>,
     /// Session totals.

@@ -1,6 +1,5 @@
 //! `--to documents`: one `ChatResponse` per session, its answer split into
-//! typed documents (SPEC §3; the documents[] spec is the third file of
-//! `seeds/003_8b6f2ac8a0a437d4.txt`).
+//! typed documents (docs/formats.md#documents).
 //!
 //! The [`Builder`] turns one session's normalized events into documents and
 //! reports each step through [`DocOut`]: a document starts, content arrives,

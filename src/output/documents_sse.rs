@@ -1,5 +1,5 @@
 //! `--to documents-sse`: the documents of [`super::documents`] as a live
-//! Server-Sent Events stream (SPEC §3, the seed's §5).
+//! Server-Sent Events stream (docs/formats.md#documents-sse).
 //!
 //! ```text
 //! event: document_start

@@ -1,4 +1,5 @@
-//! `--to events`: the normalized event model as compact NDJSON (SPEC §2).
+//! `--to events`: the normalized event model as compact NDJSON
+//! (docs/events.md#wire-format).
 
 use std::io::{self, Write};
 

@@ -1,10 +1,9 @@
 //! `--to openai-sse` and `--to openai-json`: OpenAI Chat Completions output
-//! (SPEC §3; the client facts and the checklist are in
-//! `research/openai-sse.md`).
+//! (docs/formats.md#openai-sse, with the rules clients depend on).
 //!
-//! Both formats share one [`Core`] that turns a session's normalized events
-//! into [`Piece`]s — reasoning text, content text, tool calls — and, at the
-//! end of the session, an [`Ending`]: a finish (reason and usage) or an error.
+//! Both formats share one `Core` that turns a session's normalized events
+//! into `Piece`s — reasoning text, content text, tool calls — and, at the
+//! end of the session, an `Ending`: a finish (reason and usage) or an error.
 //! [`SseSink`] writes every piece as its own `chat.completion.chunk` the
 //! moment its event arrives, so a live agent streams through; [`JsonSink`]
 //! collects one session's pieces into a `chat.completion` object.
@@ -418,7 +417,7 @@ impl Core {
         Ok(())
     }
 
-    /// The session is over: how it ends (SPEC §3).
+    /// The session is over: how it ends (docs/formats.md#how-a-session-ends).
     fn end(&mut self) -> Ending {
         let agent_error = |msgs: &[Option<&String>]| Ending::Error {
             kind: "agent_error",
@@ -505,8 +504,8 @@ fn one_line(s: &str, max: usize) -> Cow<'_, str> {
 
 // ------------------------------------------------------------ wire values
 
-/// `usage` as OpenAI writes it (SPEC §3: `prompt_tokens` includes cache
-/// reads and writes; `cached_tokens` are the cache reads).
+/// `usage` as OpenAI writes it (`prompt_tokens` includes cache reads and
+/// writes; `cached_tokens` are the cache reads: docs/formats.md#openai-usage).
 #[derive(Serialize)]
 struct UsageOut {
     prompt_tokens: u64,

@@ -1,4 +1,4 @@
-//! `--to text` (the default): a readable transcript, streamed (SPEC §3).
+//! `--to text` (the default): a readable transcript, streamed (docs/formats.md#text).
 //!
 //! ```text
 //! ● cursor · Auto · /home/user/project  (session d43015b9-…)
@@ -85,7 +85,8 @@ struct Tally {
     first_ts: Option<i64>,
     last_ts: Option<i64>,
     result: bool,
-    /// Any event at all: an input without events writes nothing (SPEC §4).
+    /// Any event at all: an input without events writes nothing
+    /// (docs/events.md#sessions).
     any: bool,
 }
 

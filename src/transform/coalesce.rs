@@ -1,4 +1,4 @@
-//! `--coalesce[=whole|burst]` for `--to events` (SPEC §2).
+//! `--coalesce[=whole|burst]` for `--to events` (docs/events.md#coalesced-events).
 //!
 //! - `whole` replaces runs of deltas by whole events: `assistant_message`,
 //!   `thinking` (with the phase's duration) and `tool_call` (start, live

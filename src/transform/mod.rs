@@ -1,4 +1,5 @@
-//! Transforms: parsed items in, a well-formed event stream out (SPEC §2, §4).
+//! Transforms: parsed items in, a well-formed event stream out
+//! (docs/events.md#invariants, docs/events.md#normalization).
 //!
 //! The [`Normalizer`] owns everything that spans lines:
 //! - sessions: an init (or a new input) starts one; items before an input's
@@ -299,7 +300,8 @@ impl Normalizer {
     /// Open a session for events that came without an init event. It still
     /// begins with `session_started` (naming only the dialect), so readers of
     /// the events always see where a session begins; an input with no events
-    /// at all gets none (SPEC §4: events and text write nothing for it).
+    /// at all gets none (events and text write nothing for it:
+    /// docs/events.md#sessions).
     fn open_anonymous(&mut self, sink: &mut dyn Sink) -> io::Result<()> {
         let id = self.hint.clone();
         self.open(id, sink)?;

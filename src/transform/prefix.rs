@@ -2,7 +2,7 @@
 //!
 //! Enough to answer "does this snapshot extend what was emitted so far, and
 //! by what tail?" in time linear in the snapshot, without keeping the text
-//! itself (SPEC §4: "a length and a running hash suffice"). Used for recap
+//! itself (docs/events.md#memory-per-call-and-per-text). Used for recap
 //! dedupe, the authoritative result text and cumulative tool output.
 //!
 //! The hash consumes eight bytes per step (bytes that do not fill a word yet

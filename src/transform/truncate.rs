@@ -1,4 +1,4 @@
-//! `--truncate-shell SIZE` (SPEC §4): cap each tool call's shell output.
+//! `--truncate-shell SIZE` (docs/formats.md#truncate-shell): cap each tool call's shell output.
 //!
 //! A sink adapter between the normalizer and the output format, so it
 //! applies to every format. Per call, live output (`shell_output_delta`)

@@ -11,7 +11,7 @@
 //! the number; any difference at all (another key, another order, spaces, a
 //! string it cannot read) returns `None`, and the general serde parser reads
 //! the line instead, so the fast path can only be a shortcut, never a
-//! different answer. `tests` and a property test in `tests/properties.rs`
+//! different answer. `tests` and a property test in `tests/it/properties.rs`
 //! check that both paths agree.
 
 use std::borrow::Cow;

@@ -1,7 +1,7 @@
 //! The committed man page and shell completions are generated from the clap
 //! definition; this test fails when they are stale.
 //!
-//! Regenerate with: `CSTREAM_BLESS=1 cargo test --test generated`
+//! Regenerate with: `CSTREAM_BLESS=1 cargo test --test it generated::`
 
 use std::path::Path;
 
@@ -25,7 +25,7 @@ fn man_page_and_completions_are_current() {
     }
     assert!(
         stale.is_empty(),
-        "stale generated files: {stale:?}\nregenerate with: CSTREAM_BLESS=1 cargo test --test generated"
+        "stale generated files: {stale:?}\nregenerate with: CSTREAM_BLESS=1 cargo test --test it generated::"
     );
 }
 

@@ -1,11 +1,11 @@
-//! `-e/--exit-status` against SPEC §1 on every fixture, in every format and
-//! for every dialect: exit 3 exactly when a session reported failure (an
+//! `-e/--exit-status` (docs/ARCHITECTURE.md#exit-status) on every fixture,
+//! in every format and for every dialect: exit 3 exactly when a session reported failure (an
 //! error result, a fatal error) or ended without a result (an input with no
 //! events counts as one), judged independently from the `--to events`
 //! output; 2 still wins over 3, and 3 over 1; the format never changes the
 //! status.
 
-mod common;
+use crate::common;
 
 use common::{FORMATS, Run, fixtures, run_fixture};
 use serde_json::Value;

@@ -8,7 +8,7 @@
 //! - SSE records are well formed (`event: T` + `data: {"type":"T",…}`, each
 //!   session ending with `data: [DONE]`).
 
-mod common;
+use crate::common;
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashSet};

@@ -1,6 +1,6 @@
 //! `--coalesce` and `--truncate-shell` beyond the fixture snapshots.
 
-mod common;
+use crate::common;
 
 use std::io::Read;
 

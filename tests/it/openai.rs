@@ -1,11 +1,11 @@
 //! `--to openai-sse` and `--to openai-json`: a strict SSE reader that checks
-//! the checklist of `research/openai-sse.md` §6 on every output of every
+//! the client rules of docs/formats.md#openai-sse on every output of every
 //! fixture (and of the real captures when `../shared/corpus` exists), the
 //! content rebuilt from the chunks against the events and the agent's
 //! result, the JSON form against the SSE form, liveness, and the derived
 //! header values.
 
-mod common;
+use crate::common;
 
 use std::cell::RefCell;
 use std::io::{Read, Write};
@@ -421,7 +421,7 @@ fn rebuilt_content_equals_the_result_on_cursor_fixtures() {
 }
 
 /// Upstream authors trimmed this capture and set its result to "done", which
-/// does not extend the text (SPEC §4: then nothing is added).
+/// does not extend the text (then nothing is added: docs/events.md#text-rebuilt-once).
 /// The fixture `divergent-result.jsonl` exercises the same rule on purpose.
 const RESULT_DOES_NOT_EXTEND: &[&str] = &[
     "cursor-hack_full-session_author-trimmed-fixture_shell.jsonl",

@@ -2,7 +2,7 @@
 //! `../shared/corpus` (when that folder exists), and the cumulative-output
 //! dedupe on a generated stream.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 

@@ -1,12 +1,12 @@
-//! Hostile input (SPEC §5: no input may make cstream panic, hang, overflow
-//! its stack or grow without bound, and a cut-off stream still gives
-//! well-formed output). Big inputs are generated here; the tests assert
+//! Hostile input (docs/ARCHITECTURE.md#error-model): no input may make
+//! cstream panic, hang, overflow its stack or grow without bound, and a
+//! cut-off stream still gives well-formed output. Big inputs are generated here; the tests assert
 //! sizes and validity, never time.
 //!
 //! Every run goes through every output format (the `FORMATS` table) and is
 //! checked with `common::wellformed`, the same checker the fuzz target uses.
 
-mod common;
+use crate::common;
 
 use std::thread;
 

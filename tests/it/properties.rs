@@ -10,7 +10,7 @@
 //! - every output of every format is well formed (`common::wellformed`), on
 //!   generated streams and on fixtures with random bytes mutated.
 
-mod common;
+use crate::common;
 
 use std::io::Read;
 

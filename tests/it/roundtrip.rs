@@ -1,7 +1,7 @@
 //! Reading `--to events` back (`--from events`) and converting gives the same
 //! bytes as converting the original directly, for every fixture and format.
 
-mod common;
+use crate::common;
 
 use common::{FORMATS, cstream, fixture_args, fixtures, run_fixture};
 

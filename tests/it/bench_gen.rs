@@ -3,7 +3,7 @@
 //! (nothing unknown, no warnings), or the benchmark measures the wrong thing.
 //! Skipped when `python3` is not installed.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

@@ -11,7 +11,7 @@
 //! - the `usage_delta`s of a session add up to its `result.usage`;
 //! - reading the events back (`--from events`) gives the same bytes.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -54,7 +54,7 @@ fn ty(e: &Value) -> &str {
 /// Check the wire form of every line and split the events into sessions.
 fn sessions(name: &str, out: &str) -> Vec<Session> {
     for line in out.lines() {
-        // `type` first, `sessionId` second, as SPEC §2 fixes the order.
+        // `type` first, `sessionId` second, as docs/events.md#wire-format fixes the order.
         let rest = line
             .strip_prefix("{\"type\":\"")
             .unwrap_or_else(|| panic!("{name}: line does not start with type: {line}"));
@@ -240,7 +240,7 @@ fn every_fixture_holds_the_invariants() {
 }
 
 /// The real captures, when the shared corpus is there (it is not part of the
-/// repository; the test passes without it).
+/// repository: skipped on a clone without it, required where `CI` is set).
 #[test]
 fn corpus_captures_hold_the_invariants() {
     let files = corpus("cursor-agent");

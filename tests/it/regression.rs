@@ -1,6 +1,6 @@
 //! Regression tests for problems found in review, named after what they pin.
 
-mod common;
+use crate::common;
 
 use common::{cstream, events};
 

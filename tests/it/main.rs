@@ -1,0 +1,30 @@
+//! The integration tests, as one test binary: each file is a module, so the
+//! crate and its dependencies are linked once instead of once per file (the
+//! cold build of the tests roughly halves on two cores).
+//!
+//! A new test file goes here as a module; `layout::every_test_file_is_compiled`
+//! fails on a `.rs` file left directly in `tests/`, which cargo would no longer
+//! build (`autotests = false`).
+//!
+//! `tests/documents_memory.rs` stays a binary of its own: it installs a counting
+//! global allocator, which must not see the allocations of tests running beside it.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod backpressure;
+mod bench_gen;
+mod cli;
+mod dialects;
+mod documents;
+mod exit_status;
+mod generated;
+mod hostile;
+mod invariants;
+mod layout;
+mod openai;
+mod properties;
+mod regression;
+mod roundtrip;
+mod snapshots;
+mod transforms;
