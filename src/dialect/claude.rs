@@ -55,8 +55,8 @@ use crate::event::{
     Usage, json_null,
 };
 use crate::input::Parsed;
-use crate::transform::prefix::Prefix;
 use crate::json::{LaxBool, LaxF64, LaxInt, LaxStr, Members, S, raw_as_str};
+use crate::transform::prefix::Prefix;
 
 /// One Claude Code line: the union of the fields the parser reads.
 #[derive(Deserialize)]
@@ -1220,12 +1220,15 @@ fn rate_limit_notice(raw: &RawValue) -> Option<String> {
     if status == "allowed" {
         return None;
     }
-    let mut msg = format!("rate limit: {status}");
+    let mut msg = status.into_owned();
     if let Some(kind) = m.nonempty_str("rateLimitType") {
         msg.push_str(&format!(" ({kind})"));
     }
     if let Some(at) = m.int("resetsAt") {
-        msg.push_str(&format!(", resets at {}", crate::output::documents::iso8601(at)));
+        msg.push_str(&format!(
+            ", resets at {}",
+            crate::output::documents::iso8601(at)
+        ));
     }
     Some(msg)
 }

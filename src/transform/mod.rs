@@ -27,7 +27,7 @@ pub mod prefix;
 pub mod truncate;
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashSet, VecDeque};
 use std::io;
 
 use crate::diag::{Diag, Warn};
@@ -42,6 +42,18 @@ pub const MAX_HELD_ITEMS: usize = 10_000;
 pub const MAX_HELD_BYTES: usize = 8 * 1024 * 1024;
 /// Tool calls tracked as open at once; beyond it the oldest is closed.
 pub const MAX_OPEN_CALLS: usize = 4096;
+/// Completed calls remembered per session, to drop their repeats (late
+/// completions come soon after the call's end).
+pub const MAX_DONE_CALLS: usize = 1024;
+
+/// A 64-bit hash of a call id (a collision between two ids of one session
+/// is vanishingly unlikely).
+fn id_hash(id: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    id.hash(&mut h);
+    h.finish()
+}
 
 /// How sessions ended, for `-e` and `--stats`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -108,10 +120,10 @@ struct SessionState {
     /// The ids in `open`, so that telling whether a call is open does not
     /// scan up to [`MAX_OPEN_CALLS`] of them for every start.
     open_ids: HashSet<String>,
-    /// Calls that completed in this session, and whether cstream closed
-    /// them as cancelled (the agent did not); oldest first in `done_order`.
-    done: HashMap<String, bool>,
-    done_order: VecDeque<String>,
+    /// The most recent calls that completed in this session (a hash of the
+    /// id, and whether cstream closed it as cancelled), oldest first: a few
+    /// bytes each, so that a long session's memory does not grow with them.
+    done: VecDeque<(u64, bool)>,
     /// Output emitted per tool call (for cumulative snapshots), most recent last.
     outputs: Vec<(String, Prefix)>,
     usage_sum: Usage,
@@ -138,14 +150,24 @@ impl SessionState {
 
     /// Record that `call_id` completed (`cancelled`: closed by cstream).
     fn finish_call(&mut self, call_id: &str, cancelled: bool) {
-        if self.done.insert(call_id.to_owned(), cancelled).is_none() {
-            self.done_order.push_back(call_id.to_owned());
-            if self.done_order.len() > MAX_OPEN_CALLS
-                && let Some(old) = self.done_order.pop_front()
-            {
-                self.done.remove(&old);
-            }
+        let h = id_hash(call_id);
+        if self.done.iter().any(|(d, _)| *d == h) {
+            return;
         }
+        if self.done.len() >= MAX_DONE_CALLS {
+            self.done.pop_front();
+        }
+        self.done.push_back((h, cancelled));
+    }
+
+    /// Whether `call_id` completed, and if so whether cstream closed it.
+    fn completed(&self, call_id: &str) -> Option<bool> {
+        let h = id_hash(call_id);
+        self.done
+            .iter()
+            .rev()
+            .find(|(d, _)| *d == h)
+            .map(|(_, c)| *c)
     }
 
     fn forget_output(&mut self, call_id: &str) {
@@ -162,8 +184,7 @@ impl SessionState {
             all_text: Prefix::default(),
             open: VecDeque::new(),
             open_ids: HashSet::new(),
-            done: HashMap::new(),
-            done_order: VecDeque::new(),
+            done: VecDeque::new(),
             outputs: Vec::new(),
             usage_sum: Usage::default(),
             usage_emitted: false,
@@ -440,7 +461,7 @@ impl Normalizer {
                 match &ev.kind {
                     Kind::ToolCallStarted(t)
                         if st.open_ids.contains(&*t.call_id)
-                            || st.done.contains_key(&*t.call_id) =>
+                            || st.completed(&t.call_id).is_some() =>
                     {
                         Ok(())
                     }
@@ -495,9 +516,9 @@ impl Normalizer {
         // completed (a line sent twice, a completion the agent sends after
         // its result closed the call) would make a second call of it.
         let again = match &ev.kind {
-            Kind::ToolCallStarted(t) => st.done.get(&*t.call_id).map(|c| (&t.call_id, *c, true)),
+            Kind::ToolCallStarted(t) => st.completed(&t.call_id).map(|c| (&t.call_id, c, true)),
             Kind::ToolCallCompleted(t) if !st.open_ids.contains(&*t.call_id) => {
-                st.done.get(&*t.call_id).map(|c| (&t.call_id, *c, false))
+                st.completed(&t.call_id).map(|c| (&t.call_id, c, false))
             }
             _ => None,
         };
