@@ -15,6 +15,7 @@ events\t'cstream\'s own --to events output'"
 complete -c cstream -l color -d 'When to colour the text format [NO_COLOR and CLICOLOR_FORCE are honoured with auto]' -r -f -a "auto\t'Colour when writing to a terminal (unless NO_COLOR is set, or CLICOLOR_FORCE asks for it)'
 always\t'Always colour the text format'
 never\t'Never colour'"
+complete -c cstream -l shell-lines -d 'text: of the shell output that arrives with a call\'s completion, show the last N lines, or all [default: 10 on a terminal, else all]' -r
 complete -c cstream -s o -l output -d 'Write to FILE instead of standard output' -r -F
 complete -c cstream -l truncate-shell -d 'Cap each tool call\'s shell output at SIZE bytes (64K, 1M, …): live output up to SIZE, then a marker; the completed output keeps its last SIZE bytes' -r
 complete -c cstream -l coalesce -d 'With --to events: merge deltas into whole messages and tool calls (whole, the default), or merge adjacent deltas that arrived together (burst)' -r -f -a "whole\t'Whole messages, thinking phases and tool calls'
@@ -36,6 +37,8 @@ fish\t''
 powershell\t''
 elvish\t''"
 complete -c cstream -l no-dedupe -d 'Keep recap/replay text and cumulative tool-output snapshots exactly as they came (default: emit only what each adds)'
+complete -c cstream -s q -l quiet -d 'The conversation only: no session header or final line, no unknown events or invalid input lines in the text format; warnings on stderr only as one count per kind'
+complete -c cstream -l no-thinking -d 'text: leave thinking out'
 complete -c cstream -l strict -d 'Stop at the first line that is not valid input (after writing its error event), exit 1'
 complete -c cstream -s e -l exit-status -d 'Exit 3 when a session reported failure or ended without a result'
 complete -c cstream -l stats -d 'After the run, print one summary line on stderr: lines and bytes read, bytes written, lines skipped, sessions (failed, incomplete), events by type, elapsed time'

@@ -11,6 +11,7 @@ use clap::{CommandFactory, Parser, ValueEnum};
 
 use crate::diag::Diag;
 use crate::dialect::Dialect;
+use crate::output::text::TERMINAL_SHELL_LINES;
 use crate::output::{Format, OutputOptions, ReasoningField, ToolCallMode};
 use crate::run::{Config, Input, run};
 use crate::transform::NormalizeOptions;
@@ -73,6 +74,20 @@ pub struct Cli {
     #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorWhen::Auto)]
     pub color: ColorWhen,
 
+    /// The conversation only: no session header or final line, no unknown events or invalid
+    /// input lines in the text format; warnings on stderr only as one count per kind
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
+
+    /// text: leave thinking out
+    #[arg(long)]
+    pub no_thinking: bool,
+
+    /// text: of the shell output that arrives with a call's completion, show the last N lines, or
+    /// all [default: 10 on a terminal, else all]
+    #[arg(long, value_name = "N|all", value_parser = parse_shell_lines)]
+    pub shell_lines: Option<ShellLines>,
+
     /// Stop at the first line that is not valid input (after writing its error event), exit 1
     #[arg(long)]
     pub strict: bool,
@@ -131,7 +146,7 @@ pub struct Cli {
 
     /// openai and documents formats: the creation time to write, Unix seconds (default: the
     /// session's first timestamp, else the time the run started)
-    #[arg(long, value_name = "UNIX", allow_negative_numbers = true)]
+    #[arg(long, value_name = "UNIX", allow_negative_numbers = true, value_parser = parse_created)]
     pub created: Option<i64>,
 
     /// One-line JSON for openai-json and documents (default: pretty, 2-space indent)
@@ -163,6 +178,24 @@ pub enum ToFormat {
     Documents,
     /// The same documents as a live Server-Sent Events stream
     DocumentsSse,
+}
+
+/// `--shell-lines`
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShellLines {
+    /// Every line.
+    All,
+    /// The last N lines.
+    Last(usize),
+}
+
+fn parse_shell_lines(s: &str) -> Result<ShellLines, String> {
+    if s == "all" {
+        return Ok(ShellLines::All);
+    }
+    s.parse()
+        .map(ShellLines::Last)
+        .map_err(|_| format!("expected a number of lines or 'all', got '{s}'"))
 }
 
 /// `--coalesce`
@@ -282,12 +315,15 @@ pub fn generate(kind: Generate, out: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
-/// The environment colour decisions depend on.
+/// The environment colour and terminal decisions depend on.
 #[derive(Debug, Clone, Default)]
 pub struct ColorEnv {
     pub no_color: Option<String>,
     pub clicolor_force: Option<String>,
     pub term: Option<String>,
+    /// Standard error is a terminal: with a terminal output, the warnings
+    /// show invalid input lines on the same screen as the transcript.
+    pub stderr_tty: bool,
 }
 
 impl ColorEnv {
@@ -297,6 +333,7 @@ impl ColorEnv {
             no_color: std::env::var("NO_COLOR").ok(),
             clicolor_force: std::env::var("CLICOLOR_FORCE").ok(),
             term: std::env::var("TERM").ok(),
+            stderr_tty: io::stderr().is_terminal(),
         }
     }
 }
@@ -370,6 +407,18 @@ impl Cli {
                 run_start: None,
                 compact: self.compact,
                 thinking: self.thinking,
+                // A terminal shows a screenful; a saved transcript is the
+                // record, so it loses nothing.
+                shell_lines: match self.shell_lines {
+                    Some(ShellLines::All) => None,
+                    Some(ShellLines::Last(n)) => Some(n),
+                    None => tty.then_some(TERMINAL_SHELL_LINES),
+                },
+                quiet: self.quiet,
+                no_thinking: self.no_thinking,
+                // Each invalid line is then shown once, by its warning, which
+                // names the file and line.
+                hide_bad_lines: tty && env.stderr_tty,
             },
             strict: self.strict,
             truncate_shell: self.truncate_shell,
@@ -492,6 +541,21 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// `--created`: Unix seconds that RFC 3339 can write (years 0000 to 9999).
+fn parse_created(s: &str) -> Result<i64, String> {
+    let secs: i64 = s.parse().map_err(|e| format!("{e}"))?;
+    let range = crate::event::TS_RANGE_MS;
+    if (range.start() / 1000..=range.end() / 1000).contains(&secs) {
+        Ok(secs)
+    } else {
+        Err(format!(
+            "{secs} is outside years 0000-9999 ({}..={})",
+            range.start() / 1000,
+            range.end() / 1000
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -507,6 +571,7 @@ mod tests {
             no_color: nc.map(Into::into),
             clicolor_force: force.map(Into::into),
             term: term.map(Into::into),
+            stderr_tty: false,
         };
         let plain = env(None, None, Some("xterm"));
         assert!(resolve_color(ColorWhen::Auto, true, &plain));

@@ -10,6 +10,10 @@
 use std::fmt::Display;
 use std::io::Write;
 
+/// Warnings quote input (and file names) through the terminal module's one
+/// escaping rule.
+pub use crate::terminal::excerpt;
+
 /// How many warnings of one kind are printed before the rest are only counted.
 pub const WARNINGS_SHOWN_PER_KIND: u64 = 20;
 
@@ -56,6 +60,8 @@ pub struct Diag {
     pub fatal: bool,
     /// Display name of the input being read (`-` for standard input).
     pub file: String,
+    /// `-q`: warnings are only counted, one line per kind at the end.
+    pub quiet: bool,
 }
 
 impl Diag {
@@ -67,6 +73,7 @@ impl Diag {
             bad_lines: 0,
             fatal: false,
             file: "-".to_owned(),
+            quiet: false,
         }
     }
 
@@ -75,11 +82,21 @@ impl Diag {
         Diag::new(Box::new(std::io::sink()))
     }
 
+    /// How many warnings of one kind are printed one by one.
+    fn shown_per_kind(&self) -> u64 {
+        if self.quiet {
+            0
+        } else {
+            WARNINGS_SHOWN_PER_KIND
+        }
+    }
+
     /// Report a problem at `line` of the current file.
     pub fn warn(&mut self, kind: Warn, line: u64, msg: impl Display) {
+        let cap = self.shown_per_kind();
         let n = &mut self.counts[kind.index()];
         *n += 1;
-        if *n <= WARNINGS_SHOWN_PER_KIND {
+        if *n <= cap {
             // A failed stderr write must not abort the run (ripgrep #1966).
             let _ = writeln!(self.out, "cstream: warning: {}:{line}: {msg}", self.file);
         }
@@ -87,9 +104,10 @@ impl Diag {
 
     /// Report something about the run that has no line.
     pub fn note(&mut self, msg: impl Display) {
+        let cap = self.shown_per_kind();
         let n = &mut self.counts[Warn::Run.index()];
         *n += 1;
-        if *n <= WARNINGS_SHOWN_PER_KIND {
+        if *n <= cap {
             let _ = writeln!(self.out, "cstream: warning: {msg}");
         }
     }
@@ -106,8 +124,10 @@ impl Diag {
         let _ = self.out.flush();
     }
 
-    /// Print one line per capped kind saying how many were not shown.
+    /// Print one line per capped kind saying how many were not shown
+    /// (with `quiet`, one line per kind that occurred at all).
     pub fn finish(&mut self) {
+        let cap = self.shown_per_kind();
         for kind in [
             Warn::NotJson,
             Warn::InvalidUtf8,
@@ -116,11 +136,13 @@ impl Diag {
             Warn::Run,
         ] {
             let n = self.counts[kind.index()];
-            if n > WARNINGS_SHOWN_PER_KIND {
+            if n > 0 && self.quiet {
+                let _ = writeln!(self.out, "cstream: warning: {}: {n}", kind.label());
+            } else if n > cap {
                 let _ = writeln!(
                     self.out,
                     "cstream: warning: {} more {} not shown ({n} in all)",
-                    n - WARNINGS_SHOWN_PER_KIND,
+                    n - cap,
                     kind.label()
                 );
             }
@@ -132,30 +154,6 @@ impl Diag {
     pub fn count(&self, kind: Warn) -> u64 {
         self.counts[kind.index()]
     }
-}
-
-/// A short, printable excerpt of untrusted input for a message: control
-/// characters escaped, cut at `max` characters.
-pub fn excerpt(s: &str, max: usize) -> String {
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i == max {
-            out.push('…');
-            break;
-        }
-        if c.is_control() || is_bidi_or_invisible(c) {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// Bidirectional overrides and invisible characters that could disguise text
-/// on a terminal (the "Trojan Source" set plus zero-width characters).
-pub fn is_bidi_or_invisible(c: char) -> bool {
-    matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
 }
 
 #[cfg(test)]
@@ -193,11 +191,20 @@ mod tests {
     }
 
     #[test]
-    fn excerpt_escapes_controls() {
+    fn quiet_counts_instead_of_showing() {
+        let buf = Buf::default();
+        let mut d = Diag::new(Box::new(buf.clone()));
+        d.quiet = true;
+        for i in 1..=3 {
+            d.warn(Warn::NotJson, i, "line is not JSON");
+        }
+        d.note("a second session begins");
+        d.finish();
+        let s = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
         assert_eq!(
-            excerpt("a\u{1b}[31mb\u{202e}", 80),
-            "a\\u{1b}[31mb\\u{202e}"
+            s,
+            "cstream: warning: lines that are not JSON: 3\ncstream: warning: run warnings: 1\n"
         );
-        assert_eq!(excerpt("abcdef", 3), "abc…");
+        assert_eq!(d.count(Warn::NotJson), 3);
     }
 }

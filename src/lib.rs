@@ -32,4 +32,5 @@ pub mod json;
 pub mod output;
 pub mod run;
 pub mod stats;
+pub mod terminal;
 pub mod transform;

@@ -111,6 +111,8 @@ struct Pipeline<'s> {
     /// The format writes one SSE stream per session: warn (once) when a
     /// second session begins, since most clients read only the first.
     warn_sessions: bool,
+    /// The input being read may pause (a pipe, a terminal): not a regular file.
+    live: bool,
     /// `--stats`: the counting adapters' counters.
     counters: Option<Rc<Counters>>,
     started: Instant,
@@ -149,6 +151,7 @@ impl<'s> Pipeline<'s> {
             line_buffered: cfg.line_buffered,
             stop: false,
             warn_sessions: cfg.format.is_sse(),
+            live: true,
             counters,
             started,
         }
@@ -169,6 +172,17 @@ impl<'s> Pipeline<'s> {
             events: c.events(),
             elapsed: self.started.elapsed(),
         })
+    }
+
+    /// Tell the normalizer the input's dialect, once known. A session of
+    /// cstream's own events read back without its `session_started` came
+    /// from an agent nobody named: `unknown`, not `events`.
+    fn name_dialect(&mut self) {
+        match self.parser.chosen {
+            Some(Dialect::Events) => self.norm.set_dialect("unknown"),
+            Some(d) => self.norm.set_dialect(d.name()),
+            None => {}
+        }
     }
 
     fn check_sessions(&mut self, diag: &mut Diag) {
@@ -194,12 +208,11 @@ impl Handler for Pipeline<'_> {
         };
         let norm = &mut self.norm;
         let sink = &mut *self.sink;
-        let parsed = self
-            .parser
-            .parse(rec, &mut |item| norm.item(item, sink, diag))?;
-        if let Some(d) = self.parser.chosen {
-            self.norm.set_dialect(d.name());
-        }
+        let parsed = self.parser.parse(rec, &mut |mut item| {
+            drop_impossible_ts(&mut item, Some(line), diag);
+            norm.item(item, sink, diag)
+        })?;
+        self.name_dialect();
         self.check_sessions(diag);
         if self.line_buffered && parsed == Parsed::Done {
             self.sink.flush()?;
@@ -226,11 +239,37 @@ impl Handler for Pipeline<'_> {
     }
 
     fn idle(&mut self) -> io::Result<()> {
-        self.sink.flush()
+        // A regular file pauses only between read blocks, where nothing is
+        // waited for: the items before its init stay held for the init.
+        if self.live {
+            self.norm.idle(&mut *self.sink)?;
+        }
+        self.sink.idle()
     }
 
     fn stop(&self) -> bool {
         self.stop
+    }
+}
+
+/// A timestamp beyond year 9999 or before year 0 is no time an agent wrote
+/// down: no date format can carry it (documents' `created` would not be
+/// RFC 3339), so it is dropped, with a warning, as if the line had none.
+/// `line` is `None` for items a parser released at the end of its input.
+fn drop_impossible_ts(item: &mut Item<'_>, line: Option<u64>, diag: &mut Diag) {
+    if let Some(ts) = item.ts_mut()
+        && let Some(ms) = *ts
+        && !crate::event::TS_RANGE_MS.contains(&ms)
+    {
+        *ts = None;
+        let msg = format_args!("timestamp {ms} ms is outside years 0000-9999; ignored");
+        match line {
+            Some(line) => diag.warn(Warn::Format, line, msg),
+            None => {
+                let file = diag.file.clone();
+                diag.note(format_args!("{file}: {msg}"));
+            }
+        }
     }
 }
 
@@ -268,15 +307,23 @@ pub fn run_with_stdin<R: Read, W: Write>(
     out: W,
     diag: &mut Diag,
 ) -> io::Result<Report> {
+    diag.quiet |= cfg.output.quiet;
     let mut p = Pipeline::new(cfg, out);
     let mut framer = Framer::new();
     let mut all = || {
         for input in inputs {
             diag.file = input.display_name();
             match input {
-                Input::Stdin => one_input(&mut p, &mut framer, &mut stdin, diag)?,
+                Input::Stdin => {
+                    p.live = true;
+                    one_input(&mut p, &mut framer, &mut stdin, diag)?
+                }
                 Input::Path(path) => match File::open(path) {
-                    Ok(f) => one_input(&mut p, &mut framer, f, diag)?,
+                    Ok(f) => {
+                        // A FIFO or `<(tail -f …)` is live; a regular file is not.
+                        p.live = !f.metadata().is_ok_and(|m| m.is_file());
+                        one_input(&mut p, &mut framer, f, diag)?
+                    }
                     Err(e) => {
                         let name = std::mem::take(&mut diag.file);
                         diag.error(format_args!("{name}: {e}"));
@@ -303,6 +350,7 @@ pub fn convert<R: Read, W: Write>(
     out: W,
     diag: &mut Diag,
 ) -> io::Result<Report> {
+    diag.quiet |= cfg.output.quiet;
     let mut p = Pipeline::new(cfg, out);
     let mut framer = Framer::new();
     let r = one_input(&mut p, &mut framer, input, diag);
@@ -329,7 +377,10 @@ fn one_input<R: Read>(
         // waiting for its repeat) belong to this input.
         let norm = &mut p.norm;
         let sink = &mut *p.sink;
-        p.parser.finish(&mut |item| norm.item(item, sink, diag))?;
+        p.parser.finish(&mut |mut item| {
+            drop_impossible_ts(&mut item, None, diag);
+            norm.item(item, sink, diag)
+        })?;
     }
     if p.parser.undecided() {
         diag.warn(
@@ -338,6 +389,8 @@ fn one_input<R: Read>(
             "could not tell which agent wrote this input; reading it as cursor-agent (use --from to say)",
         );
     }
+    // `--from` names the dialect of an input that had no records at all.
+    p.name_dialect();
     p.norm.end_input(&mut *p.sink, diag)?;
     p.check_sessions(diag);
     Ok(())

@@ -164,6 +164,10 @@ impl Sink for CountingSink<'_> {
         self.inner.flush()
     }
 
+    fn idle(&mut self) -> io::Result<()> {
+        self.inner.idle()
+    }
+
     fn finish(&mut self) -> io::Result<()> {
         self.inner.finish()
     }

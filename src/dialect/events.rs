@@ -3,7 +3,10 @@
 //! The event model is lossless for everything the outputs use, so reading
 //! events and writing any format gives the same bytes as converting the
 //! original stream directly. Sessions are delimited by `session_started`, or
-//! by a change of `sessionId` (a session that had no init event).
+//! by a change of `sessionId` (a stream cut at its head, or written by an
+//! older cstream for a session that had no init event). A `session_started`
+//! with `"dedupe":false` says its session was written with `--no-dedupe`:
+//! its events are passed on as they are, not deduped a second time.
 
 use std::borrow::Cow;
 use std::io;
@@ -61,6 +64,9 @@ struct Line<'a> {
     cwd: Option<S<'a>>,
     #[serde(borrow)]
     permission_mode: Option<S<'a>>,
+    /// `session_started`: `false` when the session was written with
+    /// `--no-dedupe` (absent in older streams, and when deduped).
+    dedupe: Option<bool>,
     #[serde(borrow)]
     text: Option<S<'a>>,
     duration_ms: Option<u64>,
@@ -198,6 +204,9 @@ impl Parser for EventsParser {
         let sid = l.session_id.0;
         if let Kind::SessionStarted(_) = kind {
             self.current = Some(sid.to_string());
+            if l.dedupe == Some(false) {
+                out(Item::Verbatim)?;
+            }
         } else if self.current.as_deref() != Some(&sid) {
             self.current = Some(sid.to_string());
             out(Item::Resume {

@@ -64,6 +64,9 @@ pub enum Item<'a> {
     /// Start a new session with this id without a `session_started` event
     /// (cstream's own events, where an anonymous session's id is explicit).
     Resume { session_id: Str<'a> },
+    /// The next session's events were written without recap dedupe (an
+    /// events stream made with `--no-dedupe`): pass them on as they are.
+    Verbatim,
     /// The session id the source put on its lines, for a session that has no
     /// init event (the first one seen in an input).
     IdHint(Str<'a>),
@@ -85,6 +88,18 @@ pub enum Item<'a> {
 }
 
 impl Item<'_> {
+    /// The item's timestamp, where it has one.
+    pub fn ts_mut(&mut self) -> Option<&mut Option<i64>> {
+        match self {
+            Item::Event(e) | Item::StartIfNew(e) => Some(&mut e.ts),
+            Item::Recap { ts, .. }
+            | Item::BlockRecap { ts, .. }
+            | Item::UsageTotal { ts, .. }
+            | Item::OutputSnapshot { ts, .. } => Some(ts),
+            Item::Resume { .. } | Item::IdHint(_) | Item::Verbatim => None,
+        }
+    }
+
     /// Detach the item from the record it borrows from.
     pub fn into_owned(self) -> Item<'static> {
         let own = |s: Str<'_>| -> Str<'static> { std::borrow::Cow::Owned(s.into_owned()) };
@@ -112,6 +127,7 @@ impl Item<'_> {
                 session_id: own(session_id),
             },
             Item::IdHint(s) => Item::IdHint(own(s)),
+            Item::Verbatim => Item::Verbatim,
             Item::OutputSnapshot {
                 ts,
                 call_id,

@@ -500,7 +500,11 @@ impl Builder {
 
     /// Take one event of the session.
     pub fn event(&mut self, ev: &Event<'_>, out: &mut dyn DocOut) -> io::Result<()> {
-        self.any_event = true;
+        // Every session begins with `session_started`, even an input with no
+        // events at all: it says nothing about what the agent did.
+        if !matches!(ev.kind, Kind::SessionStarted(_)) {
+            self.any_event = true;
+        }
         if self.first_ts.is_none() {
             self.first_ts = ev.ts;
         }
@@ -1264,8 +1268,13 @@ pub fn language_of(path: &str) -> &'static str {
     }
 }
 
-/// Unix seconds as ISO 8601 in UTC (`2026-02-23T10:30:00Z`).
+/// Unix seconds as RFC 3339 in UTC (`2026-02-23T10:30:00Z`), clamped to
+/// years 0000 to 9999, all that format can write. Timestamps are checked
+/// when read and `--created` when parsed; the clamp keeps a clock gone wild
+/// from writing an invalid date.
 pub fn iso8601(secs: i64) -> String {
+    let range = crate::event::TS_RANGE_MS;
+    let secs = secs.clamp(range.start() / 1000, range.end() / 1000);
     let days = secs.div_euclid(86_400);
     let rem = secs.rem_euclid(86_400);
     // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
@@ -1404,9 +1413,10 @@ mod tests {
         assert_eq!(iso8601(951_782_400), "2000-02-29T00:00:00Z");
         assert_eq!(iso8601(1_770_823_841), "2026-02-11T15:30:41Z");
         assert_eq!(iso8601(-1), "1969-12-31T23:59:59Z");
-        // No panic at the extremes.
-        let _ = iso8601(i64::MAX / 1000);
-        let _ = iso8601(i64::MIN / 1000);
+        // The extremes are clamped to what RFC 3339 can write.
+        assert_eq!(iso8601(i64::MAX), "9999-12-31T23:59:59Z");
+        assert_eq!(iso8601(253_402_300_800), "9999-12-31T23:59:59Z");
+        assert_eq!(iso8601(i64::MIN), "0000-01-01T00:00:00Z");
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 
 use super::{Session, Sink};
-use crate::event::{Event, write_event_quoted};
+use crate::event::{Event, Kind, write_event_quoted};
 use crate::json::write_str;
 
 /// Writes one JSON line per event.
@@ -29,6 +29,17 @@ impl<W: Write> Sink for EventsSink<W> {
             self.sid.0 = s.ordinal;
             self.sid.1.clear();
             write_str(&mut self.sid.1, &s.id)?;
+        }
+        if !s.dedupe && matches!(ev.kind, Kind::SessionStarted(_)) {
+            // The stream says what it carries, so that reading it back
+            // (`--from events`) does not dedupe it a second time.
+            let mut line = Vec::new();
+            write_event_quoted(&mut line, &self.sid.1, ev)?;
+            if let Some(body) = line.strip_suffix(b"}\n") {
+                self.w.write_all(body)?;
+                return self.w.write_all(b",\"dedupe\":false}\n");
+            }
+            return self.w.write_all(&line);
         }
         write_event_quoted(&mut self.w, &self.sid.1, ev)
     }

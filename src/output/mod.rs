@@ -24,6 +24,11 @@ pub struct Session {
     pub id: String,
     /// 1-based position of the session in the run.
     pub ordinal: usize,
+    /// Recap dedupe is on for this session: off with `--no-dedupe`, or when
+    /// an events stream says its session was written without it. The events
+    /// format says so on `session_started` (`"dedupe":false`), so a second
+    /// stage passes the events on as they are.
+    pub dedupe: bool,
 }
 
 /// A destination for normalized events.
@@ -38,8 +43,16 @@ pub trait Sink {
     fn end(&mut self, _s: &Session) -> io::Result<()> {
         Ok(())
     }
-    /// Push buffered output to its destination.
+    /// Push buffered output to its destination (`--line-buffered`, and
+    /// after [`Sink::idle`]). Never changes which events are written.
     fn flush(&mut self) -> io::Result<()>;
+    /// The input has nothing more buffered: what was read so far should be
+    /// out before cstream waits for more. Adapters that merge what was read
+    /// together (`--coalesce=burst`) close their merge here, not on
+    /// `flush`, so the events do not depend on how stdout is buffered.
+    fn idle(&mut self) -> io::Result<()> {
+        self.flush()
+    }
     /// The run is over: write anything pending and flush.
     fn finish(&mut self) -> io::Result<()> {
         self.flush()
@@ -98,6 +111,17 @@ pub struct OutputOptions {
     pub compact: bool,
     /// documents formats: include `thinking` documents (`--thinking`).
     pub thinking: bool,
+    /// text: the last lines of shell output that arrives with a call's
+    /// completion (`--shell-lines`; None: all of them).
+    pub shell_lines: Option<usize>,
+    /// text: the conversation only, without the session header, the final
+    /// line, unknown events and invalid input lines (`-q`).
+    pub quiet: bool,
+    /// text: leave thinking out (`--no-thinking`).
+    pub no_thinking: bool,
+    /// text: leave out the rows for input lines that were not valid input,
+    /// because the warnings on stderr show them on the same terminal.
+    pub hide_bad_lines: bool,
 }
 
 /// The sink for `format`, writing to `w`.

@@ -12,8 +12,10 @@
 //! A tool call's line is written when it starts and its outcome appended when
 //! it completes; if anything else is written in between, the outcome gets a
 //! line of its own. Everything taken from the stream goes through
-//! [`visible`], so control characters, escape sequences and bidi overrides
-//! are shown, never interpreted by the terminal.
+//! [`crate::terminal`], so control characters, escape sequences and bidi
+//! overrides are shown, never interpreted by the terminal (the colours of
+//! shell output excepted, when the transcript is coloured), and lines are
+//! cut by their width in terminal columns.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -22,11 +24,12 @@ use std::io::{self, Write};
 use owo_colors::{OwoColorize, Style};
 
 use super::{OutputOptions, Session, Sink};
-use crate::diag::is_bidi_or_invisible;
 use crate::event::{Event, Kind, OutStream, SessionResult, ToolEnd, ToolStart, Usage};
+use crate::terminal::{Sgr, sanitize, truncate, visible, width};
 
-/// Lines of completion-time shell output shown (the last ones).
-pub const OUTPUT_TAIL_LINES: usize = 10;
+/// `--shell-lines` on a terminal: the last lines of completion-time shell
+/// output shown (a saved transcript keeps them all).
+pub const TERMINAL_SHELL_LINES: usize = 10;
 
 /// The styles of each element; all plain when colour is off.
 #[derive(Clone, Copy)]
@@ -95,6 +98,17 @@ pub struct TextSink<W: Write> {
     w: W,
     p: Palette,
     width: Option<usize>,
+    /// What happens to colour sequences in shell output.
+    sgr: Sgr,
+    /// `--shell-lines`: the last lines of completion-time output shown.
+    shell_lines: Option<usize>,
+    /// `-q`: no header, final line, unknown events or invalid input lines.
+    quiet: bool,
+    /// `--no-thinking`.
+    thinking: bool,
+    /// Rows for input lines that were not valid input (off when the
+    /// warnings on stderr already show them on the same terminal).
+    bad_lines: bool,
     /// Nothing written yet on the current line.
     at_line_start: bool,
     block: Block,
@@ -106,6 +120,8 @@ pub struct TextSink<W: Write> {
     sessions: usize,
     /// Reused for building lines.
     buf: String,
+    /// Columns of streamed text on the current line (None: cut there).
+    col: Option<usize>,
 }
 
 impl<W: Write> TextSink<W> {
@@ -114,6 +130,11 @@ impl<W: Write> TextSink<W> {
             w,
             p: Palette::new(opts.color),
             width: opts.width,
+            sgr: if opts.color { Sgr::Keep } else { Sgr::Strip },
+            shell_lines: opts.shell_lines,
+            quiet: opts.quiet,
+            thinking: !opts.no_thinking,
+            bad_lines: !opts.hide_bad_lines && !opts.quiet,
             at_line_start: true,
             block: Block::None,
             pending: None,
@@ -122,6 +143,7 @@ impl<W: Write> TextSink<W> {
             tally: Tally::default(),
             sessions: 0,
             buf: String::new(),
+            col: Some(0),
         }
     }
 
@@ -178,15 +200,17 @@ impl<W: Write> TextSink<W> {
         Ok(())
     }
 
-    /// Write streamed text line by line, each line starting with `prefix`.
+    /// Write streamed text (already made visible) line by line, each line
+    /// starting with `prefix`; with `limit`, each line is cut at that many
+    /// columns after the prefix, however many pieces it arrives in.
     fn stream(
         &mut self,
         prefix: &str,
         prefix_style: Style,
         style: Option<Style>,
         text: &str,
+        limit: Option<usize>,
     ) -> io::Result<()> {
-        let text = visible(text, true);
         for piece in text.split_inclusive('\n') {
             if self.at_line_start {
                 // No trailing blank on an empty line.
@@ -197,10 +221,29 @@ impl<W: Write> TextSink<W> {
                 };
                 self.paint(prefix_style, prefix)?;
                 self.at_line_start = false;
+                self.col = Some(0);
             }
+            let (body, nl) = match piece.strip_suffix('\n') {
+                Some(b) => (b, "\n"),
+                None => (piece, ""),
+            };
+            let shown = match (limit, self.col) {
+                (Some(max), Some(col)) => {
+                    let room = max.saturating_sub(col);
+                    let cut = truncate(body, room);
+                    // Past the cut, the rest of the line is dropped.
+                    self.col = matches!(cut, Cow::Borrowed(_)).then(|| col + width(body));
+                    cut
+                }
+                (Some(_), None) => Cow::Borrowed(""),
+                (None, _) => Cow::Borrowed(body),
+            };
             match style {
-                Some(s) => self.paint(s, piece)?,
-                None => self.plain(piece)?,
+                Some(s) => self.paint(s, &shown)?,
+                None => self.plain(&shown)?,
+            }
+            if !nl.is_empty() {
+                self.newline()?;
             }
         }
         Ok(())
@@ -231,10 +274,7 @@ impl<W: Write> TextSink<W> {
             .unwrap_or_default();
         // Room left on a terminal line for the argument after "▸ name  ".
         let arg = match self.width {
-            Some(w) => truncate(
-                &arg,
-                w.saturating_sub(name.chars().count() + 4 + 22).max(16),
-            ),
+            Some(w) => truncate(&arg, w.saturating_sub(width(&name) + 4 + 22).max(16)).into_owned(),
             None => arg,
         };
         let label = if arg.is_empty() {
@@ -313,7 +353,7 @@ impl<W: Write> TextSink<W> {
             return Ok(());
         }
         let total = out.split('\n').count();
-        let skip = total.saturating_sub(OUTPUT_TAIL_LINES);
+        let skip = self.shell_lines.map_or(0, |n| total.saturating_sub(n));
         if skip > 0 {
             let note = format!(
                 "  │ … {skip} more line{} above\n",
@@ -325,10 +365,10 @@ impl<W: Write> TextSink<W> {
             let line = line.strip_suffix('\r').unwrap_or(line);
             // No trailing blank on an empty line (as `stream` does).
             self.paint(self.p.dim, if line.is_empty() { "  │" } else { "  │ " })?;
-            let shown = visible(line, false);
+            let shown = sanitize(line, false, self.sgr);
             let shown = match self.width {
-                Some(w) => truncate(&shown, w.saturating_sub(4).max(16)),
-                None => shown.into_owned(),
+                Some(w) => truncate(&shown, output_room(w)),
+                None => shown,
             };
             self.plain(&shown)?;
             self.newline()?;
@@ -381,12 +421,29 @@ impl<W: Write> TextSink<W> {
         self.newline()
     }
 
+    /// A summary phase, or a snapshot (a plan, a todo list) one entry a line.
+    fn summary(&mut self, phase: &str, text: Option<&str>) -> io::Result<()> {
+        let text = text.map(|t| t.trim_matches('\n'));
+        let Some((first, more)) = text.map(|t| t.split_once('\n').unwrap_or((t, ""))) else {
+            return self.one_liner(self.p.dim, "≡", &format!("summary {phase}"));
+        };
+        if more.is_empty() {
+            return self.one_liner(self.p.dim, "≡", &format!("summary ({phase}): {first}"));
+        }
+        self.one_liner(self.p.dim, "≡", &format!("summary ({phase}):"))?;
+        for line in text.unwrap_or_default().split('\n') {
+            self.one_liner(self.p.dim, " ", line)?;
+        }
+        Ok(())
+    }
+
     fn one_liner(&mut self, style: Style, glyph: &str, text: &str) -> io::Result<()> {
         self.enter(Block::None)?;
-        let mut shown = visible(text, false).into_owned();
-        if let Some(w) = self.width {
-            shown = truncate(&shown, w.saturating_sub(2).max(16));
-        }
+        let shown = visible(text, false);
+        let shown = match self.width {
+            Some(w) => truncate(&shown, w.saturating_sub(width(glyph) + 1).max(16)),
+            None => shown,
+        };
         let line = format!("{glyph} {shown}");
         self.paint(style, &line)?;
         self.newline()
@@ -418,6 +475,7 @@ impl<W: Write> Sink for TextSink<W> {
             self.tally.last_ts = Some(ts);
         }
         match &ev.kind {
+            Kind::SessionStarted(_) if self.quiet => {}
             Kind::SessionStarted(st) => self.header(s, st)?,
             Kind::UserMessage { text } => {
                 self.enter(Block::None)?;
@@ -433,12 +491,14 @@ impl<W: Write> Sink for TextSink<W> {
                 }
                 self.newline()?;
             }
+            Kind::ThinkingDelta { .. } | Kind::Thinking { .. } | Kind::ThinkingCompleted { .. }
+                if !self.thinking => {}
             Kind::ThinkingDelta { text } | Kind::Thinking { text, .. } => {
                 if !text.is_empty() {
                     self.enter(Block::Thinking)?;
                     self.thinking_shown = true;
                     let (dim, th) = (self.p.dim, self.p.thinking);
-                    self.stream("┆ ", dim, Some(th), text)?;
+                    self.stream("┆ ", dim, Some(th), &visible(text, true), None)?;
                 }
                 if let Kind::Thinking { duration_ms, .. } = &ev.kind {
                     self.thinking_done(*duration_ms)?;
@@ -448,7 +508,7 @@ impl<W: Write> Sink for TextSink<W> {
             Kind::TextDelta { text } | Kind::AssistantMessage { text } => {
                 if !text.is_empty() {
                     self.enter(Block::Text)?;
-                    self.stream("", self.p.dim, None, text)?;
+                    self.stream("", self.p.dim, None, &visible(text, true), None)?;
                 }
             }
             Kind::ToolCallStarted(t) => self.tool_start(t)?,
@@ -472,23 +532,28 @@ impl<W: Write> Sink for TextSink<W> {
                     OutStream::Stdout => None,
                     OutStream::Stderr => Some(self.p.stderr),
                 };
-                self.stream("  │ ", self.p.dim, style, text)?;
+                let text = sanitize(text, true, self.sgr);
+                let limit = self.width.map(output_room);
+                self.stream("  │ ", self.p.dim, style, &text, limit)?;
             }
             Kind::UsageDelta(u) => {
                 self.tally.usage = Some(self.tally.usage.map_or(*u, |t| t.add(u)));
             }
-            Kind::Summary { phase, text } => {
-                let what = match text {
-                    Some(t) => format!("summary ({}): {}", phase.as_str(), first_line(t)),
-                    None => format!("summary {}", phase.as_str()),
-                };
-                self.one_liner(self.p.dim, "≡", &what)?;
-            }
+            Kind::Summary { phase, text } => self.summary(phase.as_str(), text.as_deref())?,
             Kind::TurnEnded { .. } => {}
             Kind::Result(r) => {
                 self.tally.result = true;
-                self.final_line(Some(r))?;
+                if !self.quiet {
+                    self.final_line(Some(r))?;
+                }
             }
+            // An input line that was not valid input (see `run`), when the
+            // warning on stderr is all that should show it.
+            Kind::Error {
+                fatal: false,
+                source: Some(src),
+                ..
+            } if src == "stdout" && !self.bad_lines => {}
             Kind::Error {
                 message,
                 fatal,
@@ -504,6 +569,7 @@ impl<W: Write> Sink for TextSink<W> {
                     self.one_liner(self.p.warn, "!", &text)?;
                 }
             }
+            Kind::Unknown { .. } if self.quiet => {}
             Kind::Unknown { raw } => {
                 let mut text = String::from("unknown event ");
                 text.push_str(&truncate(raw.get(), 160));
@@ -514,7 +580,7 @@ impl<W: Write> Sink for TextSink<W> {
     }
 
     fn end(&mut self, _s: &Session) -> io::Result<()> {
-        if !self.tally.result && self.tally.any {
+        if !self.tally.result && self.tally.any && !self.quiet {
             self.final_line(None)?;
         }
         self.break_line()
@@ -553,7 +619,16 @@ fn outcome(t: &ToolEnd) -> String {
     if t.cancelled {
         parts.push("cancelled".into());
     } else if let Some(e) = t.error.as_deref().filter(|_| !t.ok) {
-        parts.push(visible(first_line(e), false).into_owned());
+        // Several dialects word a failed command's error as its exit code;
+        // the code is shown once, below.
+        let said = t.exit_code.is_some_and(|c| {
+            e.strip_prefix("exit code ")
+                .or_else(|| e.strip_prefix("Exit code "))
+                .is_some_and(|n| n.trim() == itoa::Buffer::new().format(c))
+        });
+        if !said {
+            parts.push(visible(first_line(e), false).into_owned());
+        }
     }
     if let Some(c) = t.exit_code {
         parts.push(format!("exit {c}"));
@@ -573,6 +648,11 @@ fn outcome(t: &ToolEnd) -> String {
     parts.join(" · ")
 }
 
+/// Columns for a line of shell output on a terminal `w` wide, after `  │ `.
+fn output_room(w: usize) -> usize {
+    w.saturating_sub(4).max(16)
+}
+
 fn first_line(s: &str) -> &str {
     let s = s.trim_start_matches('\n');
     s.split('\n').next().unwrap_or("")
@@ -590,73 +670,14 @@ pub fn fmt_ms(ms: u64) -> String {
     }
 }
 
-/// Cut `s` to at most `max` characters, marking the cut with `…`.
-fn truncate(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_owned();
-    }
-    let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
-    out.push('…');
-    out
-}
-
-/// Make text from the stream safe for a terminal: control characters (but
-/// newlines and tabs when `keep_newlines`), C1 controls, bidi overrides and
-/// invisible characters are shown as `\u{…}` escapes; `\r\n` becomes `\n`.
-pub fn visible(s: &str, keep_newlines: bool) -> Cow<'_, str> {
-    let needs = |c: char| {
-        (c.is_control() && !(keep_newlines && (c == '\n' || c == '\t'))) || is_bidi_or_invisible(c)
-    };
-    if !s.chars().any(needs) {
-        return Cow::Borrowed(s);
-    }
-    let mut out = String::with_capacity(s.len() + 8);
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\r' && keep_newlines && chars.peek() == Some(&'\n') {
-            continue;
-        }
-        if needs(c) {
-            match c {
-                '\n' => out.push_str("\\n"),
-                '\t' => out.push_str("\\t"),
-                '\r' => out.push_str("\\r"),
-                _ => {
-                    let _ = write!(out, "\\u{{{:x}}}", c as u32);
-                }
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    Cow::Owned(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn visible_escapes_what_a_terminal_would_interpret() {
-        assert_eq!(visible("plain\ttext\n", true), "plain\ttext\n");
-        assert_eq!(visible("a\u{1b}[31mred", true), "a\\u{1b}[31mred");
-        assert_eq!(visible("crlf\r\nline", true), "crlf\nline");
-        assert_eq!(visible("bare\rcr", true), "bare\\rcr");
-        assert_eq!(visible("two\nlines", false), "two\\nlines");
-        assert_eq!(visible("rtl \u{202e}x", true), "rtl \\u{202e}x");
-        assert_eq!(visible("c1 \u{9b}x", true), "c1 \\u{9b}x");
-    }
 
     #[test]
     fn durations() {
         assert_eq!(fmt_ms(850), "850ms");
         assert_eq!(fmt_ms(5399), "5.4s");
         assert_eq!(fmt_ms(123_000), "2m03s");
-    }
-
-    #[test]
-    fn truncation_marks_the_cut() {
-        assert_eq!(truncate("abcdef", 4), "abc…");
-        assert_eq!(truncate("abc", 4), "abc");
     }
 }

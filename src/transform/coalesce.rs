@@ -6,8 +6,9 @@
 //!   drops nothing else.
 //! - `burst` keeps the delta types but merges adjacent deltas of one kind
 //!   (and one call) that were read together: a pending run is written out
-//!   whenever the input has nothing more buffered (the sink's `flush`), so a
-//!   fast burst costs one event and a slow stream stays live. This is the
+//!   whenever the input has nothing more buffered (the sink's `idle`; not
+//!   `flush`, which `--line-buffered` calls after every line), so a fast
+//!   burst costs one event and a slow stream stays live. This is the
 //!   "rolling state" a dashboard wants: fewer events, same liveness.
 //!
 //! Memory: `burst` holds at most what was read in one go; `whole` holds one
@@ -224,10 +225,14 @@ impl Sink for Coalesce<'_> {
     }
 
     fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+
+    fn idle(&mut self) -> io::Result<()> {
         if self.mode == CoalesceMode::Burst {
             self.flush_run()?;
         }
-        self.inner.flush()
+        self.inner.idle()
     }
 
     fn finish(&mut self) -> io::Result<()> {

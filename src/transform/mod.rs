@@ -4,7 +4,9 @@
 //! The [`Normalizer`] owns everything that spans lines:
 //! - sessions: an init (or a new input) starts one; items before an input's
 //!   first init are held (bounded) and replayed after its `session_started`;
-//!   an input with no events at all is still a session (without a result);
+//!   every session begins with `session_started` (one is made for a session
+//!   without init); an input with no events at all is still a session
+//!   (without a result);
 //! - recap dedupe: a recap emits only the tail it adds beyond the text
 //!   emitted since the last tool-call start, or else since the last recap;
 //! - the result's text is authoritative: a tail it adds is emitted before it;
@@ -36,9 +38,12 @@ use crate::event::{Event, Json, Kind, OutStream, SessionResult, SessionStart, To
 use crate::output::{Session, Sink};
 use prefix::Prefix;
 
-/// Items held before an input's first init are capped at this many…
-pub const MAX_HELD_ITEMS: usize = 10_000;
-/// …and roughly this many bytes of text.
+/// Items held before an input's first init are capped at this many: the
+/// few an agent writes before its init (a prompt echo, a notice), not a
+/// stream joined mid-run, which must show at once…
+pub const MAX_HELD_ITEMS: usize = 16;
+/// …and roughly this many bytes of text. They are also held no longer than
+/// until the input pauses ([`Normalizer::idle`]).
 pub const MAX_HELD_BYTES: usize = 8 * 1024 * 1024;
 /// Tool calls tracked as open at once; beyond it the oldest is closed.
 pub const MAX_OPEN_CALLS: usize = 4096;
@@ -205,6 +210,8 @@ pub struct Normalizer {
     hint: Option<String>,
     /// Whether this input has produced any item.
     input_has_items: bool,
+    /// The next session opened was written without dedupe ([`Item::Verbatim`]).
+    next_verbatim: bool,
     /// Sessions opened in the run so far.
     ordinal: usize,
     /// The dialect of the current input, once known (for the
@@ -230,6 +237,7 @@ impl Normalizer {
             held_bytes: 0,
             hint: None,
             input_has_items: false,
+            next_verbatim: false,
             ordinal: 0,
             dialect: None,
             line: 0,
@@ -261,6 +269,10 @@ impl Normalizer {
     fn take(&mut self, item: Item<'_>, sink: &mut dyn Sink, diag: &mut Diag) -> io::Result<()> {
         self.input_has_items = true;
         match item {
+            Item::Verbatim => {
+                self.next_verbatim = true;
+                Ok(())
+            }
             Item::IdHint(id) => {
                 if self.hint.is_none() {
                     self.hint = Some(id.into_owned());
@@ -279,12 +291,16 @@ impl Normalizer {
                     ..start
                 };
                 self.emit(sink, Event::at(ts, Kind::SessionStarted(start)))?;
-                self.replay_held(sink, diag)
+                self.replay(sink)
             }
             Item::Resume { session_id } => {
                 self.close(sink)?;
-                self.open(Some(session_id.into_owned()), sink)?;
-                self.replay_held(sink, diag)
+                self.hint = Some(session_id.into_owned());
+                // cstream's own events, cut before their `session_started`:
+                // which agent wrote them is not known.
+                self.dialect.get_or_insert("unknown");
+                self.open_anonymous(sink)?;
+                self.replay(sink)
             }
             item if self.holding() => {
                 self.held_bytes += item_size(&item);
@@ -295,8 +311,7 @@ impl Normalizer {
                         "{file}: {} events before any init event; reading them as a session without init",
                         self.held.len()
                     ));
-                    self.open_anonymous(sink)?;
-                    self.replay_held(sink, diag)?;
+                    self.release_held(sink)?;
                 }
                 Ok(())
             }
@@ -304,33 +319,56 @@ impl Normalizer {
         }
     }
 
+    /// The input has nothing more buffered: items held for an init are
+    /// written now, as a session of their own, since the reader of a live
+    /// stream (`tail -f`, a pipe joined mid-run) must see them before
+    /// cstream waits. Lines an agent writes before its init come with it in
+    /// one write, so a pause means no init is coming with them.
+    pub fn idle(&mut self, sink: &mut dyn Sink) -> io::Result<()> {
+        self.release_held(sink)
+    }
+
+    /// Write the items held for an init as a session without one.
+    fn release_held(&mut self, sink: &mut dyn Sink) -> io::Result<()> {
+        if self.cur.is_some() || self.held.is_empty() {
+            return Ok(());
+        }
+        self.open_anonymous(sink)?;
+        self.replay(sink)
+    }
+
     /// The end of one input: close its session (a session without events if
     /// it had none) and forget per-input state.
-    pub fn end_input(&mut self, sink: &mut dyn Sink, diag: &mut Diag) -> io::Result<()> {
+    pub fn end_input(&mut self, sink: &mut dyn Sink, _diag: &mut Diag) -> io::Result<()> {
         if self.cur.is_none() && (!self.held.is_empty() || !self.input_has_items) {
             self.open_anonymous(sink)?;
-            self.replay_held(sink, diag)?;
+            self.replay(sink)?;
         }
         self.close(sink)?;
         self.hint = None;
         self.dialect = None;
         self.input_has_items = false;
+        self.next_verbatim = false;
         Ok(())
     }
 
     /// Open a session for events that came without an init event. It still
-    /// begins with `session_started` (naming only the dialect), so readers of
-    /// the events always see where a session begins; an input with no events
-    /// at all gets none (events and text write nothing for it:
-    /// docs/events.md#sessions).
+    /// begins with `session_started` (naming only the dialect), so every
+    /// session of every format begins the same way, and a reader of the
+    /// events sees where each one begins even when two share an id (one FILE
+    /// each). That includes an input with no events at all: it is a session
+    /// that ended without a result, in every format; its dialect is
+    /// `unknown` unless `--from` named one.
     fn open_anonymous(&mut self, sink: &mut dyn Sink) -> io::Result<()> {
         let id = self.hint.clone();
         self.open(id, sink)?;
-        if self.held.is_empty() {
-            return Ok(());
-        }
+        let fallback = if self.input_has_items {
+            "cursor"
+        } else {
+            "unknown"
+        };
         let start = SessionStart {
-            dialect: Cow::Borrowed(self.dialect.unwrap_or("cursor")),
+            dialect: Cow::Borrowed(self.dialect.unwrap_or(fallback)),
             ..SessionStart::default()
         };
         self.emit(sink, Event::new(Kind::SessionStarted(start)))
@@ -341,6 +379,7 @@ impl Normalizer {
         let info = Session {
             id: id.unwrap_or_else(|| format!("session-{}", self.ordinal)),
             ordinal: self.ordinal,
+            dedupe: self.opts.dedupe && !std::mem::take(&mut self.next_verbatim),
         };
         self.outcomes.sessions += 1;
         sink.begin(&info)?;
@@ -348,7 +387,7 @@ impl Normalizer {
         Ok(())
     }
 
-    fn replay_held(&mut self, sink: &mut dyn Sink, _diag: &mut Diag) -> io::Result<()> {
+    fn replay(&mut self, sink: &mut dyn Sink) -> io::Result<()> {
         let held = std::mem::take(&mut self.held);
         self.held_bytes = 0;
         for item in held {
@@ -388,6 +427,13 @@ impl Normalizer {
         Ok(())
     }
 
+    /// Whether the open session dedupes recaps.
+    fn dedupe(&self) -> bool {
+        self.cur
+            .as_ref()
+            .map_or(self.opts.dedupe, |st| st.info.dedupe)
+    }
+
     fn emit(&mut self, sink: &mut dyn Sink, ev: Event<'_>) -> io::Result<()> {
         let st = self.cur.as_ref().expect("a session is open");
         sink.event(&st.info, &ev)
@@ -395,9 +441,9 @@ impl Normalizer {
 
     /// Handle an item inside the open session.
     fn process(&mut self, item: Item<'_>, sink: &mut dyn Sink) -> io::Result<()> {
-        let dedupe = self.opts.dedupe;
+        let dedupe = self.dedupe();
         match item {
-            Item::IdHint(_) | Item::Resume { .. } => Ok(()),
+            Item::IdHint(_) | Item::Resume { .. } | Item::Verbatim => Ok(()),
             Item::Recap { ts, channel, text } => {
                 if !dedupe {
                     return self.process(Item::Event(Event::at(ts, delta(channel, text))), sink);
@@ -483,7 +529,7 @@ impl Normalizer {
         text: Cow<'_, str>,
         sink: &mut dyn Sink,
     ) -> io::Result<()> {
-        if !self.opts.dedupe {
+        if !self.dedupe() {
             return self.event(Event::at(ts, replacement(call_id, &text)), sink);
         }
         let st = self.cur.as_mut().expect("open session");
@@ -510,7 +556,7 @@ impl Normalizer {
     }
 
     fn event(&mut self, mut ev: Event<'_>, sink: &mut dyn Sink) -> io::Result<()> {
-        let dedupe = self.opts.dedupe;
+        let dedupe = self.dedupe();
         let st = self.cur.as_mut().expect("open session");
         // A call completes once: its start or completion repeated after it
         // completed (a line sent twice, a completion the agent sends after

@@ -217,6 +217,10 @@ impl Sink for Truncate<'_> {
         self.inner.flush()
     }
 
+    fn idle(&mut self) -> io::Result<()> {
+        self.inner.idle()
+    }
+
     fn finish(&mut self) -> io::Result<()> {
         self.inner.finish()
     }

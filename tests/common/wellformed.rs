@@ -4,8 +4,9 @@
 //!
 //! - `events`: every line is one JSON object whose first key is `type`;
 //! - `text`: UTF-8, and nothing a terminal would interpret: no control
-//!   character but `\n` and `\t`, no bidi override or invisible character
+//!   character but `\n` and `\t`, no bidi embedding, override or isolate
 //!   (with colour, only SGR sequences `ESC [ … m` may carry an ESC);
+//!   zero-width joiners and other invisible but inert characters are text;
 //! - `openai-sse`: `data: <JSON object>` records, each followed by a blank
 //!   line, every stream ending with `data: [DONE]`;
 //! - `documents-sse`: the same, with an optional `event: <name>` line
@@ -218,22 +219,23 @@ fn events(s: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// A character a terminal could act on, or that hides what text says.
+/// A character a terminal could act on, or that reorders what text says
+/// (the rule of `cstream::terminal`, restated: this file needs only std).
 fn unsafe_char(c: char) -> bool {
     (c.is_control() && c != '\n' && c != '\t')
-        || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
+        || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 fn text(s: &str, color: bool) -> Result<(), String> {
     let mut rest = s;
     while let Some((i, c)) = rest.char_indices().find(|&(_, c)| unsafe_char(c)) {
         if color && c == '\u{1b}' {
-            // An SGR sequence: ESC [ digits/semicolons m.
+            // An SGR sequence: ESC [ digits/semicolons/colons m.
             let seq = &rest[i + 1..];
             if let Some(body) = seq.strip_prefix('[') {
                 let n = body
                     .bytes()
-                    .take_while(|b| b.is_ascii_digit() || *b == b';')
+                    .take_while(|b| b.is_ascii_digit() || *b == b';' || *b == b':')
                     .count();
                 if body[n..].starts_with('m') {
                     rest = &body[n + 1..];

@@ -95,14 +95,22 @@ fn exit_3_with_e_for_failed_and_cut_off_sessions() {
         cstream().args(["--exit-status", f]).assert().code(3);
     }
     cstream().args(["-e", OK]).assert().code(0);
-    // An input with no events at all is a session that ended without a result.
+    // An input with no events at all is a session that ended without a
+    // result, and the transcript says so as it says it for a cut-off one.
+    let incomplete = "● unknown  (session session-1)\n\
+                      ── incomplete: the stream ended without a result · 0 tool calls\n";
     cstream()
-        .arg("-e")
+        .args(["-e", "--color", "never"])
         .write_stdin("")
         .assert()
         .code(3)
-        .stdout("");
-    cstream().write_stdin("").assert().code(0).stdout("");
+        .stdout(incomplete);
+    cstream()
+        .args(["--color", "never"])
+        .write_stdin("")
+        .assert()
+        .code(0)
+        .stdout(incomplete);
 }
 
 #[test]
@@ -371,27 +379,52 @@ fn output_file() {
         ));
 }
 
+/// One rule for an input with no events at all, in every format and in
+/// the exit status: it is a session that ended without a result.
 #[test]
-fn an_input_without_events_writes_nothing_in_text() {
+fn an_input_without_events_is_an_incomplete_session_everywhere() {
     let empty = scratch("empty.jsonl");
     std::fs::write(&empty, "\n\n").unwrap();
-    let both = cstream().args([OK, OK]).output().unwrap();
+    let empty = empty.to_str().unwrap();
     cstream()
-        .args([OK, empty.to_str().unwrap(), OK])
+        .args(["--color", "never", empty])
         .assert()
         .code(0)
-        .stdout(String::from_utf8(both.stdout).unwrap());
+        .stdout(
+            "● unknown  (session session-1)\n\
+             ── incomplete: the stream ended without a result · 0 tool calls\n",
+        );
     cstream()
-        .arg(empty.to_str().unwrap())
+        .args(["--to", "events", empty])
         .assert()
         .code(0)
-        .stdout("");
+        .stdout(
+            "{\"type\":\"session_started\",\"sessionId\":\"session-1\",\"dialect\":\"unknown\"}\n",
+        );
     cstream()
-        .args(["--to", "events"])
-        .arg(empty.to_str().unwrap())
+        .args(["--to", "events", "--from", "claude", empty])
         .assert()
-        .code(0)
-        .stdout("");
+        .stdout(predicates::str::contains("\"dialect\":\"claude\""));
+    let stats = cstream().args(["--stats", "-e", empty]).assert().code(3);
+    let err = String::from_utf8(stats.get_output().stderr.clone()).unwrap();
+    assert!(err.contains(" sessions=1 failed=0 incomplete=1 "), "{err}");
+    // Between two inputs it is one more session, in text as in documents.
+    let text = cstream()
+        .args(["--color", "never", OK, empty, OK])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(text.stdout)
+            .unwrap()
+            .matches("● ")
+            .count(),
+        3
+    );
+    let docs = cstream()
+        .args(["--to", "documents", "-c", OK, empty, OK])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8(docs.stdout).unwrap().lines().count(), 3);
 }
 
 fn has_escape(out: &[u8]) -> bool {
@@ -557,6 +590,57 @@ fn each_line_is_output_before_the_next_is_read() {
     );
     assert!(rest[0].contains("\"cancelled\":true"));
     assert_eq!(child.wait().unwrap().code(), Some(0));
+}
+
+/// A pipe joined mid-run (`tail -f run.jsonl | cstream`) has no init line:
+/// each event still comes out before the next line is written, under the
+/// session id its lines carry, with `--from` as with detection.
+#[test]
+fn a_stream_joined_mid_run_is_live_without_an_init() {
+    let fixture = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/cursor/joined-mid-run.jsonl"),
+    )
+    .unwrap();
+    let input: Vec<&str> = fixture.lines().collect();
+    for from in [&["--from", "cursor"][..], &[]] {
+        let mut args = vec!["--to", "events"];
+        args.extend(from);
+        let (mut child, rx) = spawn_streaming(&args);
+        let mut stdin = child.stdin.take().unwrap();
+        let mut seen: Vec<String> = Vec::new();
+        // The tool call's start (line 7) tells the dialect when none is given.
+        for (i, line) in input.iter().enumerate().take(8) {
+            writeln!(stdin, "{line}").unwrap();
+            stdin.flush().unwrap();
+            if from.is_empty() && i < 6 {
+                continue;
+            }
+            // The next line is written only after this one's event arrived
+            // (each line of the fixture has its own timestamp).
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            let ts = format!("\"ts\":{},", v["timestamp_ms"]);
+            while !seen.last().is_some_and(|l| l.contains(&ts)) {
+                let got = rx.recv_timeout(PATIENCE).unwrap_or_else(|e| {
+                    panic!(
+                        "{args:?}: no output for line {} before the next: {e}\n{seen:?}",
+                        i + 1
+                    )
+                });
+                seen.push(got);
+            }
+        }
+        assert!(
+            seen[0].starts_with(
+                r#"{"type":"session_started","sessionId":"5f607182-93a4-4bb5-8c26-e7f8091a2b3c","dialect":"cursor"}"#
+            ),
+            "{args:?}: {seen:?}"
+        );
+        drop(stdin);
+        let rest: Vec<String> = rx.iter().collect();
+        assert!(rest.is_empty(), "{args:?}: {rest:?}");
+        assert_eq!(child.wait().unwrap().code(), Some(0));
+    }
 }
 
 #[test]

@@ -429,3 +429,72 @@ fn sse_streams_code_blocks_live() {
     let all = String::from_utf8(out.0.borrow().clone()).unwrap();
     assert!(all.ends_with("data: [DONE]\n\n"));
 }
+
+/// True for `YYYY-MM-DDThh:mm:ssZ` with every field in its range: what
+/// RFC 3339 allows for the `created` cstream writes.
+fn is_rfc3339(s: &str) -> bool {
+    let b = s.as_bytes();
+    let num = |r: std::ops::Range<usize>| -> Option<u32> {
+        let d = b.get(r)?;
+        d.iter()
+            .all(u8::is_ascii_digit)
+            .then(|| d.iter().fold(0, |n, &c| n * 10 + u32::from(c - b'0')))
+    };
+    let shape = b.len() == 20
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b[10] == b'T'
+        && b[13] == b':'
+        && b[16] == b':'
+        && b[19] == b'Z';
+    shape
+        && num(0..4).is_some()
+        && num(5..7).is_some_and(|m| (1..=12).contains(&m))
+        && num(8..10).is_some_and(|d| (1..=31).contains(&d))
+        && num(11..13).is_some_and(|h| h < 24)
+        && num(14..16).is_some_and(|m| m < 60)
+        && num(17..19).is_some_and(|s| s < 60)
+}
+
+/// `created` is RFC 3339 for every input, whatever timestamps it carries
+/// (year 10000, i64 extremes): taken from the stream, not from `--created`.
+#[test]
+fn created_is_always_rfc3339() {
+    assert!(is_rfc3339("9999-12-31T23:59:59Z") && is_rfc3339("0000-01-01T00:00:00Z"));
+    assert!(!is_rfc3339("10000-01-01T00:00:00Z") && !is_rfc3339("-292275055-05-16T16:47:04Z"));
+    for path in inputs() {
+        let extra = fixture_args(&path);
+        let mut args = vec!["--to", "documents", "-c"];
+        args.extend(extra.iter().map(String::as_str));
+        let out = cstream_file(&args, &path).out();
+        for v in values(&out) {
+            let created = v["created"].as_str().expect("created is a string");
+            assert!(is_rfc3339(created), "{}: {created}", path.display());
+        }
+        let mut args = vec!["--to", "documents-sse"];
+        args.extend(extra.iter().map(String::as_str));
+        let sse = cstream_file(&args, &path).out();
+        for v in rebuild(&sse, &path.display().to_string()) {
+            let created = v["created"].as_str().expect("created is a string");
+            assert!(is_rfc3339(created), "{}: {created}", path.display());
+        }
+    }
+    // The timestamp past 9999 is dropped with a warning naming its line;
+    // the one just before the end of 9999 is kept.
+    let far = common::fixtures_dir().join("cursor/year-10000-timestamps.jsonl");
+    let r = cstream_file(&["--to", "documents", "-c"], &far);
+    assert_eq!(r.code, 0);
+    assert!(
+        r.stderr
+            .contains("year-10000-timestamps.jsonl:2: timestamp 253402300800000 ms is outside"),
+        "{}",
+        r.stderr
+    );
+    let v: Value = serde_json::from_str(&r.out()).unwrap();
+    assert_eq!(v["created"], "9999-12-31T23:59:59Z");
+    // `--created` takes only what RFC 3339 can write.
+    use clap::Parser as _;
+    let parse = |v: &str| cstream::cli::Cli::try_parse_from(["cstream", "--created", v]);
+    assert!(parse("253402300799").is_ok() && parse("-62167219200").is_ok());
+    assert!(parse("253402300800").is_err() && parse("-62167219201").is_err());
+}

@@ -586,6 +586,8 @@ fn control_bidi_and_ansi_are_escaped() {
         if name.starts_with("text") {
             assert!(run.out().contains("\\u{1b}[31mred"), "{name}");
             assert!(run.out().contains("\\u{202e}evil"), "{name}");
+            // Inert invisible characters are text, kept as they are.
+            assert!(run.out().contains("zero\u{200b}width \u{feff}"), "{name}");
         }
     }
     // Diagnostics escape them too.

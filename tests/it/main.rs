@@ -27,4 +27,5 @@ mod properties;
 mod regression;
 mod roundtrip;
 mod snapshots;
+mod text_terminal;
 mod transforms;

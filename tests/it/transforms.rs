@@ -254,3 +254,83 @@ fn a_completion_gets_a_start_only_when_its_call_is_not_open() {
     assert_eq!(b["command"], "ls");
     assert_eq!(b["args"], serde_json::json!({"command": "ls"}));
 }
+
+/// `--line-buffered` says when output is flushed, never what it is: for
+/// every fixture, `--coalesce=burst` writes the same events with and without
+/// it, whether the input arrives all at once or one line per read.
+#[test]
+fn burst_events_do_not_depend_on_line_buffering() {
+    for path in common::fixtures() {
+        let input = std::fs::read(&path).unwrap();
+        let extra = common::fixture_args(&path);
+        let args = |line_buffered: bool| -> Vec<&str> {
+            let mut a = vec!["--to", "events", "--coalesce=burst"];
+            if line_buffered {
+                a.push("--line-buffered");
+            }
+            a.extend(extra.iter().map(String::as_str));
+            a
+        };
+        let together = convert_with(&args(false), &input[..]);
+        assert_eq!(
+            convert_with(&args(true), &input[..]),
+            together,
+            "{}: read all at once",
+            path.display()
+        );
+        assert_eq!(
+            convert_with(&args(true), LinePerRead(&input)),
+            convert_with(&args(false), LinePerRead(&input)),
+            "{}: one line per read",
+            path.display()
+        );
+    }
+    // The fixture written for this has runs to merge: the check is not empty.
+    let burst = fixtures_dir().join("cursor/burst_delta-runs.jsonl");
+    let input = std::fs::read(burst).unwrap();
+    let merged = convert_with(
+        &["--to", "events", "--coalesce=burst", "--line-buffered"],
+        &input[..],
+    );
+    let plain = convert_with(&["--to", "events"], &input[..]);
+    assert!(events(&merged).len() < events(&plain).len(), "{merged}");
+}
+
+/// Items before an init join the session it opens only when they come with
+/// it: read together they do; after a pause in the input (a live pipe that
+/// waits), they are written at once as a session of their own, so a stream
+/// joined mid-run is never held back waiting for an init.
+#[test]
+fn events_before_init_join_it_only_when_read_together() {
+    let input = std::fs::read(fixtures_dir().join("cursor/events-before-init.jsonl")).unwrap();
+    let args = ["--to", "events", "--from", "cursor"];
+    let starts = |out: &str| -> Vec<serde_json::Value> {
+        events(out)
+            .into_iter()
+            .filter(|e| e["type"] == "session_started")
+            .collect()
+    };
+    let together = convert_with(&args, &input[..]);
+    let s = starts(&together);
+    assert_eq!(s.len(), 1, "{together}");
+    assert_eq!(s[0]["model"], "Auto");
+    assert_eq!(types(&together)[1], "user_message", "{together}");
+    let live = convert_with(&args, LinePerRead(&input));
+    let s = starts(&live);
+    assert_eq!(s.len(), 2, "{live}");
+    assert_eq!(
+        types(&live)[..2],
+        ["session_started", "user_message"],
+        "{live}"
+    );
+    assert_eq!(s[0]["sessionId"], s[1]["sessionId"]);
+    // Nothing is lost or reordered either way, only the session boundary.
+    let text = |out: &str| -> Vec<String> {
+        events(out)
+            .iter()
+            .filter(|e| e["type"] != "session_started")
+            .map(|e| e.to_string())
+            .collect()
+    };
+    assert_eq!(text(&live), text(&together));
+}

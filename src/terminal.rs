@@ -1,0 +1,319 @@
+//! Untrusted text on a terminal: one rule for what is escaped, and widths
+//! measured in terminal columns.
+//!
+//! Everything cstream prints that came from a stream or a file name (the
+//! text transcript, warnings) goes through [`sanitize`]. The rule is narrow
+//! on purpose: only characters a terminal *acts on* instead of showing are
+//! escaped — C0 and C1 controls (ESC, CR, BEL, CSI…) and the bidi
+//! embedding, override and isolate controls that can make a line read
+//! differently from what it is ("Trojan Source", CVE-2021-42574). Every
+//! other character is text and passes unchanged: zero-width joiners and
+//! non-joiners hold emoji sequences and Persian or Indic words together,
+//! variation selectors and combining marks shape the character before them.
+//!
+//! Widths ([`width`], [`truncate`]) count terminal columns per grapheme
+//! cluster (`unicode-width` over `unicode-segmentation` clusters), so a CJK
+//! character counts two columns, a ZWJ emoji sequence two, a combining mark
+//! none, and a cut never splits a cluster.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+use unicode_segmentation::UnicodeSegmentation;
+use unicode_width::UnicodeWidthStr;
+
+/// True for a character a terminal would interpret rather than display.
+pub fn is_unsafe(c: char) -> bool {
+    // `is_control` is exactly Unicode's Cc: C0, DEL and C1.
+    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// What to do with SGR colour sequences (`ESC [ params m`) in program output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sgr {
+    /// Escape them like every other control (text that is not program output).
+    Escape,
+    /// Keep them (the transcript is coloured); each line that leaves a colour
+    /// on gets a reset at its end, so nothing bleeds into what follows.
+    Keep,
+    /// Drop them (the transcript is plain): `ls --color` output reads as text.
+    Strip,
+}
+
+/// The reset that ends a kept colour.
+const RESET: &str = "\x1b[0m";
+
+/// Longest parameter string accepted as SGR (anything longer is escaped).
+const SGR_MAX_PARAMS: usize = 64;
+
+/// If `s` starts with an SGR sequence, its length and whether it resets
+/// (`ESC[m`, `ESC[0m`). Parameters are digits, `;` and `:` (the sub-parameter
+/// form of 24-bit colour and underline styles).
+fn sgr_at(s: &str) -> Option<(usize, bool)> {
+    let rest = s.strip_prefix("\x1b[")?;
+    let params = rest
+        .bytes()
+        .take(SGR_MAX_PARAMS + 1)
+        .take_while(|b| b.is_ascii_digit() || *b == b';' || *b == b':')
+        .count();
+    if params > SGR_MAX_PARAMS || rest.as_bytes().get(params) != Some(&b'm') {
+        return None;
+    }
+    let p = &rest[..params];
+    let reset = p.bytes().all(|b| b == b'0' || b == b';');
+    Some((2 + params + 1, reset))
+}
+
+/// Text from the stream, safe for a terminal: unsafe characters become
+/// `\n`, `\t`, `\r` or `\u{…}` escapes. With `keep_newlines`, newlines and
+/// tabs stay and `\r\n` becomes `\n`.
+pub fn visible(s: &str, keep_newlines: bool) -> Cow<'_, str> {
+    sanitize(s, keep_newlines, Sgr::Escape)
+}
+
+/// [`visible`], with SGR colour sequences kept, stripped or escaped.
+pub fn sanitize(s: &str, keep_newlines: bool, sgr: Sgr) -> Cow<'_, str> {
+    let needs = |c: char| is_unsafe(c) && !(keep_newlines && (c == '\n' || c == '\t'));
+    if !s.chars().any(needs) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    // A kept colour is on since the last reset or newline.
+    let mut coloured = false;
+    let mut i = 0;
+    while let Some(c) = s[i..].chars().next() {
+        let len = c.len_utf8();
+        if c == '\x1b'
+            && sgr != Sgr::Escape
+            && let Some((n, reset)) = sgr_at(&s[i..])
+        {
+            if sgr == Sgr::Keep {
+                out.push_str(&s[i..i + n]);
+                coloured = !reset;
+            }
+            i += n;
+            continue;
+        }
+        if c == '\r' && keep_newlines && s[i + 1..].starts_with('\n') {
+            i += 1;
+            continue;
+        }
+        if c == '\n' && keep_newlines && coloured {
+            out.push_str(RESET);
+            coloured = false;
+        }
+        if needs(c) {
+            match c {
+                '\n' => out.push_str("\\n"),
+                '\t' => out.push_str("\\t"),
+                '\r' => out.push_str("\\r"),
+                _ => {
+                    let _ = write!(out, "\\u{{{:x}}}", c as u32);
+                }
+            }
+        } else {
+            out.push(c);
+        }
+        i += len;
+    }
+    if coloured {
+        out.push_str(RESET);
+    }
+    Cow::Owned(out)
+}
+
+/// Grapheme clusters of text without ESC, each with its width in columns.
+fn clusters(s: &str) -> impl Iterator<Item = (&str, usize)> {
+    s.graphemes(true).map(|g| (g, g.width()))
+}
+
+/// Where the run of text at the start of `rest` ends: at the next ESC after
+/// its first byte (ESC is ASCII, so that is always a char boundary).
+fn text_run(rest: &str) -> usize {
+    memchr::memchr(0x1b, &rest.as_bytes()[1..]).map_or(rest.len(), |e| e + 1)
+}
+
+/// Display width of sanitized text in terminal columns (kept SGR sequences
+/// count none).
+pub fn width(s: &str) -> usize {
+    if s.is_ascii() && !s.contains('\x1b') {
+        return s.len();
+    }
+    let mut cols = 0;
+    let mut rest = s;
+    while !rest.is_empty() {
+        if let Some((n, _)) = sgr_at(rest) {
+            rest = &rest[n..];
+            continue;
+        }
+        let end = text_run(rest);
+        cols += clusters(&rest[..end]).map(|(_, w)| w).sum::<usize>();
+        rest = &rest[end..];
+    }
+    cols
+}
+
+/// Cut sanitized text to at most `max` columns, marking the cut with `…`.
+/// Grapheme clusters are never split; kept SGR sequences before the cut
+/// are kept, and a colour left on is reset after the mark.
+pub fn truncate(s: &str, max: usize) -> Cow<'_, str> {
+    if width(s) <= max {
+        return Cow::Borrowed(s);
+    }
+    let room = max.saturating_sub(1);
+    let mut out = String::new();
+    let mut cols = 0;
+    let mut coloured = false;
+    let mut rest = s;
+    'outer: while !rest.is_empty() {
+        if let Some((n, reset)) = sgr_at(rest) {
+            out.push_str(&rest[..n]);
+            coloured = !reset;
+            rest = &rest[n..];
+            continue;
+        }
+        let end = text_run(rest);
+        for (g, w) in clusters(&rest[..end]) {
+            if cols + w > room {
+                break 'outer;
+            }
+            cols += w;
+            out.push_str(g);
+        }
+        rest = &rest[end..];
+    }
+    out.push('…');
+    if coloured {
+        out.push_str(RESET);
+    }
+    Cow::Owned(out)
+}
+
+/// A short, printable excerpt of untrusted input for a message: escaped by
+/// the rule above, at most `max` columns of it, then `…` if there was more.
+/// Only as much of `s` as is shown is looked at, so a huge line costs no
+/// more than a short one.
+pub fn excerpt(s: &str, max: usize) -> String {
+    let mut out = String::new();
+    let mut cols = 0;
+    for g in s.graphemes(true) {
+        let shown = visible(g, false);
+        let w = width(&shown);
+        if cols + w > max {
+            out.push('…');
+            break;
+        }
+        cols += w;
+        out.push_str(&shown);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_what_a_terminal_would_interpret() {
+        assert_eq!(visible("plain\ttext\n", true), "plain\ttext\n");
+        assert_eq!(visible("a\u{1b}[31mred", true), "a\\u{1b}[31mred");
+        assert_eq!(visible("crlf\r\nline", true), "crlf\nline");
+        assert_eq!(visible("bare\rcr", true), "bare\\rcr");
+        assert_eq!(visible("two\nlines", false), "two\\nlines");
+        assert_eq!(visible("rtl \u{202e}x", true), "rtl \\u{202e}x");
+        assert_eq!(
+            visible("iso \u{2067}x\u{2069}", true),
+            "iso \\u{2067}x\\u{2069}"
+        );
+        assert_eq!(visible("c1 \u{9b}x", true), "c1 \\u{9b}x");
+        assert_eq!(visible("del \u{7f}", true), "del \\u{7f}");
+    }
+
+    #[test]
+    fn keeps_joiners_selectors_and_marks() {
+        for s in [
+            "👨\u{200d}👩\u{200d}👧",   // family: ZWJ sequence
+            "می\u{200c}خواهم",          // Persian: ZWNJ inside a word
+            "क्\u{200d}ष",               // Devanagari: ZWJ
+            "❤\u{fe0f}",                // emoji presentation selector
+            "e\u{301}",                 // combining acute
+            "\u{200b}\u{200e}\u{feff}", // ZWSP, LRM, ZWNBSP: invisible but inert
+        ] {
+            assert!(matches!(visible(s, false), Cow::Borrowed(_)), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn sgr_kept_stripped_or_escaped() {
+        let s = "\x1b[1;32mok\x1b[0m \x1b]0;title\x07 \x1b[2J";
+        assert_eq!(
+            sanitize(s, false, Sgr::Escape),
+            "\\u{1b}[1;32mok\\u{1b}[0m \\u{1b}]0;title\\u{7} \\u{1b}[2J"
+        );
+        assert_eq!(
+            sanitize(s, false, Sgr::Strip),
+            "ok \\u{1b}]0;title\\u{7} \\u{1b}[2J"
+        );
+        assert_eq!(
+            sanitize(s, false, Sgr::Keep),
+            "\x1b[1;32mok\x1b[0m \\u{1b}]0;title\\u{7} \\u{1b}[2J"
+        );
+        // A colour still on at a line end is reset there.
+        assert_eq!(
+            sanitize("\x1b[31mred\nnext", true, Sgr::Keep),
+            "\x1b[31mred\x1b[0m\nnext"
+        );
+        assert_eq!(
+            sanitize("\x1b[31mred", false, Sgr::Keep),
+            "\x1b[31mred\x1b[0m"
+        );
+        // Not SGR: other final bytes, private markers, overlong parameters.
+        assert_eq!(sanitize("\x1b[?25l", false, Sgr::Keep), "\\u{1b}[?25l");
+        let long = format!("\x1b[{}m", "1;".repeat(40));
+        assert!(sanitize(&long, false, Sgr::Keep).starts_with("\\u{1b}["));
+    }
+
+    #[test]
+    fn widths_in_columns() {
+        assert_eq!(width("abc"), 3);
+        assert_eq!(width("日本語"), 6);
+        assert_eq!(width("👨\u{200d}👩\u{200d}👧"), 2);
+        assert_eq!(width("e\u{301}"), 1);
+        assert_eq!(width("\x1b[32mok\x1b[0m"), 2);
+    }
+
+    #[test]
+    fn truncation_counts_columns_and_keeps_clusters() {
+        assert_eq!(truncate("abcdef", 4), "abc…");
+        assert_eq!(truncate("abc", 4), "abc");
+        assert_eq!(truncate("日本語テキスト", 7), "日本語…");
+        // A two-column character that would cross the limit is left out.
+        assert_eq!(truncate("a日本語", 5), "a日…");
+        let family = "👨\u{200d}👩\u{200d}👧";
+        let s = format!("{family}{family}{family}");
+        assert_eq!(truncate(&s, 5), format!("{family}{family}…"));
+        assert_eq!(
+            truncate("\x1b[32mgreen text\x1b[0m", 6),
+            "\x1b[32mgreen…\x1b[0m"
+        );
+        for max in 0..20 {
+            let t = truncate("漢字とemoji👍🏽で", max);
+            assert!(width(&t) <= max.max(1), "{max}: {t}");
+        }
+    }
+
+    #[test]
+    fn excerpts() {
+        assert_eq!(
+            excerpt("a\u{1b}[31mb\u{202e}", 80),
+            "a\\u{1b}[31mb\\u{202e}"
+        );
+        assert_eq!(excerpt("abcdef", 3), "abc…");
+        assert_eq!(excerpt("abc", 3), "abc");
+        assert_eq!(excerpt("日本語", 5), "日本…");
+        assert_eq!(
+            excerpt("👨\u{200d}👩\u{200d}👧", 80),
+            "👨\u{200d}👩\u{200d}👧"
+        );
+    }
+}

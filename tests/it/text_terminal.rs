@@ -1,0 +1,442 @@
+//! The text transcript as a terminal user sees it. In-process checks run on
+//! every fixture and real capture; what depends on a real terminal (its
+//! width, stdout and stderr sharing a screen, `--color auto`) runs the
+//! binary under a pseudo-terminal made by util-linux `script`, which every
+//! Debian-like system has (bsdutils is an essential package) and which
+//! needs no test dependency.
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use common::{corpus, cstream_file, events, fixtures, fixtures_dir, run_fixture};
+use cstream::terminal::is_unsafe;
+use unicode_width::UnicodeWidthStr;
+
+const TEXT: &[&str] = &["--to", "text", "--color", "never"];
+
+/// Every fixture and every real capture.
+fn inputs() -> Vec<PathBuf> {
+    let mut all = fixtures();
+    for d in [
+        "cursor-agent",
+        "claude-code",
+        "codex",
+        "gemini",
+        "acp",
+        "cursor-sdk",
+    ] {
+        all.extend(corpus(d));
+    }
+    all
+}
+
+fn fixture(rel: &str) -> PathBuf {
+    fixtures_dir().join(rel)
+}
+
+/// Every `\u{…}` escape in `s`, as the character it stands for.
+fn escapes(s: &str) -> Vec<char> {
+    let mut out = Vec::new();
+    let mut rest = s;
+    while let Some(i) = rest.find("\\u{") {
+        rest = &rest[i + 3..];
+        if let Some(end) = rest.find('}')
+            && let Ok(n) = u32::from_str_radix(&rest[..end], 16)
+            && let Some(c) = char::from_u32(n)
+        {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// 13.3: only what a terminal would interpret is escaped — never a joiner,
+/// a selector or any other text — and nothing unsafe gets through raw.
+#[test]
+fn text_escapes_exactly_the_unsafe_characters() {
+    for path in inputs() {
+        let out = run_fixture(&path, TEXT).out();
+        for c in escapes(&out) {
+            assert!(is_unsafe(c), "{}: escaped {c:?}", path.display());
+        }
+        for c in out.chars() {
+            assert!(
+                !is_unsafe(c) || c == '\n' || c == '\t',
+                "{}: raw {c:?} in the transcript",
+                path.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn joiners_survive_and_bidi_overrides_do_not() {
+    let out = run_fixture(&fixture("cursor/unicode_zwj-persian-cjk-bidi.jsonl"), TEXT).out();
+    for kept in [
+        "👨\u{200d}👩\u{200d}👧",
+        "🏳\u{fe0f}\u{200d}🌈",
+        "می\u{200c}خواهم",
+        "क्\u{200d}ष",
+        "/home/dev/多言語",
+    ] {
+        assert!(out.contains(kept), "{kept:?} not kept in:\n{out}");
+    }
+    assert!(out.contains("\\u{202e}evil\\u{202c} and \\u{2067}isolate\\u{2069}"));
+}
+
+/// 13.6: a coloured transcript lets through SGR colour sequences and no
+/// other escape sequence; a plain one has no ESC at all.
+#[test]
+fn only_sgr_colours_reach_the_terminal() {
+    for path in inputs() {
+        let plain = run_fixture(&path, TEXT).out();
+        assert!(
+            !plain.contains('\u{1b}'),
+            "{}: ESC in plain text",
+            path.display()
+        );
+        let coloured = run_fixture(&path, &["--to", "text", "--color", "always"]).out();
+        for (i, _) in coloured.match_indices('\u{1b}') {
+            let seq = &coloured[i..];
+            let params = seq[2..]
+                .bytes()
+                .take_while(|b| b.is_ascii_digit() || *b == b';' || *b == b':')
+                .count();
+            assert!(
+                seq.starts_with("\u{1b}[") && seq.as_bytes()[2 + params] == b'm',
+                "{}: not an SGR sequence: {:?}",
+                path.display(),
+                &seq[..seq.len().min(12)]
+            );
+        }
+        // No colour is left on at a line end: a line's last SGR resets.
+        for line in coloured.lines() {
+            if let Some(i) = line.rfind('\u{1b}') {
+                let last = &line[i..];
+                assert!(
+                    last.starts_with("\u{1b}[0m") || last.starts_with("\u{1b}[m"),
+                    "{}: colour left on: {line:?}",
+                    path.display()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn shell_colours_kept_when_colouring_and_stripped_otherwise() {
+    let path = fixture("cursor-sdk/shell-live_colour-codes_exit-code.jsonl");
+    let plain = run_fixture(&path, TEXT).out();
+    assert!(plain.contains("  │   1:7  error  'x' is unused  no-unused-vars\n"));
+    // A hyperlink (OSC 8) is not a colour: it stays escaped.
+    assert!(plain.contains("\\u{1b}]8;;https://eslint.org\\u{7}link"));
+    let coloured = run_fixture(&path, &["--to", "text", "--color", "always"]).out();
+    assert!(coloured.contains("\u{1b}[31merror\u{1b}[39m  'x' is unused"));
+    let path = fixture("cursor/shell-output_colour-codes-and-30-lines.jsonl");
+    let plain = run_fixture(&path, TEXT).out();
+    assert!(plain.contains("  │ test t28 ... ok\n"));
+    assert!(plain.contains("  │ error: 1 failed \\u{1b}[2J\\u{1b}[H\n"));
+}
+
+/// 13.7 `--shell-lines`: a saved transcript keeps every line unless asked.
+#[test]
+fn shell_lines_all_by_default_off_a_terminal() {
+    for path in inputs() {
+        let out = run_fixture(&path, TEXT).out();
+        assert!(
+            !out.contains("more line"),
+            "{}: output cut in a saved transcript",
+            path.display()
+        );
+    }
+    let path = fixture("cursor/shell-output_colour-codes-and-30-lines.jsonl");
+    let rows = |args: &[&str]| {
+        let mut all = TEXT.to_vec();
+        all.extend_from_slice(args);
+        cstream_file(&all, &path)
+            .out()
+            .lines()
+            .filter(|l| l.starts_with("  │"))
+            .map(String::from)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(rows(&[]).len(), 29);
+    assert_eq!(rows(&["--shell-lines", "all"]).len(), 29);
+    let three = rows(&["--shell-lines", "3"]);
+    assert_eq!(three.len(), 4);
+    assert_eq!(three[0], "  │ … 26 more lines above");
+    assert_eq!(three[1], "  │ test t27 ... ok");
+    assert_eq!(rows(&["--shell-lines", "0"]), ["  │ … 29 more lines above"]);
+}
+
+/// 13.7 `-q`: no decorations on stdout, warnings as counts on stderr.
+#[test]
+fn quiet_leaves_the_conversation_only() {
+    for path in inputs() {
+        let mut args = TEXT.to_vec();
+        args.push("-q");
+        let run = run_fixture(&path, &args);
+        let out = run.out();
+        for line in out.lines() {
+            for deco in ["● ", "── ", "? unknown event", "! stdout: "] {
+                assert!(
+                    !line.starts_with(deco),
+                    "{}: {deco:?} with -q: {line}",
+                    path.display()
+                );
+            }
+        }
+        for line in run.stderr.lines() {
+            assert!(
+                !line.contains(".jsonl:") && !line.contains(".json:"),
+                "{}: a warning shown one by one with -q: {line}",
+                path.display()
+            );
+        }
+        // Exactly what is not a decoration is left.
+        let full = run_fixture(&path, TEXT).out();
+        let kept: Vec<&str> = full
+            .lines()
+            .filter(|l| {
+                !["● ", "── ", "? unknown event", "! stdout: "]
+                    .iter()
+                    .any(|d| l.starts_with(d))
+            })
+            .collect();
+        assert_eq!(out.lines().collect::<Vec<_>>(), kept, "{}", path.display());
+    }
+    let run = run_fixture(&fixture("cursor/garbage-lines.jsonl"), &["-q"]);
+    assert_eq!(run.stderr, "cstream: warning: lines that are not JSON: 4\n");
+    assert_eq!(run.code, 1, "-q changes what is shown, not the exit status");
+}
+
+/// 13.7 `--no-thinking`.
+#[test]
+fn no_thinking_leaves_thinking_out() {
+    let mut saw = false;
+    for path in inputs() {
+        let full = run_fixture(&path, TEXT).out();
+        saw |= full.contains("┆ ");
+        let mut args = TEXT.to_vec();
+        args.push("--no-thinking");
+        let out = run_fixture(&path, &args).out();
+        assert!(!out.contains("┆ "), "{}: thinking shown", path.display());
+    }
+    assert!(saw, "no input has thinking to leave out");
+}
+
+/// 13.10: a shell call's exit code is shown once, whatever words the
+/// dialect's error used for it.
+#[test]
+fn exit_code_shown_once() {
+    for path in inputs() {
+        let out = run_fixture(&path, TEXT).out();
+        for line in out.lines() {
+            // The outcome follows the last double space of a tool line.
+            let outcome = line.rsplit("  ").next().unwrap_or_default();
+            let n = outcome.matches("exit").count();
+            assert!(n <= 1, "{}: exit code repeated: {line}", path.display());
+        }
+    }
+    let out = run_fixture(
+        &fixture("cursor-sdk/shell-live_colour-codes_exit-code.jsonl"),
+        TEXT,
+    )
+    .out();
+    assert!(
+        out.contains("✗ shell  npm run lint  exit 1 · 900ms\n"),
+        "{out}"
+    );
+}
+
+/// 12.10: every entry of a plan or todo snapshot is in the transcript.
+#[test]
+fn plan_and_todo_snapshots_show_every_entry() {
+    let mut entries = 0;
+    for path in inputs() {
+        let ev = run_fixture(&path, &["--to", "events"]).out();
+        let text = run_fixture(&path, TEXT).out();
+        let lines: Vec<&str> = text.lines().map(str::trim_start).collect();
+        for e in events(&ev) {
+            if e["type"] != "summary" {
+                continue;
+            }
+            let Some(t) = e["text"].as_str() else {
+                continue;
+            };
+            for entry in t.trim_matches('\n').split('\n') {
+                entries += 1;
+                assert!(
+                    lines
+                        .iter()
+                        .any(|l| *l == entry || l.ends_with(&format!(": {entry}"))),
+                    "{}: {entry:?} missing from\n{text}",
+                    path.display()
+                );
+            }
+        }
+    }
+    assert!(entries > 4, "no snapshot with several entries");
+}
+
+// ------------------------------------------------------ under a terminal
+
+/// Run the binary with stdout and stderr on a pseudo-terminal `cols` wide;
+/// `shell_tail` is appended to the command (e.g. a redirection).
+fn pty(args: &[&str], cols: u16, shell_tail: &str) -> String {
+    let bin = env!("CARGO_BIN_EXE_cstream");
+    let mut cmd = format!("stty cols {cols} rows 50; exec {}", sh_quote(bin));
+    for a in args {
+        cmd.push(' ');
+        cmd.push_str(&sh_quote(a));
+    }
+    cmd.push_str(shell_tail);
+    let out = Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        // `script` copies its stdin to the terminal; a closed one ends it
+        // before the program writes anything.
+        .stdin(Stdio::null())
+        .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .env("TERM", "xterm-256color")
+        .output()
+        .expect("util-linux `script` runs (apt-get install bsdutils)");
+    assert!(
+        out.status.success() || out.status.code() == Some(1),
+        "{out:?}"
+    );
+    // The terminal turns each `\n` into `\r\n`.
+    String::from_utf8(out.stdout)
+        .expect("UTF-8")
+        .replace("\r\n", "\n")
+}
+
+fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+fn path_str(p: &Path) -> &str {
+    p.to_str().expect("UTF-8 path")
+}
+
+/// 13.4: the lines cstream cuts to the terminal's width (tool calls, their
+/// output, one-liners) fit in 80 columns, counted as a terminal counts them.
+/// (Warnings go elsewhere: they are not cut, and may land after a tool line
+/// that waits for its outcome.)
+#[test]
+fn cut_lines_fit_an_80_column_terminal() {
+    let mut cut = 0;
+    for path in fixtures() {
+        let out = pty(&["--color", "never", path_str(&path)], 80, " 2>/dev/null");
+        for line in out.lines() {
+            let glyph = ["▸ ", "✓ ", "✗ ", "⊘ ", "  │", "! ", "? ", "≡ "]
+                .iter()
+                .any(|g| line.starts_with(g));
+            if !glyph {
+                continue;
+            }
+            assert!(
+                line.width() <= 80,
+                "{}: {} columns: {line}",
+                path.display(),
+                line.width()
+            );
+            cut += usize::from(line.ends_with('…') || line.contains("…  "));
+        }
+    }
+    assert!(cut > 3, "no line was long enough to be cut");
+    let out = pty(
+        &[
+            "--color",
+            "never",
+            path_str(&fixture("cursor/unicode_zwj-persian-cjk-bidi.jsonl")),
+        ],
+        80,
+        "",
+    );
+    assert!(
+        out.contains(
+            "\n  │ 行1: 漢字の出力 👍🏽 とても長い行が端末の八十桁を超えるとどうなるかを確かめる…\n"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("👨\u{200d}👩\u{200d}👧 🏳\u{fe0f}\u{200d}🌈"),
+        "{out}"
+    );
+}
+
+/// 13.10: on a terminal that shows stdout and stderr together, an invalid
+/// input line is shown once, by its warning; with stderr elsewhere the
+/// transcript still has it.
+#[test]
+fn bad_line_shown_once_on_a_terminal() {
+    let path = fixture("cursor/garbage-lines.jsonl");
+    let both = pty(&["--color", "never", path_str(&path)], 80, "");
+    assert_eq!(both.matches("falling back to Auto").count(), 1, "{both}");
+    assert!(
+        both.contains("garbage-lines.jsonl:2: not JSON: T: Model"),
+        "{both}"
+    );
+    let quiet_stderr = pty(&["--color", "never", path_str(&path)], 80, " 2>/dev/null");
+    assert_eq!(quiet_stderr.matches("falling back to Auto").count(), 1);
+    assert!(
+        quiet_stderr.contains("! stdout: T: Model"),
+        "{quiet_stderr}"
+    );
+}
+
+/// 13.7 and 13.6 on a terminal: the last 10 lines of completion-time output,
+/// with their colours (`--color auto` on a terminal).
+#[test]
+fn terminal_defaults() {
+    let path = fixture("cursor/shell-output_colour-codes-and-30-lines.jsonl");
+    let out = pty(&[path_str(&path)], 80, "");
+    assert!(out.contains("… 19 more lines above"), "{out}");
+    assert!(
+        out.contains("test t20 ... \u{1b}[32mok\u{1b}[0m\n"),
+        "{out:?}"
+    );
+    assert!(!out.contains("test t19"), "{out}");
+    let all = pty(&["--shell-lines", "all", path_str(&path)], 80, "");
+    assert!(all.contains("test t01 ... \u{1b}[32mok"), "{all:?}");
+}
+
+/// 13.4, live output: a line that arrives in several pieces is cut once, at
+/// the terminal's width, and the next line starts whole.
+#[test]
+fn live_output_lines_cut_across_pieces() {
+    use clap::Parser;
+    use cstream::cli::{Cli, ColorEnv};
+    use cstream::diag::Diag;
+    use cstream::run::convert;
+
+    let delta = |text: &str| {
+        serde_json::json!({"type": "shell_output_delta", "sessionId": "w", "callId": "c",
+            "stream": "stdout", "text": text})
+        .to_string()
+    };
+    let input = [
+        r#"{"type":"session_started","sessionId":"w","dialect":"cursor"}"#.to_owned(),
+        r#"{"type":"tool_call_started","sessionId":"w","callId":"c","toolName":"shell","args":{},"command":"x"}"#.to_owned(),
+        delta("漢字漢字漢字漢字漢字"),
+        delta("漢字漢字漢字漢字漢字"),
+        delta("漢字漢字漢字漢字漢字\nnext line\n"),
+    ]
+    .join("\n");
+    let cli = Cli::try_parse_from(["cstream", "--from", "events", "--color", "never"]).unwrap();
+    let mut cfg = cli.config(false, &ColorEnv::default());
+    cfg.output.width = Some(40);
+    let mut out = Vec::new();
+    convert(&cfg, input.as_bytes(), &mut out, &mut Diag::sink()).unwrap();
+    let out = String::from_utf8(out).unwrap();
+    let rows: Vec<&str> = out.lines().filter(|l| l.starts_with("  │")).collect();
+    assert_eq!(
+        rows,
+        ["  │ 漢字漢字漢字漢字漢字漢字漢字漢字漢…", "  │ next line"],
+        "{out}"
+    );
+    assert!(rows[0].width() <= 40);
+}
