@@ -444,6 +444,15 @@ pub fn assembled<T: serde::Serialize + ?Sized>(v: &T) -> Box<RawValue> {
     serde_json::value::to_raw_value(v).expect("serializing raw values and strings cannot fail")
 }
 
+/// A one-member object `{"key": "value"}` as a raw value.
+pub fn object1(key: &str, value: &str) -> Box<RawValue> {
+    assembled(
+        &[(key, value)]
+            .into_iter()
+            .collect::<std::collections::BTreeMap<_, _>>(),
+    )
+}
+
 /// Visitor methods that take any scalar (and `null`) as `$default`, for
 /// values read leniently: an unexpected type is passed over, not an error
 /// that would make the whole line unreadable.

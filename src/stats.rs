@@ -13,7 +13,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use crate::event::{Event, TYPE_NAMES};
-use crate::output::{Session, Sink};
+use crate::event::{Session, Sink};
 
 /// How many event types there are.
 pub const KINDS: usize = TYPE_NAMES.len();

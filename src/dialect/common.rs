@@ -658,14 +658,7 @@ pub fn raw_string(s: &str) -> Box<RawValue> {
     crate::json::assembled(s)
 }
 
-/// A one-member object `{"key": "value"}` as a raw value.
-pub fn raw_object1(key: &str, value: &str) -> Box<RawValue> {
-    crate::json::assembled(
-        &[(key, value)]
-            .into_iter()
-            .collect::<std::collections::BTreeMap<_, _>>(),
-    )
-}
+pub use crate::json::object1 as raw_object1;
 
 #[cfg(test)]
 mod tests {

@@ -7,12 +7,14 @@
 //! session's init). The normalized fields beside `args`/`result` are the only
 //! thing output formats read, so no format ever re-parses a dialect's payload.
 
+pub mod sink;
 mod write;
 
 use std::borrow::Cow;
 
 use serde_json::value::RawValue;
 
+pub use sink::{Session, Sink};
 pub use write::{write_event, write_event_quoted};
 
 /// A string that usually borrows from the input line.

@@ -1,10 +1,13 @@
-//! Output formats: one [`Sink`] per format, fed normalized events.
+//! Output formats: one [`Sink`] per format, fed normalized events. The
+//! interface itself lives beside the events it carries
+//! ([`crate::event::sink`]); transforms implement it too.
 //!
 //! A sink sees every session as `begin` → its events → `end`, in input
 //! order, and writes as it goes: streaming formats write each event before
 //! the next line is read; whole-value formats (`documents`, `openai-json`)
 //! hold one session's result and write it at `end`.
 
+pub mod chat;
 pub mod documents;
 pub mod documents_sse;
 pub mod events;
@@ -12,52 +15,11 @@ pub mod markdown;
 pub mod openai;
 pub mod text;
 
-use std::io::{self, Write};
+use std::io::Write;
 
-use crate::event::Event;
-pub use openai::{ReasoningField, ToolCallMode};
-
-/// Identifies the session events belong to.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Session {
-    /// The source's session id, or `session-N`.
-    pub id: String,
-    /// 1-based position of the session in the run.
-    pub ordinal: usize,
-    /// Recap dedupe is on for this session: off with `--no-dedupe`, or when
-    /// an events stream says its session was written without it. The events
-    /// format says so on `session_started` (`"dedupe":false`), so a second
-    /// stage passes the events on as they are.
-    pub dedupe: bool,
-}
-
-/// A destination for normalized events.
-pub trait Sink {
-    /// A session begins; its events follow.
-    fn begin(&mut self, _s: &Session) -> io::Result<()> {
-        Ok(())
-    }
-    /// One event of session `s`.
-    fn event(&mut self, s: &Session, ev: &Event<'_>) -> io::Result<()>;
-    /// Session `s` has no more events.
-    fn end(&mut self, _s: &Session) -> io::Result<()> {
-        Ok(())
-    }
-    /// Push buffered output to its destination (`--line-buffered`, and
-    /// after [`Sink::idle`]). Never changes which events are written.
-    fn flush(&mut self) -> io::Result<()>;
-    /// The input has nothing more buffered: what was read so far should be
-    /// out before cstream waits for more. Adapters that merge what was read
-    /// together (`--coalesce=burst`) close their merge here, not on
-    /// `flush`, so the events do not depend on how stdout is buffered.
-    fn idle(&mut self) -> io::Result<()> {
-        self.flush()
-    }
-    /// The run is over: write anything pending and flush.
-    fn finish(&mut self) -> io::Result<()> {
-        self.flush()
-    }
-}
+pub use crate::event::sink::{Session, Sink};
+pub use chat::ToolCallMode;
+pub use openai::ReasoningField;
 
 /// The output formats (`--to`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

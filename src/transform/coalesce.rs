@@ -18,7 +18,7 @@ use std::borrow::Cow;
 use std::io;
 
 use crate::event::{Event, Kind, OutStream, Text, ToolStart};
-use crate::output::{Session, Sink};
+use crate::event::{Session, Sink};
 
 /// How to coalesce.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -35,7 +35,7 @@ use std::io;
 use crate::diag::{Diag, Warn};
 use crate::dialect::{Channel, Item};
 use crate::event::{Event, Json, Kind, OutStream, SessionResult, SessionStart, ToolEnd, Usage};
-use crate::output::{Session, Sink};
+use crate::event::{Session, Sink};
 use prefix::Prefix;
 
 /// Items held before an input's first init are capped at this many: the
@@ -724,7 +724,7 @@ fn delta(channel: Channel, text: Cow<'_, str>) -> Kind<'_> {
 fn replacement<'a>(call_id: Cow<'a, str>, text: &str) -> Kind<'a> {
     Kind::ToolCallProgress {
         call_id,
-        partial: Json::from(crate::dialect::common::raw_object1("output", text)),
+        partial: Json::from(crate::json::object1("output", text)),
     }
 }
 

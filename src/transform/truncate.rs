@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use std::io;
 
 use crate::event::{Event, Kind, OutStream, Text, ToolEnd};
-use crate::output::{Session, Sink};
+use crate::event::{Session, Sink};
 use crate::transform::MAX_OPEN_CALLS;
 
 /// Per-call accounting of live output.
