@@ -418,7 +418,7 @@ impl Cli {
                 no_thinking: self.no_thinking,
                 // Each invalid line is then shown once, by its warning, which
                 // names the file and line.
-                hide_bad_lines: tty && env.stderr_tty,
+                shared_terminal: (tty && env.stderr_tty).then(Default::default),
             },
             strict: self.strict,
             truncate_shell: self.truncate_shell,

@@ -10,6 +10,7 @@
 use std::fmt::Display;
 use std::io::Write;
 
+use crate::terminal::SharedLine;
 /// Warnings quote input (and file names) through the terminal module's one
 /// escaping rule.
 pub use crate::terminal::excerpt;
@@ -62,6 +63,8 @@ pub struct Diag {
     pub file: String,
     /// `-q`: warnings are only counted, one line per kind at the end.
     pub quiet: bool,
+    /// The terminal the transcript shares with these messages, if it does.
+    pub shared_terminal: Option<SharedLine>,
 }
 
 impl Diag {
@@ -74,12 +77,25 @@ impl Diag {
             fatal: false,
             file: "-".to_owned(),
             quiet: false,
+            shared_terminal: None,
         }
     }
 
     /// Diagnostics that go nowhere (for embedding and tests).
     pub fn sink() -> Self {
         Diag::new(Box::new(std::io::sink()))
+    }
+
+    /// Start a message on a line of its own when the transcript left one
+    /// unfinished on the terminal they share.
+    fn own_line(&mut self) {
+        if self
+            .shared_terminal
+            .as_ref()
+            .is_some_and(SharedLine::break_for_message)
+        {
+            let _ = self.out.write_all(b"\n");
+        }
     }
 
     /// How many warnings of one kind are printed one by one.
@@ -97,6 +113,7 @@ impl Diag {
         let n = &mut self.counts[kind.index()];
         *n += 1;
         if *n <= cap {
+            self.own_line();
             // A failed stderr write must not abort the run (ripgrep #1966).
             let _ = writeln!(self.out, "cstream: warning: {}:{line}: {msg}", self.file);
         }
@@ -108,6 +125,7 @@ impl Diag {
         let n = &mut self.counts[Warn::Run.index()];
         *n += 1;
         if *n <= cap {
+            self.own_line();
             let _ = writeln!(self.out, "cstream: warning: {msg}");
         }
     }
@@ -115,11 +133,13 @@ impl Diag {
     /// Report a fatal problem (exit status 2; the run goes on where it can).
     pub fn error(&mut self, msg: impl Display) {
         self.fatal = true;
+        self.own_line();
         let _ = writeln!(self.out, "cstream: error: {msg}");
     }
 
     /// Print an informational line (`cstream: MSG`), never capped.
     pub fn info(&mut self, msg: impl Display) {
+        self.own_line();
         let _ = writeln!(self.out, "cstream: {msg}");
         let _ = self.out.flush();
     }
@@ -128,6 +148,7 @@ impl Diag {
     /// (with `quiet`, one line per kind that occurred at all).
     pub fn finish(&mut self) {
         let cap = self.shown_per_kind();
+        self.own_line();
         for kind in [
             Warn::NotJson,
             Warn::InvalidUtf8,

@@ -308,6 +308,7 @@ pub fn run_with_stdin<R: Read, W: Write>(
     diag: &mut Diag,
 ) -> io::Result<Report> {
     diag.quiet |= cfg.output.quiet;
+    diag.shared_terminal = cfg.output.shared_terminal.clone();
     let mut p = Pipeline::new(cfg, out);
     let mut framer = Framer::new();
     let mut all = || {

@@ -17,10 +17,60 @@
 //! none, and a cut never splits a cluster.
 
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::fmt::Write as _;
+use std::rc::Rc;
 
 use unicode_segmentation::UnicodeSegmentation;
 use unicode_width::UnicodeWidthStr;
+
+/// One terminal that both standard output (the transcript) and standard
+/// error (the warnings) write to: whether the transcript left a line
+/// unfinished there, so that a warning starts on a line of its own and the
+/// transcript then knows its line was ended for it.
+#[derive(Debug, Clone, Default)]
+pub struct SharedLine(Rc<Cell<LineState>>);
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum LineState {
+    #[default]
+    Clean,
+    /// The transcript's last line has no newline yet.
+    Partial,
+    /// A message ended that line; the transcript has not written since.
+    Broken,
+}
+
+impl SharedLine {
+    /// The transcript wrote; `partial`: its last line is unfinished.
+    pub fn wrote(&self, partial: bool) {
+        self.0.set(if partial {
+            LineState::Partial
+        } else {
+            LineState::Clean
+        });
+    }
+
+    /// A message is about to be written: true when it must first end the
+    /// transcript's unfinished line.
+    pub fn break_for_message(&self) -> bool {
+        let partial = self.0.get() == LineState::Partial;
+        if partial {
+            self.0.set(LineState::Broken);
+        }
+        partial
+    }
+
+    /// The transcript is about to write: true when a message ended its
+    /// line meanwhile (it is then at the start of a line).
+    pub fn take_broken(&self) -> bool {
+        let broken = self.0.get() == LineState::Broken;
+        if broken {
+            self.0.set(LineState::Clean);
+        }
+        broken
+    }
+}
 
 /// True for a character a terminal would interpret rather than display.
 pub fn is_unsafe(c: char) -> bool {
@@ -300,6 +350,19 @@ mod tests {
             let t = truncate("漢字とemoji👍🏽で", max);
             assert!(width(&t) <= max.max(1), "{max}: {t}");
         }
+    }
+
+    #[test]
+    fn shared_line_states() {
+        let l = SharedLine::default();
+        assert!(!l.break_for_message());
+        l.wrote(true);
+        assert!(l.break_for_message());
+        assert!(!l.break_for_message(), "ended once");
+        assert!(l.take_broken());
+        assert!(!l.take_broken());
+        l.wrote(false);
+        assert!(!l.break_for_message());
     }
 
     #[test]

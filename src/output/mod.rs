@@ -81,9 +81,11 @@ pub struct OutputOptions {
     pub quiet: bool,
     /// text: leave thinking out (`--no-thinking`).
     pub no_thinking: bool,
-    /// text: leave out the rows for input lines that were not valid input,
-    /// because the warnings on stderr show them on the same terminal.
-    pub hide_bad_lines: bool,
+    /// text: standard output and standard error are one terminal. The
+    /// transcript then leaves out the rows for input lines that were not
+    /// valid input (their warnings show them), and a warning never lands in
+    /// the middle of a transcript line.
+    pub shared_terminal: Option<crate::terminal::SharedLine>,
 }
 
 /// The sink for `format`, writing to `w`.

@@ -25,7 +25,7 @@ use owo_colors::{OwoColorize, Style};
 
 use super::{OutputOptions, Session, Sink};
 use crate::event::{Event, Kind, OutStream, SessionResult, ToolEnd, ToolStart, Usage};
-use crate::terminal::{Sgr, sanitize, truncate, visible, width};
+use crate::terminal::{Sgr, SharedLine, sanitize, truncate, visible, width};
 
 /// `--shell-lines` on a terminal: the last lines of completion-time shell
 /// output shown (a saved transcript keeps them all).
@@ -109,6 +109,8 @@ pub struct TextSink<W: Write> {
     /// Rows for input lines that were not valid input (off when the
     /// warnings on stderr already show them on the same terminal).
     bad_lines: bool,
+    /// The terminal shared with the warnings, if it is.
+    shared: Option<SharedLine>,
     /// Nothing written yet on the current line.
     at_line_start: bool,
     block: Block,
@@ -134,7 +136,8 @@ impl<W: Write> TextSink<W> {
             shell_lines: opts.shell_lines,
             quiet: opts.quiet,
             thinking: !opts.no_thinking,
-            bad_lines: !opts.hide_bad_lines && !opts.quiet,
+            bad_lines: opts.shared_terminal.is_none() && !opts.quiet,
+            shared: opts.shared_terminal.clone(),
             at_line_start: true,
             block: Block::None,
             pending: None,
@@ -461,6 +464,47 @@ impl<W: Write> Sink for TextSink<W> {
     }
 
     fn event(&mut self, s: &Session, ev: &Event<'_>) -> io::Result<()> {
+        self.resync();
+        self.event_inner(s, ev)?;
+        self.synced();
+        Ok(())
+    }
+
+    fn end(&mut self, _s: &Session) -> io::Result<()> {
+        self.resync();
+        if !self.tally.result && self.tally.any && !self.quiet {
+            self.final_line(None)?;
+        }
+        self.break_line()?;
+        self.synced();
+        Ok(())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.w.flush()
+    }
+}
+
+impl<W: Write> TextSink<W> {
+    /// A warning ended the line this transcript left unfinished on the
+    /// terminal they share: continue from the start of a line (a pending
+    /// tool outcome then gets a line of its own, with its label).
+    fn resync(&mut self) {
+        if self.shared.as_ref().is_some_and(SharedLine::take_broken) {
+            self.at_line_start = true;
+            self.pending = None;
+            self.col = Some(0);
+        }
+    }
+
+    /// Tell the shared terminal whether the last line is unfinished.
+    fn synced(&self) {
+        if let Some(l) = &self.shared {
+            l.wrote(!self.at_line_start);
+        }
+    }
+
+    fn event_inner(&mut self, s: &Session, ev: &Event<'_>) -> io::Result<()> {
         if !self.tally.any {
             // The blank line between sessions waits for the first event, so
             // an input without events leaves no trace.
@@ -577,17 +621,6 @@ impl<W: Write> Sink for TextSink<W> {
             }
         }
         Ok(())
-    }
-
-    fn end(&mut self, _s: &Session) -> io::Result<()> {
-        if !self.tally.result && self.tally.any && !self.quiet {
-            self.final_line(None)?;
-        }
-        self.break_line()
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.w.flush()
     }
 }
 

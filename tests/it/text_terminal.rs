@@ -388,6 +388,27 @@ fn bad_line_shown_once_on_a_terminal() {
     );
 }
 
+/// On a terminal that shows stdout and stderr together, a warning starts
+/// on a line of its own, even when the transcript's line (streamed text, a
+/// tool call waiting for its outcome) is unfinished.
+#[test]
+fn warnings_never_land_inside_a_transcript_line() {
+    let mut warned = 0;
+    for path in fixtures() {
+        let out = pty(&["--color", "never", path_str(&path)], 80, "");
+        for line in out.lines() {
+            if let Some(i) = line
+                .find("cstream: warning: ")
+                .or_else(|| line.find("cstream: error: "))
+            {
+                assert_eq!(i, 0, "{}: {line}", path.display());
+                warned += 1;
+            }
+        }
+    }
+    assert!(warned > 10, "too few warnings to tell");
+}
+
 /// 13.7 and 13.6 on a terminal: the last 10 lines of completion-time output,
 /// with their colours (`--color auto` on a terminal).
 #[test]
