@@ -1,8 +1,10 @@
 #!/bin/sh
 # Build the seed corpus of the `pipeline` target from the repository's
 # fixtures: each fixture once per output format, with --from auto and with
-# its own dialect, behind the target's 4-byte option header
-# (fuzz_targets/pipeline.rs). The corpus directory is not committed.
+# its own dialect, behind the target's 6-byte option header
+# (fuzz_targets/pipeline.rs: format and dialect are indexes into the
+# library's lists, taken modulo their length, so codes past the end wrap
+# around). The corpus directory is not committed.
 set -eu
 cd "$(dirname "$0")"
 out=corpus/pipeline
@@ -20,11 +22,13 @@ for f in $(find ../fixtures -type f \( -name '*.jsonl' -o -name '*.json' \) | so
         *) d=0 ;;
     esac
     base=$(echo "$f" | sed 's|^\.\./fixtures/||; s|/|__|g')
-    for fmt in 0 1 2 3 4 5 6 7; do
+    # Formats 0..N-1, then events --coalesce and --coalesce=burst; 0..15 covers
+    # lists of up to 14 formats (past the end, codes wrap around).
+    for fmt in $(seq 0 15); do
         for from in 0 "$d"; do
             # A few variants: plain; --no-dedupe with --truncate-shell 9 and 7-byte reads.
-            printf "\\$(printf %03o "$fmt")\\$(printf %03o "$from")\\000\\000" | cat - "$f" > "$out/$base.$fmt.$from"
-            printf "\\$(printf %03o $((fmt + 8)))\\$(printf %03o "$from")\\210\\007" | cat - "$f" > "$out/$base.$fmt.$from.t"
+            printf "\\$(printf %03o "$fmt")\\$(printf %03o "$from")\\000\\000\\000\\000" | cat - "$f" > "$out/$base.$fmt.$from"
+            printf "\\$(printf %03o "$fmt")\\$(printf %03o "$from")\\001\\000\\210\\007" | cat - "$f" > "$out/$base.$fmt.$from.t"
             n=$((n + 2))
         done
     done

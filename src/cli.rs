@@ -7,6 +7,7 @@ use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use clap::builder::PossibleValue;
 use clap::{CommandFactory, Parser, ValueEnum};
 
 use crate::diag::Diag;
@@ -59,11 +60,11 @@ pub struct Cli {
     pub files: Vec<PathBuf>,
 
     /// Output format
-    #[arg(short = 't', long = "to", value_enum, value_name = "FORMAT", default_value_t = ToFormat::Text)]
-    pub to: ToFormat,
+    #[arg(short = 't', long = "to", value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
+    pub to: Format,
 
     /// Input dialect (auto: detected from each input's first lines)
-    #[arg(short = 'f', long = "from", value_enum, value_name = "DIALECT", default_value_t = FromDialect::Auto)]
+    #[arg(short = 'f', long = "from", value_enum, value_name = "DIALECT", default_value_t = FromDialect::AUTO)]
     pub from: FromDialect,
 
     /// Keep recap/replay text and cumulative tool-output snapshots exactly as they came (default: emit only what each adds)
@@ -163,21 +164,15 @@ pub struct Cli {
     pub generate: Option<Generate>,
 }
 
-/// `--to`
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ToFormat {
-    /// A readable, coloured transcript
-    Text,
-    /// Normalized events, one compact JSON object per line
-    Events,
-    /// OpenAI Chat Completions streaming (SSE), one stream per session
-    OpenaiSse,
-    /// The OpenAI chat.completion object, one per session
-    OpenaiJson,
-    /// One ChatResponse JSON per session, the answer split into typed documents
-    Documents,
-    /// The same documents as a live Server-Sent Events stream
-    DocumentsSse,
+/// `--to` takes the library's format list as it is ([`Format::ALL`]).
+impl ValueEnum for Format {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Format::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.name()).help(self.about()))
+    }
 }
 
 /// `--shell-lines`
@@ -232,25 +227,37 @@ pub enum ToolCallsArg {
     Calls,
 }
 
-/// `--from`
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FromDialect {
-    /// Detect from each input's first lines
-    Auto,
-    /// cursor-agent --output-format stream-json
-    Cursor,
-    /// Claude Code -p --output-format stream-json --verbose
-    Claude,
-    /// Codex exec --json
-    Codex,
-    /// Gemini CLI --output-format stream-json
-    Gemini,
-    /// Agent Client Protocol traffic (JSON-RPC session/update)
-    Acp,
-    /// Cursor SDK InteractionUpdate deltas or SDKMessage run stream
-    CursorSdk,
-    /// cstream's own --to events output
-    Events,
+/// `--from`: `auto` (`None`: detect from each input's first lines) or one
+/// of the library's dialects ([`Dialect::ALL`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FromDialect(pub Option<Dialect>);
+
+impl FromDialect {
+    pub const AUTO: FromDialect = FromDialect(None);
+}
+
+/// `auto`, then every dialect.
+static FROM_VALUES: [FromDialect; 1 + Dialect::ALL.len()] = {
+    let mut all = [FromDialect::AUTO; 1 + Dialect::ALL.len()];
+    let mut i = 0;
+    while i < Dialect::ALL.len() {
+        all[i + 1] = FromDialect(Some(Dialect::ALL[i]));
+        i += 1;
+    }
+    all
+};
+
+impl ValueEnum for FromDialect {
+    fn value_variants<'a>() -> &'a [Self] {
+        &FROM_VALUES
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(match self.0 {
+            None => PossibleValue::new("auto").help("Detect from each input's first lines"),
+            Some(d) => PossibleValue::new(d.name()).help(d.about()),
+        })
+    }
 }
 
 /// `--color`
@@ -361,24 +368,8 @@ impl Cli {
     /// output goes to a terminal.
     pub fn config(&self, tty: bool, env: &ColorEnv) -> Config {
         Config {
-            format: match self.to {
-                ToFormat::Text => Format::Text,
-                ToFormat::Events => Format::Events,
-                ToFormat::OpenaiSse => Format::OpenAiSse,
-                ToFormat::OpenaiJson => Format::OpenAiJson,
-                ToFormat::Documents => Format::Documents,
-                ToFormat::DocumentsSse => Format::DocumentsSse,
-            },
-            from: match self.from {
-                FromDialect::Auto => None,
-                FromDialect::Cursor => Some(Dialect::Cursor),
-                FromDialect::Claude => Some(Dialect::Claude),
-                FromDialect::Codex => Some(Dialect::Codex),
-                FromDialect::Gemini => Some(Dialect::Gemini),
-                FromDialect::Acp => Some(Dialect::Acp),
-                FromDialect::CursorSdk => Some(Dialect::CursorSdk),
-                FromDialect::Events => Some(Dialect::Events),
-            },
+            format: self.to,
+            from: self.from.0,
             normalize: NormalizeOptions {
                 dedupe: !self.no_dedupe,
             },
@@ -434,7 +425,7 @@ impl Cli {
 
     /// Reject combinations the options cannot express on their own.
     pub fn validate(&self) -> Result<(), clap::Error> {
-        if self.coalesce.is_some() && self.to != ToFormat::Events {
+        if self.coalesce.is_some() && self.to != Format::Events {
             return Err(Cli::command().error(
                 clap::error::ErrorKind::ArgumentConflict,
                 "--coalesce works with --to events only",

@@ -5,13 +5,20 @@
 //! multiple of the input's size.
 //!
 //! Header (then the input itself):
-//! - byte 0: bits 0-2 the format (6: events --coalesce, 7: events
-//!   --coalesce=burst); bit 3 --no-dedupe; bit 4 --strict; bit 5 -c;
-//!   bit 6 --include-usage; bit 7 --thinking
-//! - byte 1: bits 0-2 --from (0: auto); bits 3-4 --tool-calls; bits 5-6
-//!   --reasoning-field; bit 7 --color always (text)
-//! - byte 2: ≥ 128: --truncate-shell (byte & 127) + 1
-//! - byte 3: read size (0: whatever the reader asks for)
+//! - byte 0: the format, an index into `Format::ALL` taken modulo its length
+//!   plus two: the two codes past the list are events --coalesce and events
+//!   --coalesce=burst
+//! - byte 1: --from, modulo `Dialect::ALL`'s length plus one: 0 is auto, `i`
+//!   is `Dialect::ALL[i - 1]`
+//! - byte 2: bit 0 --no-dedupe; bit 1 --strict; bit 2 -c; bit 3
+//!   --include-usage; bit 4 --thinking; bit 5 --color always (text); bits 6-7
+//!   --tool-calls
+//! - byte 3: bits 0-1 --reasoning-field
+//! - byte 4: ≥ 128: --truncate-shell (byte & 127) + 1
+//! - byte 5: read size (0: whatever the reader asks for)
+//!
+//! The lists come from the library, so a new format or dialect is fuzzed
+//! without touching this file.
 #![no_main]
 
 use std::io::{self, Read};
@@ -41,67 +48,59 @@ impl Read for Chunks<'_> {
     }
 }
 
-fn config(h: [u8; 4]) -> (Config, &'static str) {
+fn config(h: [u8; HEADER]) -> (Config, &'static str) {
     let mut cfg = Config::default();
-    let (format, name, coalesce) = match h[0] & 7 {
-        0 => (Format::Text, "text", None),
-        1 => (Format::Events, "events", None),
-        2 => (Format::OpenAiSse, "openai-sse", None),
-        3 => (Format::OpenAiJson, "openai-json", None),
-        4 => (Format::Documents, "documents", None),
-        5 => (Format::DocumentsSse, "documents-sse", None),
-        6 => (Format::Events, "events", Some(CoalesceMode::Whole)),
-        _ => (Format::Events, "events", Some(CoalesceMode::Burst)),
+    let code = usize::from(h[0]) % (Format::ALL.len() + 2);
+    let (format, coalesce) = match code.checked_sub(Format::ALL.len()) {
+        None => (Format::ALL[code], None),
+        Some(0) => (Format::Events, Some(CoalesceMode::Whole)),
+        Some(_) => (Format::Events, Some(CoalesceMode::Burst)),
     };
     cfg.format = format;
     cfg.coalesce = coalesce;
-    cfg.normalize.dedupe = h[0] & 8 == 0;
-    cfg.strict = h[0] & 16 != 0;
-    cfg.output.compact = h[0] & 32 != 0;
-    cfg.output.include_usage = h[0] & 64 != 0;
-    cfg.output.thinking = h[0] & 128 != 0;
-    cfg.from = match h[1] & 7 {
-        0 => None,
-        1 => Some(Dialect::Cursor),
-        2 => Some(Dialect::Claude),
-        3 => Some(Dialect::Codex),
-        4 => Some(Dialect::Gemini),
-        5 => Some(Dialect::Acp),
-        6 => Some(Dialect::CursorSdk),
-        _ => Some(Dialect::Events),
-    };
-    cfg.output.tool_calls = match (h[1] >> 3) & 3 {
+    let from = usize::from(h[1]) % (Dialect::ALL.len() + 1);
+    cfg.from = from.checked_sub(1).map(|i| Dialect::ALL[i]);
+    let flags = h[2];
+    cfg.normalize.dedupe = flags & 1 == 0;
+    cfg.strict = flags & 2 != 0;
+    cfg.output.compact = flags & 4 != 0;
+    cfg.output.include_usage = flags & 8 != 0;
+    cfg.output.thinking = flags & 16 != 0;
+    cfg.output.color = flags & 32 != 0 && format == Format::Text;
+    cfg.output.tool_calls = match flags >> 6 {
         0 => ToolCallMode::Reasoning,
         1 => ToolCallMode::Content,
         2 => ToolCallMode::Omit,
         _ => ToolCallMode::Calls,
     };
-    cfg.output.reasoning_field = match (h[1] >> 5) & 3 {
+    cfg.output.reasoning_field = match h[3] & 3 {
         1 => ReasoningField::Reasoning,
         2 => ReasoningField::None,
         _ => ReasoningField::ReasoningContent,
     };
-    cfg.output.color = h[1] & 128 != 0 && format == Format::Text;
     // A fixed clock: the run must not depend on when it happens.
     cfg.output.run_start = Some(1_700_000_000);
-    if h[2] >= 128 {
-        cfg.truncate_shell = Some(usize::from(h[2] & 127) + 1);
+    if h[4] >= 128 {
+        cfg.truncate_shell = Some(usize::from(h[4] & 127) + 1);
     }
-    (cfg, name)
+    (cfg, format.name())
 }
 
+/// Bytes of option header before the input.
+const HEADER: usize = 6;
+
 fuzz_target!(|data: &[u8]| {
-    let Some((h, input)) = data.split_first_chunk::<4>() else {
+    let Some((h, input)) = data.split_first_chunk::<HEADER>() else {
         return;
     };
     let (cfg, name) = config(*h);
     let mut out = Vec::new();
     let reader = Chunks {
         data: input,
-        n: if h[3] == 0 {
+        n: if h[5] == 0 {
             usize::MAX
         } else {
-            usize::from(h[3])
+            usize::from(h[5])
         },
     };
     convert(&cfg, reader, &mut out, &mut Diag::sink()).expect("writing to a Vec cannot fail");

@@ -189,6 +189,37 @@ pub enum Dialect {
 }
 
 impl Dialect {
+    /// Every dialect, in the order `--help` lists them (after `auto`). The
+    /// command line, the man page, the completions and the tests derive
+    /// from this list.
+    pub const ALL: [Dialect; 7] = [
+        Dialect::Cursor,
+        Dialect::Claude,
+        Dialect::Codex,
+        Dialect::Gemini,
+        Dialect::Acp,
+        Dialect::CursorSdk,
+        Dialect::Events,
+    ];
+
+    /// One line for `--help`.
+    pub fn about(self) -> &'static str {
+        match self {
+            Dialect::Cursor => "cursor-agent --output-format stream-json",
+            Dialect::Claude => "Claude Code -p --output-format stream-json --verbose",
+            Dialect::Codex => "Codex exec --json",
+            Dialect::Gemini => "Gemini CLI --output-format stream-json",
+            Dialect::Acp => "Agent Client Protocol traffic (JSON-RPC session/update)",
+            Dialect::CursorSdk => "Cursor SDK InteractionUpdate deltas or SDKMessage run stream",
+            Dialect::Events => "cstream's own --to events output",
+        }
+    }
+
+    /// The dialect called `name` (as `--from` spells it).
+    pub fn from_name(name: &str) -> Option<Dialect> {
+        Dialect::ALL.into_iter().find(|d| d.name() == name)
+    }
+
     /// The name `session_started.dialect` and `--from` use.
     pub fn name(self) -> &'static str {
         match self {

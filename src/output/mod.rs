@@ -40,6 +40,48 @@ pub enum Format {
 }
 
 impl Format {
+    /// Every format, in the order `--help` lists them. The command line,
+    /// the man page, the completions and the tests all derive from this list.
+    pub const ALL: [Format; 6] = [
+        Format::Text,
+        Format::Events,
+        Format::OpenAiSse,
+        Format::OpenAiJson,
+        Format::Documents,
+        Format::DocumentsSse,
+    ];
+
+    /// The name `--to` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Text => "text",
+            Format::Events => "events",
+            Format::OpenAiSse => "openai-sse",
+            Format::OpenAiJson => "openai-json",
+            Format::Documents => "documents",
+            Format::DocumentsSse => "documents-sse",
+        }
+    }
+
+    /// One line for `--help`.
+    pub fn about(self) -> &'static str {
+        match self {
+            Format::Text => "A readable, coloured transcript",
+            Format::Events => "Normalized events, one compact JSON object per line",
+            Format::OpenAiSse => "OpenAI Chat Completions streaming (SSE), one stream per session",
+            Format::OpenAiJson => "The OpenAI chat.completion object, one per session",
+            Format::Documents => {
+                "One ChatResponse JSON per session, the answer split into typed documents"
+            }
+            Format::DocumentsSse => "The same documents as a live Server-Sent Events stream",
+        }
+    }
+
+    /// The format called `name` (as `--to` spells it).
+    pub fn from_name(name: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|f| f.name() == name)
+    }
+
     /// True for formats that write one SSE stream per session.
     pub fn is_sse(self) -> bool {
         matches!(self, Format::OpenAiSse | Format::DocumentsSse)

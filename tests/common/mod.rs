@@ -68,15 +68,10 @@ pub const FORMATS: &[(&str, &[&str])] = &[
     ),
 ];
 
-/// Every `--to` value.
-pub const TO_VALUES: [&str; 6] = [
-    "text",
-    "events",
-    "openai-sse",
-    "openai-json",
-    "documents",
-    "documents-sse",
-];
+/// Every `--to` value, from the library's one list of formats.
+pub fn to_values() -> impl Iterator<Item = &'static str> {
+    cstream::output::Format::ALL.into_iter().map(|f| f.name())
+}
 
 /// The `--to` value and colour of a [`FORMATS`] row.
 pub fn format_of(args: &[&str]) -> (&'static str, bool) {
@@ -85,10 +80,7 @@ pub fn format_of(args: &[&str]) -> (&'static str, bool) {
         .position(|a| *a == "--to")
         .map(|i| args[i + 1])
         .expect("every row names its format");
-    let name = TO_VALUES
-        .into_iter()
-        .find(|n| *n == to)
-        .expect("a known format");
+    let name = to_values().find(|n| *n == to).expect("a known format");
     (name, args.contains(&"always"))
 }
 

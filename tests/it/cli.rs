@@ -795,14 +795,7 @@ fn stats_count_what_the_run_read_and_wrote() {
 
 #[test]
 fn stats_in_every_format_and_on_standard_input() {
-    for to in [
-        "text",
-        "events",
-        "openai-sse",
-        "openai-json",
-        "documents",
-        "documents-sse",
-    ] {
+    for to in crate::common::to_values() {
         let out = cstream()
             .args(["--stats", "--to", to])
             .write_stdin(lines(&[INIT, DELTA, START, RESULT]))

@@ -35,3 +35,21 @@ fn every_test_file_is_compiled() {
         "test files that are never compiled: {orphans:#?}"
     );
 }
+
+/// The format list is the library's (`Format::ALL`); every format in it has
+/// a snapshot row and a well-formedness rule, so a new format cannot slip
+/// past the sweeps that run every row.
+#[test]
+fn every_format_is_swept() {
+    use crate::common::{FORMATS, format_of, to_values, wellformed};
+    for name in to_values() {
+        assert!(
+            FORMATS.iter().any(|(_, args)| format_of(args).0 == name),
+            "no FORMATS row (tests/common/mod.rs) for --to {name}"
+        );
+        assert!(
+            wellformed::check(name, false, b"").is_ok(),
+            "no wellformed::check rule (tests/common/wellformed.rs) for --to {name}"
+        );
+    }
+}
