@@ -7,6 +7,7 @@
 //! session's init). The normalized fields beside `args`/`result` are the only
 //! thing output formats read, so no format ever re-parses a dialect's payload.
 
+pub mod calls;
 pub mod sink;
 mod write;
 

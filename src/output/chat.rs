@@ -17,6 +17,7 @@ use std::borrow::Cow;
 use std::io;
 
 use super::Session;
+use crate::event::calls::CallTable;
 use crate::event::{Event, Kind, ToolEnd, ToolStart, Usage};
 
 /// How tool calls the agent already executed appear (`--tool-calls`).
@@ -111,13 +112,6 @@ pub enum Ending {
     Error { kind: Failure, message: String },
 }
 
-/// A tool call whose start was seen and whose end was not yet.
-struct OpenCall {
-    id: String,
-    /// `shell: ls -la` (empty in `calls` mode, which needs no label).
-    label: String,
-}
-
 /// What a session's result said.
 struct ResultSeen {
     ok: bool,
@@ -140,7 +134,9 @@ struct SessionState {
     content_at_line_start: bool,
     /// A thinking phase ended; the next one starts on a new line.
     thinking_break: bool,
-    open: Vec<OpenCall>,
+    /// Calls started and not yet completed, with their label (`shell: ls
+    /// -la`; empty in `calls` mode, which needs none).
+    open: CallTable<String>,
     next_index: usize,
     ends_on_tool_call: bool,
     usage: Option<Usage>,
@@ -333,25 +329,13 @@ impl Turn {
     }
 
     fn remember(&mut self, id: &str, label: String) {
-        let open = &mut self.s.open;
-        if let Some(i) = open.iter().position(|c| c.id == id) {
-            open.remove(i);
-        }
-        // The normalizer caps open calls too; this only bounds a stream
-        // that never completes its calls.
-        if open.len() >= MAX_OPEN_CALLS {
-            open.remove(0);
-        }
-        open.push(OpenCall {
-            id: id.to_owned(),
-            label,
-        });
+        // A repeated start replaces the label; a stream that never completes
+        // its calls loses the oldest.
+        self.s.open.insert(id, label);
     }
 
     fn forget(&mut self, id: &str) -> Option<String> {
-        let open = &mut self.s.open;
-        let i = open.iter().position(|c| c.id == id)?;
-        Some(open.remove(i).label)
+        self.s.open.remove(id)
     }
 
     fn tool_start(&mut self, t: &ToolStart<'_>, emit: Emit<'_>) -> io::Result<()> {
@@ -446,10 +430,6 @@ impl Turn {
         }
     }
 }
-
-/// Open calls one session remembers at most (a stream that never completes
-/// its calls must not grow this without bound).
-const MAX_OPEN_CALLS: usize = 4096;
 
 /// `shell: ls -la`: the tool's name and its key argument (first line, cut).
 pub fn label(t: &ToolStart<'_>) -> String {
