@@ -1,4 +1,4 @@
-//! `--to documents-sse`: the documents of [`super::documents`] as a live
+//! `--to documents-sse`: the documents of [`super`] as a live
 //! Server-Sent Events stream (docs/formats.md#documents-sse).
 //!
 //! ```text
@@ -27,10 +27,11 @@
 
 use std::io::{self, Write};
 
-use super::documents::{Builder, Doc, DocOptions, DocOut, J, Layout, Summary, doc_id, write_json};
-use super::{OutputOptions, Session, Sink};
+use super::{Builder, Doc, DocOptions, DocOut, J, Layout, Summary, doc_id};
 use crate::event::Event;
+use crate::json::layout::write_json;
 use crate::json::write_str;
+use crate::output::{OutputOptions, Session, Sink};
 
 /// Writes the steps of one session as SSE records.
 struct SseOut<'a, W: Write> {
