@@ -128,6 +128,10 @@ impl Doc {
     }
 }
 
+/// Both sinks make a [`Builder`] when a session begins and drop it when it
+/// ends; the normalizer begins every session before its first event.
+const BEGIN_FIRST: &str = "Sink::begin precedes a session's events";
+
 /// The steps of building a session's documents, in the order they happen.
 pub trait DocOut {
     /// Document `seq` begins, with the metadata known so far.

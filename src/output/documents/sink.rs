@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use super::{Builder, Doc, DocOptions, DocOut, J, Layout, Summary};
+use super::{BEGIN_FIRST, Builder, Doc, DocOptions, DocOut, J, Layout, Summary};
 use crate::event::Event;
 use crate::json::layout::write_json;
 use crate::output::{OutputOptions, Session, Sink};
@@ -51,9 +51,16 @@ pub struct DocumentsSink<W: Write> {
     w: W,
     opts: DocOptions,
     layout: Layout,
-    cur: Option<Builder>,
-    docs: Vec<Doc>,
+    /// The open session, made fresh by `begin`.
+    cur: Option<Open>,
+    /// The response being written (reused across sessions, empty between them).
     buf: Vec<u8>,
+}
+
+/// One session's state: the builder and the documents ended so far.
+struct Open {
+    builder: Builder,
+    docs: Vec<Doc>,
 }
 
 impl<W: Write> DocumentsSink<W> {
@@ -67,42 +74,40 @@ impl<W: Write> DocumentsSink<W> {
                 Layout::Pretty
             },
             cur: None,
-            docs: Vec::new(),
             buf: Vec::new(),
-        }
-    }
-
-    fn collect(&mut self) -> Collect<'_> {
-        Collect {
-            docs: &mut self.docs,
-            out: &mut self.buf,
-            layout: self.layout,
         }
     }
 }
 
 impl<W: Write> Sink for DocumentsSink<W> {
     fn begin(&mut self, s: &Session) -> io::Result<()> {
-        self.cur = Some(Builder::new(self.opts.clone(), s));
+        self.cur = Some(Open {
+            builder: Builder::new(self.opts.clone(), s),
+            docs: Vec::new(),
+        });
         Ok(())
     }
 
-    fn event(&mut self, s: &Session, ev: &Event<'_>) -> io::Result<()> {
-        let mut b = match self.cur.take() {
-            Some(b) => b,
-            None => Builder::new(self.opts.clone(), s),
+    fn event(&mut self, _s: &Session, ev: &Event<'_>) -> io::Result<()> {
+        let open = self.cur.as_mut().expect(BEGIN_FIRST);
+        let mut out = Collect {
+            docs: &mut open.docs,
+            out: &mut self.buf,
+            layout: self.layout,
         };
-        let r = b.event(ev, &mut self.collect());
-        self.cur = Some(b);
-        r
+        open.builder.event(ev, &mut out)
     }
 
-    fn end(&mut self, s: &Session) -> io::Result<()> {
-        let mut b = match self.cur.take() {
-            Some(b) => b,
-            None => Builder::new(self.opts.clone(), s),
-        };
-        b.end(&mut self.collect())?;
+    fn end(&mut self, _s: &Session) -> io::Result<()> {
+        let Open {
+            mut builder,
+            mut docs,
+        } = self.cur.take().expect(BEGIN_FIRST);
+        builder.end(&mut Collect {
+            docs: &mut docs,
+            out: &mut self.buf,
+            layout: self.layout,
+        })?;
         self.w.write_all(&self.buf)?;
         self.buf.clear();
         Ok(())
