@@ -207,6 +207,7 @@ impl<'s> Pipeline<'s> {
 
 impl Handler for Pipeline<'_> {
     fn record(&mut self, bytes: &[u8], line: u64, diag: &mut Diag) -> io::Result<Parsed> {
+        self.norm.line = line;
         // One validation of the whole record lets the parsers read it as
         // `str`, where serde_json does not check every string again.
         // Invalid UTF-8 goes back to the framer, which repairs it.
