@@ -11,8 +11,9 @@
 //! ones `documents` writes.
 //!
 //! How events become documents:
-//! - assistant text goes through the incremental [`Segmenter`]: prose is a
-//!   `text` document, each fenced block a `code_block` or `code_reference`;
+//! - assistant text goes through the incremental
+//!   [`Segmenter`](super::markdown::Segmenter): prose is a `text` document,
+//!   each fenced block a `code_block` or `code_reference`;
 //!   a text document opens with its first non-blank character (whitespace-only
 //!   prose makes none), leaves out leading blank lines and trailing
 //!   whitespace, and ends at a code block, a tool call, an error or the end;
