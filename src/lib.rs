@@ -34,4 +34,5 @@ pub mod output;
 pub mod run;
 pub mod stats;
 pub mod terminal;
+pub mod time;
 pub mod transform;
