@@ -129,6 +129,12 @@ impl<R: Read> LineReader<R> {
             self.inner.consume(used);
             self.consumed += used as u64;
             if done {
+                if buf.capacity() > READ_BUFFER_BYTES {
+                    // A line longer than the read buffer grew `buf` by
+                    // doubling: give back what it does not use, so a huge
+                    // line is held once while it is converted.
+                    buf.shrink_to_fit();
+                }
                 return Ok(if total as usize > MAX_LINE_BYTES {
                     LineRead::TooLong(total)
                 } else {

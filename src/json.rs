@@ -205,10 +205,12 @@ impl<'de> Deserialize<'de> for Lax<'de> {
 
 impl<'de: 'a, 'a> Deserialize<'de> for LaxStr<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(LaxStr(match Lax::deserialize(d)? {
-            Lax::Str(s) => Some(s),
-            _ => None,
-        }))
+        // Taken raw and unescaped here: serde_json would unescape a long
+        // string into a scratch buffer that grows by doubling and then copy
+        // it, holding up to three times the text at once; this holds it
+        // once (borrowed when it has no escapes).
+        let raw = <&'a RawValue>::deserialize(d)?;
+        Ok(LaxStr(raw_as_str(raw)))
     }
 }
 

@@ -113,6 +113,12 @@ struct Pipeline<'s> {
     warn_sessions: bool,
     /// The input being read may pause (a pipe, a terminal): not a regular file.
     live: bool,
+    /// This input has had a record (a JSON line), so the stream has begun.
+    begun: bool,
+    /// Lines that were not JSON before this input's stream began: an
+    /// agent's own notices (stderr captured with stdout). They count as bad
+    /// lines only if no stream follows (or with `--strict`).
+    notices: u64,
     /// `--stats`: the counting adapters' counters.
     counters: Option<Rc<Counters>>,
     started: Instant,
@@ -152,6 +158,8 @@ impl<'s> Pipeline<'s> {
             stop: false,
             warn_sessions: cfg.format.is_sse(),
             live: true,
+            begun: false,
+            notices: 0,
             counters,
             started,
         }
@@ -212,6 +220,10 @@ impl Handler for Pipeline<'_> {
             norm.item(item, sink, diag)
         })?;
         self.name_dialect();
+        if parsed == Parsed::Done && !self.begun {
+            self.begun = true;
+            self.notices = 0;
+        }
         self.check_sessions(diag);
         if self.line_buffered && parsed == Parsed::Done {
             self.sink.flush()?;
@@ -230,6 +242,11 @@ impl Handler for Pipeline<'_> {
         self.check_sessions(diag);
         if self.strict {
             self.stop = true;
+        } else if !self.begun {
+            // Warned about already; whether it is a bad line (exit 1)
+            // depends on whether a stream follows it: see `end_input`.
+            diag.bad_lines -= 1;
+            self.notices += 1;
         }
         if self.line_buffered {
             self.sink.flush()?;
@@ -364,6 +381,8 @@ fn one_input<R: Read>(
     diag: &mut Diag,
 ) -> io::Result<()> {
     p.parser.reset();
+    p.begun = false;
+    p.notices = 0;
     match framer.run(reader, p, diag) {
         Ok(()) => {}
         Err(FrameError::Read(e)) => {
@@ -389,6 +408,8 @@ fn one_input<R: Read>(
             "could not tell which agent wrote this input; reading it as cursor-agent (use --from to say)",
         );
     }
+    // Lines that were not JSON and no stream after them: bad input after all.
+    diag.bad_lines += std::mem::take(&mut p.notices);
     // `--from` names the dialect of an input that had no records at all.
     p.name_dialect();
     p.norm.end_input(&mut *p.sink, diag)?;

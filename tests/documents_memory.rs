@@ -3,6 +3,8 @@
 //! session's documents, so its peak grows with the session (which also shows
 //! that the measurement sees growth when there is some).
 //!
+//! A session whose answer is one huge line stays within twice that line.
+//!
 //! A counting global allocator measures the peak of live heap bytes; this
 //! file holds a single test so nothing else allocates meanwhile.
 
@@ -31,6 +33,22 @@ unsafe impl GlobalAlloc for Counting {
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
         unsafe { System.dealloc(p, l) };
         LIVE.fetch_sub(l.size(), Ordering::Relaxed);
+    }
+    /// Forwarded, as the binary's allocator does: the system allocator
+    /// resizes a big block in place (or moves its pages) rather than holding
+    /// two copies, which the trait's default (allocate, copy, free) would.
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, new_size: usize) -> *mut u8 {
+        let q = unsafe { System.realloc(p, l, new_size) };
+        if !q.is_null() {
+            if new_size >= l.size() {
+                let grow = new_size - l.size();
+                let now = LIVE.fetch_add(grow, Ordering::Relaxed) + grow;
+                PEAK.fetch_max(now, Ordering::Relaxed);
+            } else {
+                LIVE.fetch_sub(l.size() - new_size, Ordering::Relaxed);
+            }
+        }
+        q
     }
 }
 
@@ -105,4 +123,64 @@ fn documents_sse_memory_does_not_grow_with_the_session() {
         docs_large > docs_small * 5,
         "documents should hold the session ({docs_small} → {docs_large}): the measurement is broken"
     );
+    // In the same test: the counter is global, so nothing may run meanwhile.
+    documents_sse_memory_is_within_twice_the_longest_line();
+}
+
+/// A session whose answer is one huge line: the peak heap use of
+/// `documents-sse` stays within twice the line (the streaming formats'
+/// budget: the line as read, plus the document's content kept for its
+/// `finalContent`). Plain prose is read in place; text with escapes is
+/// unescaped once more, which the second check allows for.
+fn documents_sse_memory_is_within_twice_the_longest_line() {
+    const TEXT: usize = 8 * 1024 * 1024;
+    const FIXED: usize = 1024 * 1024;
+    let line = |unit: &str, fenced: bool| -> Vec<u8> {
+        let s = "mem-0001";
+        let mut v = Vec::new();
+        writeln!(
+            v,
+            r#"{{"type":"system","subtype":"init","session_id":"{s}","model":"Auto","cwd":"/w"}}"#
+        )
+        .unwrap();
+        let mut text = String::with_capacity(TEXT + 64);
+        if fenced {
+            text.push_str("Here it is:\\n```rust\\n");
+        }
+        while text.len() < TEXT {
+            text.push_str(unit);
+        }
+        if fenced {
+            text.push_str("```\\nDone.");
+        }
+        writeln!(
+            v,
+            r#"{{"type":"assistant","message":{{"content":[{{"type":"text","text":"{text}"}}]}},"session_id":"{s}","timestamp_ms":1700000000000}}"#
+        )
+        .unwrap();
+        writeln!(v, r#"{{"type":"result","subtype":"success","is_error":false,"duration_ms":5,"result":"","session_id":"{s}"}}"#).unwrap();
+        v
+    };
+    for (what, input, budget) in [
+        ("prose", line("lorem ipsum dolor sit amet ", false), 2.0),
+        (
+            "code with escapes",
+            line("let x = \\\"lorem\\\"; // dolor sit amet\\n", true),
+            3.0,
+        ),
+    ] {
+        let longest = input.split(|&b| b == b'\n').map(<[u8]>::len).max().unwrap();
+        let sse = peak(Format::DocumentsSse, &input);
+        let ratio = sse as f64 / longest as f64;
+        eprintln!(
+            "documents-sse, {what}: peak {sse} bytes for a {longest}-byte line ({ratio:.2}x)"
+        );
+        // The contract: a fixed budget (buffers of a few hundred KiB) plus
+        // twice the longest line.
+        let allowed = budget * longest as f64 + FIXED as f64;
+        assert!(
+            (sse as f64) <= allowed,
+            "documents-sse, {what}: peak {sse} bytes is over {budget}x the longest line ({longest} bytes) plus {FIXED}"
+        );
+    }
 }

@@ -362,8 +362,9 @@ struct Flow {
     seq: Option<u32>,
     /// Everything sent so far (the final content).
     content: String,
-    /// Sent, but not yet reported as a delta.
-    unsent: String,
+    /// How much of `content` was reported as deltas: the rest is sent but
+    /// not reported yet (an offset, not a copy: a huge line is held once).
+    reported: usize,
     /// Before opening: the whitespace since the last line break.
     lead: String,
     /// After opening: trailing whitespace not sent yet.
@@ -399,7 +400,11 @@ impl Flow {
 
     fn send(&mut self, t: &str) {
         self.content.push_str(t);
-        self.unsent.push_str(t);
+    }
+
+    /// Sent, but not yet reported as a delta.
+    fn unsent(&self) -> &str {
+        &self.content[self.reported..]
     }
 }
 
@@ -420,7 +425,8 @@ struct OpenCode {
     seq: u32,
     fence: Fence,
     content: String,
-    unsent: String,
+    /// How much of `content` was reported as deltas (as in [`Flow`]).
+    reported: usize,
 }
 
 /// An open tool-call document.
@@ -667,16 +673,16 @@ impl Builder {
     /// Report the content gathered from one push as one delta per document.
     fn flush_text(&mut self, out: &mut dyn DocOut) -> io::Result<()> {
         if let Some(seq) = self.text.seq
-            && !self.text.unsent.is_empty()
+            && !self.text.unsent().is_empty()
         {
-            out.delta(seq, &self.text.unsent)?;
-            self.text.unsent.clear();
+            out.delta(seq, self.text.unsent())?;
+            self.text.reported = self.text.content.len();
         }
         if let Some(c) = &mut self.code
-            && !c.unsent.is_empty()
+            && c.reported < c.content.len()
         {
-            out.delta(c.seq, &c.unsent)?;
-            c.unsent.clear();
+            out.delta(c.seq, &c.content[c.reported..])?;
+            c.reported = c.content.len();
         }
         Ok(())
     }
@@ -699,19 +705,25 @@ impl Builder {
                     seq,
                     fence,
                     content: String::new(),
-                    unsent: String::new(),
+                    reported: 0,
                 });
             }
             Seg::Code(t) => {
                 if let Some(c) = &mut self.code {
+                    // A code block can be as long as the longest line and
+                    // arrives line by line: grow by a quarter, not by
+                    // doubling, to hold it about once.
+                    let spare = c.content.capacity() - c.content.len();
+                    if spare < t.len() {
+                        c.content.reserve_exact(t.len().max(c.content.len() / 4));
+                    }
                     c.content.push_str(t);
-                    c.unsent.push_str(t);
                 }
             }
             Seg::Close => {
                 if let Some(c) = self.code.take() {
-                    if !c.unsent.is_empty() {
-                        out.delta(c.seq, &c.unsent)?;
+                    if c.reported < c.content.len() {
+                        out.delta(c.seq, &c.content[c.reported..])?;
                     }
                     let (ty, metadata) = fence_meta(&c.fence);
                     out.end(Doc {
@@ -729,8 +741,8 @@ impl Builder {
     fn end_text_doc(&mut self, out: &mut dyn DocOut) -> io::Result<()> {
         let flow = std::mem::take(&mut self.text);
         if let Some(seq) = flow.seq {
-            if !flow.unsent.is_empty() {
-                out.delta(seq, &flow.unsent)?;
+            if !flow.unsent().is_empty() {
+                out.delta(seq, flow.unsent())?;
             }
             out.end(Doc {
                 seq,
@@ -774,10 +786,10 @@ impl Builder {
             out.start(seq, "thinking", &J::Obj(vec![]))?;
         }
         if let Some(seq) = self.thinking.seq
-            && !self.thinking.unsent.is_empty()
+            && !self.thinking.unsent().is_empty()
         {
-            out.delta(seq, &self.thinking.unsent)?;
-            self.thinking.unsent.clear();
+            out.delta(seq, self.thinking.unsent())?;
+            self.thinking.reported = self.thinking.content.len();
         }
         Ok(())
     }
@@ -1483,7 +1495,7 @@ mod tests {
         assert_eq!(f.content, "    - item");
         assert!(!f.push("next\n"));
         assert_eq!(f.content, "    - item  \n\nnext");
-        assert_eq!(f.unsent, f.content);
+        assert_eq!(f.unsent(), f.content);
     }
 
     #[test]

@@ -73,6 +73,16 @@ impl<W: Write> SseOut<'_, W> {
         self.buf.extend_from_slice(b"}\n\n");
         self.w.write_all(self.buf)
     }
+
+    /// Write what `buf` holds, then `v` as the JSON string of key `k`,
+    /// escaped straight to the output: a document's content can be as long
+    /// as the longest input line, and is not copied into `buf` again.
+    fn str_out(&mut self, k: &str, v: &str) -> io::Result<()> {
+        self.key(k);
+        self.w.write_all(self.buf)?;
+        self.buf.clear();
+        write_str(self.w, v)
+    }
 }
 
 impl<W: Write> DocOut for SseOut<'_, W> {
@@ -92,7 +102,7 @@ impl<W: Write> DocOut for SseOut<'_, W> {
     fn delta(&mut self, seq: u32, text: &str) -> io::Result<()> {
         self.open("content_delta");
         self.doc(seq);
-        self.str("delta", text);
+        self.str_out("delta", text)?;
         self.close()
     }
 
@@ -121,11 +131,14 @@ impl<W: Write> DocOut for SseOut<'_, W> {
     fn end(&mut self, doc: Doc) -> io::Result<()> {
         self.open("document_end");
         self.doc(doc.seq);
-        self.key("finalContent");
         match &doc.content {
-            Some(c) => write_str(self.buf, c).expect("writing to a Vec"),
-            None => self.buf.extend_from_slice(b"null"),
+            Some(c) => self.str_out("finalContent", c)?,
+            None => {
+                self.key("finalContent");
+                self.buf.extend_from_slice(b"null");
+            }
         }
+        drop(doc.content);
         self.json("metadata", &doc.metadata);
         self.close()
     }

@@ -265,6 +265,13 @@ impl Normalizer {
     /// cstream waits. Lines an agent writes before its init come with it in
     /// one write, so a pause means no init is coming with them.
     pub fn idle(&mut self, sink: &mut dyn Sink) -> io::Result<()> {
+        // Lines that were not JSON (an agent's notices on a shared
+        // stdout/stderr, such as Gemini CLI's "Loaded cached credentials.")
+        // come before its init, often with a pause: alone they wait.
+        let notice = |i: &Item<'_>| matches!(i, Item::Event(Event { kind: Kind::Error { source: Some(s), .. }, .. }) if s == "stdout");
+        if self.held.iter().all(notice) {
+            return Ok(());
+        }
         self.release_held(sink)
     }
 

@@ -98,3 +98,53 @@ fn exit_status_does_not_depend_on_detection() {
         assert_eq!(auto.code, explicit.code, "{}", path.display());
     }
 }
+
+/// Lines that are not JSON before an input's stream begins (an agent's own
+/// notices, printed before the stream when stdout and stderr are captured
+/// together) are warned about but do not make the exit status 1, unless
+/// `--strict`; without a stream after them they are bad input as before.
+/// Checked for every fixture: its status with the notices prepended is its
+/// status without them, and every notice is still warned about and kept.
+#[test]
+fn notice_lines_before_the_stream_only_warn() {
+    const NOTICES: &str = "Loaded cached credentials.\n(node:1) Warning: something\n";
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    for path in fixtures() {
+        let original = std::fs::read(&path).unwrap();
+        let name = path.file_name().unwrap().to_str().unwrap();
+        let with = dir.join(format!("notices-{name}"));
+        let mut bytes = NOTICES.as_bytes().to_vec();
+        // A byte-order mark belongs at the start of the file, before the notices.
+        bytes.extend_from_slice(original.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&original));
+        std::fs::write(&with, &bytes).unwrap();
+        let before = run_fixture(&path, &["--to", "events"]);
+        let after = run_fixture(&with, &["--to", "events"]);
+        // A fixture with no record at all has no stream for the notices to precede.
+        let has_record = before.out().lines().any(|l| {
+            !l.contains(r#""source":"stdout""#) && !l.starts_with(r#"{"type":"session_started""#)
+        });
+        let want = if has_record || before.code == 1 {
+            before.code
+        } else {
+            1
+        };
+        assert_eq!(after.code, want, "{}\n{}", path.display(), after.stderr);
+        assert_eq!(
+            after.stderr.matches("not JSON").count(),
+            before.stderr.matches("not JSON").count() + 2,
+            "{}",
+            after.stderr
+        );
+        assert_eq!(
+            after.out().matches(r#""source":"stdout""#).count(),
+            before.out().matches(r#""source":"stdout""#).count() + 2
+        );
+        let strict = run_fixture(&with, &["--to", "events", "--strict"]);
+        assert_eq!(strict.code, 1, "{}", path.display());
+    }
+    let gemini = common::fixtures_dir().join("gemini/notice-lines-before-stream.jsonl");
+    let r = run_fixture(&gemini, &["--to", "text"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stderr.matches("not JSON").count(), 3);
+    assert_eq!(r.out().matches("● ").count(), 1, "one session: {}", r.out());
+}
