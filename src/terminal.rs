@@ -114,6 +114,28 @@ fn sgr_at(s: &str) -> Option<(usize, bool)> {
     Some((2 + params + 1, reset))
 }
 
+/// Where an SGR sequence that the next piece of a stream may complete
+/// begins at the end of `s` (`ESC`, `ESC[`, `ESC[1;3`), else `s.len()`.
+/// Live output arrives in pieces cut anywhere; the caller holds this tail
+/// back until the next piece decides what it is.
+pub fn unfinished_sgr(s: &str) -> usize {
+    let Some(i) = s.rfind('\x1b') else {
+        return s.len();
+    };
+    let rest = &s.as_bytes()[i + 1..];
+    let open = match rest.split_first() {
+        None => true,
+        Some((b'[', params)) => {
+            params.len() <= SGR_MAX_PARAMS
+                && params
+                    .iter()
+                    .all(|b| b.is_ascii_digit() || *b == b';' || *b == b':')
+        }
+        Some(_) => false,
+    };
+    if open { i } else { s.len() }
+}
+
 /// Text from the stream, safe for a terminal: unsafe characters become
 /// `\n`, `\t`, `\r` or `\u{…}` escapes. With `keep_newlines`, newlines and
 /// tabs stay and `\r\n` becomes `\n`.
@@ -321,6 +343,17 @@ mod tests {
         assert_eq!(sanitize("\x1b[?25l", false, Sgr::Keep), "\\u{1b}[?25l");
         let long = format!("\x1b[{}m", "1;".repeat(40));
         assert!(sanitize(&long, false, Sgr::Keep).starts_with("\\u{1b}["));
+    }
+
+    #[test]
+    fn unfinished_sgr_tails() {
+        assert_eq!(unfinished_sgr("abc"), 3);
+        assert_eq!(unfinished_sgr("abc\x1b"), 3);
+        assert_eq!(unfinished_sgr("abc\x1b["), 3);
+        assert_eq!(unfinished_sgr("abc\x1b[1;3"), 3);
+        assert_eq!(unfinished_sgr("abc\x1b[1;31m"), 10);
+        assert_eq!(unfinished_sgr("abc\x1b]0;t"), 8);
+        assert_eq!(unfinished_sgr("\x1b[?25"), 5);
     }
 
     #[test]

@@ -25,7 +25,7 @@ use owo_colors::{OwoColorize, Style};
 
 use super::{OutputOptions, Session, Sink};
 use crate::event::{Event, Kind, OutStream, SessionResult, ToolEnd, ToolStart, Usage};
-use crate::terminal::{Sgr, SharedLine, sanitize, truncate, visible, width};
+use crate::terminal::{Sgr, SharedLine, sanitize, truncate, unfinished_sgr, visible, width};
 
 /// `--shell-lines` on a terminal: the last lines of completion-time shell
 /// output shown (a saved transcript keeps them all).
@@ -124,6 +124,9 @@ pub struct TextSink<W: Write> {
     buf: String,
     /// Columns of streamed text on the current line (None: cut there).
     col: Option<usize>,
+    /// The end of a call's live output that may be the start of a colour
+    /// sequence the next piece completes: (call id, stream, text).
+    held: Option<(String, OutStream, String)>,
 }
 
 impl<W: Write> TextSink<W> {
@@ -147,6 +150,7 @@ impl<W: Write> TextSink<W> {
             sessions: 0,
             buf: String::new(),
             col: Some(0),
+            held: None,
         }
     }
 
@@ -465,6 +469,11 @@ impl<W: Write> Sink for TextSink<W> {
 
     fn event(&mut self, s: &Session, ev: &Event<'_>) -> io::Result<()> {
         self.resync();
+        let continues = matches!(&ev.kind, Kind::ShellOutputDelta { call_id, stream, .. }
+            if self.held.as_ref().is_some_and(|(c, s, _)| c == call_id && s == stream));
+        if !continues {
+            self.release_held()?;
+        }
         self.event_inner(s, ev)?;
         self.synced();
         Ok(())
@@ -472,6 +481,7 @@ impl<W: Write> Sink for TextSink<W> {
 
     fn end(&mut self, _s: &Session) -> io::Result<()> {
         self.resync();
+        self.release_held()?;
         if !self.tally.result && self.tally.any && !self.quiet {
             self.final_line(None)?;
         }
@@ -495,6 +505,56 @@ impl<W: Write> TextSink<W> {
             self.pending = None;
             self.col = Some(0);
         }
+    }
+
+    /// Write held-back live output that no later piece completed: it was
+    /// not a colour sequence, so it is shown escaped.
+    fn release_held(&mut self) -> io::Result<()> {
+        if let Some((call_id, stream, text)) = self.held.take() {
+            self.live_output(&call_id, stream, &text, true)?;
+        }
+        Ok(())
+    }
+
+    /// A piece of a call's live output; `last`: no piece follows it.
+    fn live_output(
+        &mut self,
+        call_id: &str,
+        stream: OutStream,
+        text: &str,
+        last: bool,
+    ) -> io::Result<()> {
+        let text = match self.held.take() {
+            Some((_, _, mut held)) => {
+                held.push_str(text);
+                Cow::Owned(held)
+            }
+            None => Cow::Borrowed(text),
+        };
+        let cut = if last {
+            text.len()
+        } else {
+            unfinished_sgr(&text)
+        };
+        if cut < text.len() {
+            self.held = Some((call_id.to_owned(), stream, text[cut..].to_owned()));
+        }
+        let text = &text[..cut];
+        if text.is_empty() {
+            return Ok(());
+        }
+        // Live output most often belongs to the newest call.
+        if let Some(c) = self.open.iter_mut().rev().find(|c| c.call_id == call_id) {
+            c.streamed = true;
+        }
+        self.enter(Block::Output(call_id.to_owned()))?;
+        let style = match stream {
+            OutStream::Stdout => None,
+            OutStream::Stderr => Some(self.p.stderr),
+        };
+        let text = sanitize(text, true, self.sgr);
+        let limit = self.width.map(output_room);
+        self.stream("  │ ", self.p.dim, style, &text, limit)
     }
 
     /// Tell the shared terminal whether the last line is unfinished.
@@ -566,20 +626,7 @@ impl<W: Write> TextSink<W> {
                 call_id,
                 stream,
                 text,
-            } => {
-                // Live output most often belongs to the newest call.
-                if let Some(c) = self.open.iter_mut().rev().find(|c| c.call_id == *call_id) {
-                    c.streamed = true;
-                }
-                self.enter(Block::Output(call_id.to_string()))?;
-                let style = match stream {
-                    OutStream::Stdout => None,
-                    OutStream::Stderr => Some(self.p.stderr),
-                };
-                let text = sanitize(text, true, self.sgr);
-                let limit = self.width.map(output_room);
-                self.stream("  │ ", self.p.dim, style, &text, limit)?;
-            }
+            } => self.live_output(call_id, *stream, text, false)?,
             Kind::UsageDelta(u) => {
                 self.tally.usage = Some(self.tally.usage.map_or(*u, |t| t.add(u)));
             }

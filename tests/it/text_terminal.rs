@@ -140,6 +140,22 @@ fn shell_colours_kept_when_colouring_and_stripped_otherwise() {
     assert!(plain.contains("  │ error: 1 failed \\u{1b}[2J\\u{1b}[H\n"));
 }
 
+/// 13.6, live output cut anywhere: a colour sequence split between two
+/// pieces is still a colour sequence; a tail no piece completes is shown
+/// escaped, not lost.
+#[test]
+fn colour_split_across_live_pieces() {
+    let path = fixture("events/shell-live_colour-split-across-deltas.jsonl");
+    let plain = run_fixture(&path, TEXT).out();
+    assert!(
+        plain.contains("  │ build ok\n  │ warn unused\n  │ cut \\u{1b}[\n"),
+        "{plain}"
+    );
+    let coloured = run_fixture(&path, &["--to", "text", "--color", "always"]).out();
+    assert!(coloured.contains("build \u{1b}[32mok"), "{coloured:?}");
+    assert!(coloured.contains("warn \u{1b}[1;33munused"), "{coloured:?}");
+}
+
 /// 13.7 `--shell-lines`: a saved transcript keeps every line unless asked.
 #[test]
 fn shell_lines_all_by_default_off_a_terminal() {
