@@ -207,6 +207,7 @@ impl<'s> Pipeline<'s> {
 
 impl Handler for Pipeline<'_> {
     fn record(&mut self, bytes: &[u8], line: u64, diag: &mut Diag) -> io::Result<Parsed> {
+        self.norm.line = line;
         // One validation of the whole record lets the parsers read it as
         // `str`, where serde_json does not check every string again.
         // Invalid UTF-8 goes back to the framer, which repairs it.
@@ -275,7 +276,7 @@ impl Handler for Pipeline<'_> {
 fn drop_impossible_ts(item: &mut Item<'_>, line: Option<u64>, diag: &mut Diag) {
     if let Some(ts) = item.ts_mut()
         && let Some(ms) = *ts
-        && !crate::event::TS_RANGE_MS.contains(&ms)
+        && !crate::time::TS_RANGE_MS.contains(&ms)
     {
         *ts = None;
         let msg = format_args!("timestamp {ms} ms is outside years 0000-9999; ignored");

@@ -43,7 +43,7 @@ use super::common::{
 use super::{Item, Out, Parser, keep_unknown, read_line};
 use crate::event::{
     Event, Json, Kind, OutStream, SessionResult, SessionStart, Str, SummaryPhase, Text, ToolEnd,
-    ToolStart, json_null,
+    ToolStart, Usage, json_null,
 };
 use crate::input::Parsed;
 use crate::json::{LaxStr, Members, raw_as_str};
@@ -173,6 +173,11 @@ pub struct AcpParser {
     saw_requests: bool,
     calls: Vec<Call>,
     in_thought: bool,
+    /// The prompt turn ended (its response was the result): the next
+    /// prompt, or the next update with content, opens the next session.
+    turn_done: bool,
+    /// The model the session was opened with (its later turns keep it).
+    model: Option<String>,
 }
 
 impl Parser for AcpParser {
@@ -225,6 +230,8 @@ impl Parser for AcpParser {
             (Some("session/prompt"), Some(id)) => {
                 self.saw_requests = true;
                 self.prompt_ids.push(id);
+                let sid = params.as_ref().and_then(|p| p.session_id.as_deref());
+                self.next_turn(sid, out)?;
                 if let Some(p) = params {
                     self.open(p.session_id.as_deref(), out)?;
                     if let Some(text) = p.prompt.and_then(blocks_text) {
@@ -284,9 +291,50 @@ struct NewSessionResult<'a> {
     stop_reason: LaxStr<'a>,
     #[serde(borrow, default)]
     usage: Option<&'a RawValue>,
+    #[serde(rename = "_meta", borrow, default)]
+    meta: Option<&'a RawValue>,
+}
+
+/// The turn's usage on a `session/prompt` response: the protocol's `usage`
+/// (`inputTokens` without the cache, `cachedReadTokens`,
+/// `cachedWriteTokens`, `outputTokens`: claude-agent-acp and codex-acp send
+/// the turn's own), or gemini-cli's `_meta.quota.token_count`
+/// (`input_tokens` with the cache, as Gemini counts).
+fn prompt_usage(r: &NewSessionResult<'_>) -> Option<Usage> {
+    if let Some(m) = r.usage.and_then(Members::of) {
+        let get = |k: &str| m.int(k).and_then(|v| u64::try_from(v).ok());
+        let input = get("inputTokens")?;
+        let output = get("outputTokens")?;
+        // Cursor's names, read before the protocol's were checked, still count.
+        let read = get("cachedReadTokens").or_else(|| get("cacheReadTokens"));
+        let write = get("cachedWriteTokens").or_else(|| get("cacheWriteTokens"));
+        return Some(Usage::cache_apart(input, output, read, write));
+    }
+    let tc = Members::of(r.meta?)?.obj("quota")?.obj("token_count")?;
+    let get = |k: &str| tc.int(k).and_then(|v| u64::try_from(v).ok());
+    Some(Usage {
+        input: get("input_tokens")?,
+        output: get("output_tokens")?,
+        ..Usage::default()
+    })
 }
 
 impl AcpParser {
+    /// After a turn's result, a new turn of the same ACP session is a session
+    /// of its own (one result each, usage of its own).
+    /// (`sid`: the session the new turn names, if it names one; another
+    /// session than the open one is opened by [`Self::open`] anyway.)
+    fn next_turn<'a>(&mut self, sid: Option<&str>, out: Out<'_, 'a>) -> io::Result<()> {
+        if !std::mem::take(&mut self.turn_done)
+            || sid.is_some_and(|s| Some(s) != self.session.as_deref())
+        {
+            return Ok(());
+        }
+        let sid = self.session.take().filter(|s| !s.is_empty());
+        let model = self.model.clone().map(Cow::Owned);
+        self.open_with(sid.as_deref(), model, None, out)
+    }
+
     /// Open a session for `sid` unless it is the one open.
     fn open<'a>(&mut self, sid: Option<&str>, out: Out<'_, 'a>) -> io::Result<()> {
         self.open_with(sid, None, None, out)
@@ -305,6 +353,7 @@ impl AcpParser {
             _ => {}
         }
         self.session = Some(sid.unwrap_or("").to_owned());
+        self.model = model.as_deref().map(str::to_owned);
         self.calls.clear();
         self.in_thought = false;
         out(Item::Event(Event::new(Kind::SessionStarted(
@@ -348,18 +397,15 @@ impl AcpParser {
         let Some(r) = r else { return Ok(()) };
         // The prompt's response, or (when the client's side is not logged)
         // any response with a stop reason.
-        let Some(stop) = r.stop_reason.get() else {
+        let Some(stop) = r.stop_reason.clone().get() else {
             return Ok(());
         };
         let _ = was_prompt;
         self.open(None, out)?;
         self.end_thought(out)?;
-        let usage = r
-            .usage
-            .and_then(Members::of)
-            .as_ref()
-            .and_then(super::common::camel_usage);
+        let usage = prompt_usage(&r);
         out(Item::Event(Event::new(Kind::TurnEnded { usage })))?;
+        self.turn_done = true;
         let ok = stop == "end_turn";
         out(Item::Event(Event::new(Kind::Result(SessionResult {
             ok,
@@ -398,6 +444,7 @@ impl AcpParser {
         if to_prompt {
             self.end_thought(out)?;
             out(Item::Event(Event::new(Kind::TurnEnded { usage: None })))?;
+            self.turn_done = true;
             out(Item::Event(Event::new(Kind::Result(SessionResult {
                 ok: false,
                 error: Some(message),
@@ -430,6 +477,16 @@ impl AcpParser {
         let kind = u.kind_of.as_deref().unwrap_or("");
         if kind != "agent_thought_chunk" {
             self.end_thought(out)?;
+        }
+        if matches!(
+            kind,
+            "agent_message_chunk"
+                | "agent_thought_chunk"
+                | "user_message_chunk"
+                | "tool_call"
+                | "plan"
+        ) {
+            self.next_turn(None, out)?;
         }
         let ev = |k| Item::Event(Event::new(k));
         match kind {
@@ -615,7 +672,11 @@ impl AcpParser {
         let text = text.map(|t| clean_output(&t).into_owned());
         let finished = matches!(status, Some("completed" | "failed"));
         let c = &self.calls[i];
-        let snapshot = shell && !c.has_response && (!c.claude || finished);
+        // The content of the `tool_call` that announces a call describes it
+        // (claude-agent-acp puts a Bash call's `description` there, a Task's
+        // prompt): it is not output.
+        let describes = initial && !finished;
+        let snapshot = shell && !describes && !c.has_response && (!c.claude || finished);
         if snapshot && let Some(t) = &text {
             // The whole output so far (codex-acp re-sends it every time).
             if !finished || self.calls[i].had_output {
@@ -776,7 +837,11 @@ fn is_empty_json(r: &RawValue) -> bool {
 
 /// The text of one content block or an array of them (text blocks joined).
 fn blocks_text(raw: &RawValue) -> Option<Str<'_>> {
-    if let Ok(b) = serde_json::from_str::<ContentItem>(raw.get()) {
+    // An array must not be read as one block: serde reads a struct from an
+    // array too (field by position), which found no text in a prompt's
+    // `[{type, text}]` and lost the prompt.
+    let array = raw.get().starts_with('[');
+    if !array && let Ok(b) = serde_json::from_str::<ContentItem>(raw.get()) {
         return match b.ty.as_deref() {
             Some("text") | None => b.text.get(),
             _ => None,

@@ -19,7 +19,13 @@
 //!   its `input_json_delta`s built;
 //! - `user` lines carry `tool_result` blocks and, beside them, the tool's own
 //!   result object (`tool_use_result`: Bash `{stdout, stderr, …}`, Edit's
-//!   `structuredPatch`, …);
+//!   `structuredPatch`, …): the block's `content` is what the model saw and
+//!   is the call's result; the object only adds what the text lacks (Bash's
+//!   stdout/stderr split and exit code, a patch);
+//! - a session's turns each begin with an init (same `session_id`) and end
+//!   with a `result` whose `usage` is the turn's, while `total_cost_usd` is
+//!   the running cost of the process: each turn is a session of its own,
+//!   whose cost is its share of that running figure;
 //! - hook lines (`system`/`hook_*`) can come before `system`/`init`; they
 //!   join the session that follows (a failing hook is a non-fatal error).
 //!
@@ -40,7 +46,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::common::{
-    anthropic_usage, count_patch_lines, fill_start, fill_start_owned, iso_ms, join_output,
+    anthropic_usage, count_patch_lines, fill_start, fill_start_owned, join_output,
     normalize_tool_name, raw_object1, split_mcp_name, strip_persisted, without_output,
 };
 use super::{Channel, Item, Out, Parser, keep_unknown, read_line};
@@ -50,6 +56,8 @@ use crate::event::{
 };
 use crate::input::Parsed;
 use crate::json::{LaxBool, LaxF64, LaxInt, LaxStr, Members, S, raw_as_str};
+use crate::time::iso_ms;
+use crate::transform::prefix::Prefix;
 
 /// One Claude Code line: the union of the fields the parser reads.
 #[derive(Deserialize)]
@@ -106,6 +114,8 @@ struct Line<'a> {
     attempt: LaxInt,
     #[serde(default)]
     max_retries: LaxInt,
+    #[serde(borrow, default)]
+    rate_limit_info: Option<&'a RawValue>,
 }
 
 /// An Anthropic Messages API message (`assistant`/`user` lines).
@@ -113,6 +123,8 @@ struct Line<'a> {
 struct Message<'a> {
     #[serde(borrow, default)]
     id: LaxStr<'a>,
+    #[serde(borrow, default)]
+    model: LaxStr<'a>,
     #[serde(borrow, default)]
     content: Option<&'a RawValue>,
     #[serde(borrow, default)]
@@ -202,6 +214,44 @@ const USAGE_RING: usize = 16;
 /// Streamed message ids remembered (their whole lines are recaps).
 const STREAMED_RING: usize = 16;
 
+/// A message streamed as deltas: what each of its text and thinking blocks
+/// emitted, so that its whole `assistant` lines (which repeat the blocks,
+/// before or after the message stops) add only what the deltas lacked.
+struct StreamedMsg {
+    id: String,
+    blocks: Vec<StreamedBlock>,
+}
+
+struct StreamedBlock {
+    index: i64,
+    thinking: bool,
+    emitted: Prefix,
+    /// A whole line repeated this block already: it is complete, and deltas
+    /// that still come for it were emitted with that line.
+    whole: bool,
+}
+
+/// Blocks remembered per streamed message.
+const MAX_BLOCKS: usize = 64;
+
+impl StreamedMsg {
+    fn block(&mut self, index: i64, thinking: bool) -> Option<&mut StreamedBlock> {
+        if let Some(i) = self.blocks.iter().position(|b| b.index == index) {
+            return Some(&mut self.blocks[i]);
+        }
+        if self.blocks.len() >= MAX_BLOCKS {
+            return None;
+        }
+        self.blocks.push(StreamedBlock {
+            index,
+            thinking,
+            emitted: Prefix::default(),
+            whole: false,
+        });
+        self.blocks.last_mut()
+    }
+}
+
 /// Usage snapshots per message id, turned into a session running total.
 #[derive(Default)]
 struct MessageUsage {
@@ -264,15 +314,61 @@ pub struct ClaudeParser {
     blocks: Vec<OpenBlock>,
     /// The message each stream (main, or a sub-agent's) is in: parent, id.
     stream_msg: Vec<(Option<String>, String)>,
-    /// Ids of messages that were streamed as deltas.
-    streamed: Vec<String>,
+    /// Messages that were streamed as deltas, with their text blocks.
+    streamed: Vec<StreamedMsg>,
     usage: MessageUsage,
     /// The main agent's message in progress, and the last one that ended.
     open_msg: Option<String>,
     closed_msg: Option<String>,
+    /// The session the last init opened, and whether its turn has ended
+    /// (a `result` came): an init after that is a new turn, an init before
+    /// it repeats the turn's own.
+    session: Option<String>,
+    in_turn: bool,
+    /// The last `total_cost_usd` of this session: Claude Code reports the
+    /// cost of the whole process (every turn so far), not the turn's.
+    last_cost: Option<f64>,
+    /// An init without `model`, held for one line: the messages name it.
+    pending_init: Option<Event<'static>>,
 }
 
 impl ClaudeParser {
+    /// Emit the init held for its model (named by the line after it, if so).
+    fn flush_init<'a>(&mut self, model: Option<String>, out: Out<'_, 'a>) -> io::Result<()> {
+        let Some(mut ev) = self.pending_init.take() else {
+            return Ok(());
+        };
+        if let Kind::SessionStarted(s) = &mut ev.kind
+            && s.model.is_none()
+        {
+            s.model = model.map(Cow::Owned);
+        }
+        out(Item::Event(ev))
+    }
+
+    /// A new turn: usage and message tracking start again (the turn's
+    /// result reports the turn's own usage).
+    fn new_turn(&mut self) {
+        self.usage = MessageUsage::default();
+        self.open_msg = None;
+        self.closed_msg = None;
+        self.stream_msg.clear();
+        self.blocks.clear();
+        self.in_turn = true;
+    }
+
+    /// The turn's share of `total_cost_usd`, which is the running cost of the
+    /// process: this figure less the session's previous one. A figure below
+    /// the previous one means the count started again (a new process).
+    fn turn_cost(&mut self, cost: f64) -> f64 {
+        match self.last_cost.replace(cost) {
+            // Rounded to a billionth of a dollar: the difference of two
+            // decimal figures would otherwise print as 0.015000000000000001.
+            Some(prev) if cost >= prev => ((cost - prev) * 1e9).round() / 1e9,
+            _ => cost,
+        }
+    }
+
     fn started(&self, id: &str) -> bool {
         self.calls.iter().any(|(i, _)| i == id)
     }
@@ -344,18 +440,57 @@ impl Parser for ClaudeParser {
             self.hinted = true;
             out(Item::IdHint(Cow::Owned(sid.to_owned())))?;
         }
+        if self.pending_init.is_some() {
+            self.flush_init(line_model(&line), out)?;
+        }
         let ts = line.timestamp.as_deref().and_then(iso_ms);
         let ev = |kind| Item::Event(Event::at(ts, kind));
         let parent = line.parent_tool_use_id.0.clone();
         match (line.ty.as_deref(), line.subtype.as_deref()) {
             (Some("system"), Some("init")) => {
-                out(ev(Kind::SessionStarted(SessionStart {
-                    session_id: line.session_id.get(),
-                    dialect: Cow::Borrowed("claude"),
-                    model: line.model.get(),
-                    cwd: line.cwd.get(),
-                    permission_mode: line.permission_mode.get(),
-                })))?;
+                let sid = line.session_id.as_deref();
+                // Claude Code writes an init for every turn of a session (a
+                // relay feeding prompts, a `--resume`): one after the turn's
+                // result begins the next turn, with baselines of its own; one
+                // before it, in the same session, repeats the turn's init.
+                if self.in_turn && sid.is_some() && sid == self.session.as_deref() {
+                    return Ok(Parsed::Done);
+                }
+                self.end_message(ts, out)?;
+                if sid != self.session.as_deref() {
+                    self.session = sid.map(str::to_owned);
+                    self.last_cost = None;
+                }
+                self.new_turn();
+                let has_model = line.model.0.is_some();
+                let start = Event::at(
+                    ts,
+                    Kind::SessionStarted(SessionStart {
+                        session_id: line.session_id.get(),
+                        dialect: Cow::Borrowed("claude"),
+                        model: line.model.get(),
+                        cwd: line.cwd.get(),
+                        permission_mode: line.permission_mode.get(),
+                    }),
+                );
+                if has_model {
+                    out(Item::Event(start))?;
+                } else {
+                    // Some inits lack the model every message names: wait
+                    // one line for it rather than call it unknown.
+                    self.pending_init = Some(start.into_owned());
+                }
+            }
+            (Some("rate_limit_event"), _) => {
+                // Sent when the account's limits change: only a limit that
+                // is hit or near is worth saying.
+                if let Some(message) = line.rate_limit_info.and_then(rate_limit_notice) {
+                    out(ev(Kind::Error {
+                        message: Cow::Owned(message),
+                        fatal: false,
+                        source: Some(Cow::Borrowed("rate_limit")),
+                    }))?;
+                }
             }
             (Some("system"), Some("hook_started" | "hook_progress" | "thinking_tokens")) => {}
             (Some("system"), Some("hook_response")) => {
@@ -457,11 +592,18 @@ impl Parser for ClaudeParser {
             (Some("control_request" | "control_response" | "control_cancel_request"), _) => {}
             (Some("result"), _) => {
                 self.end_message(ts, out)?;
-                out(ev(Kind::Result(result(&line))))?;
+                let mut r = result(&line);
+                r.cost_usd = r.cost_usd.map(|c| self.turn_cost(c));
+                self.in_turn = false;
+                out(ev(Kind::Result(r)))?;
             }
             _ => return keep_unknown(rec, out),
         }
         Ok(Parsed::Done)
+    }
+
+    fn finish(&mut self, out: Out<'_, 'static>) -> io::Result<()> {
+        self.flush_init(None, out)
     }
 }
 
@@ -480,9 +622,12 @@ impl ClaudeParser {
         let streamed = msg
             .id
             .as_deref()
-            .is_some_and(|id| self.streamed.iter().any(|s| s == id));
+            .and_then(|id| self.streamed.iter().position(|s| s.id == id));
         if let Some(text) = raw_as_str(content) {
-            return text_out(text, parent, streamed, ts, out);
+            return match (parent, streamed) {
+                (None, Some(si)) => self.whole_block(si, Channel::Text, text, ts, out),
+                _ => text_out(text, parent, streamed.is_some(), ts, out),
+            };
         }
         let Ok(blocks) = serde_json::from_str::<Vec<&'a RawValue>>(content.get()) else {
             return Ok(());
@@ -500,19 +645,18 @@ impl ClaudeParser {
             match b.ty.as_deref() {
                 Some("text") => {
                     let text = b.text.get().unwrap_or_default();
-                    text_out(text, parent, streamed, ts, out)?;
+                    match (parent, streamed) {
+                        (None, Some(si)) => self.whole_block(si, Channel::Text, text, ts, out)?,
+                        _ => text_out(text, parent, streamed.is_some(), ts, out)?,
+                    }
                 }
                 Some("thinking") => {
                     if parent.is_some() {
                         continue;
                     }
                     let text = b.thinking.get().unwrap_or_default();
-                    if streamed {
-                        out(Item::Recap {
-                            ts,
-                            channel: Channel::Thinking,
-                            text,
-                        })?;
+                    if let Some(si) = streamed {
+                        self.whole_block(si, Channel::Thinking, text, ts, out)?;
                     } else {
                         out(Item::Event(Event::at(ts, Kind::ThinkingDelta { text })))?;
                         out(Item::Event(Event::at(
@@ -552,6 +696,98 @@ impl ClaudeParser {
             }
         }
         Ok(())
+    }
+
+    /// A text or thinking block of a whole `assistant` line of streamed
+    /// message `si`: it repeats the first block of its kind that no whole
+    /// line repeated yet (whatever came between: the message's end, tool
+    /// calls, other messages), and adds only what that block's deltas lacked.
+    /// A block whose deltas never came (lost, or still to come) is emitted
+    /// whole, and its deltas, if they come after all, are not.
+    fn whole_block<'a>(
+        &mut self,
+        si: usize,
+        channel: Channel,
+        text: Str<'a>,
+        ts: Option<i64>,
+        out: Out<'_, 'a>,
+    ) -> io::Result<()> {
+        let thinking = matches!(channel, Channel::Thinking);
+        let m = &mut self.streamed[si];
+        let found = m
+            .blocks
+            .iter_mut()
+            .filter(|b| b.thinking == thinking && !b.whole)
+            .min_by_key(|b| b.index);
+        if let Some(b) = found {
+            b.whole = true;
+            let known = b
+                .emitted
+                .tail_of(&text)
+                .map_or(text.len(), |tail| text.len() - tail.len());
+            return out(Item::BlockRecap {
+                ts,
+                channel,
+                text,
+                known,
+            });
+        }
+        if m.blocks.len() < MAX_BLOCKS {
+            // Its stream, if it comes later, belongs to this block.
+            m.blocks.push(StreamedBlock {
+                index: -1,
+                thinking,
+                emitted: Prefix::default(),
+                whole: true,
+            });
+        }
+        match channel {
+            Channel::Text => text_out(text, None, false, ts, out),
+            Channel::Thinking => {
+                out(Item::Event(Event::at(ts, Kind::ThinkingDelta { text })))?;
+                out(Item::Event(Event::at(
+                    ts,
+                    Kind::ThinkingCompleted { duration_ms: None },
+                )))
+            }
+        }
+    }
+
+    /// Record a delta of block `index` (of the main agent's message when
+    /// `main`); false when a whole line already gave the block's text.
+    fn streamed_delta(&mut self, main: bool, index: i64, thinking: bool, text: &str) -> bool {
+        if !main {
+            return true;
+        }
+        match self.main_block(index, thinking) {
+            Some(b) if b.whole => false,
+            Some(b) => {
+                b.emitted.push(text);
+                true
+            }
+            None => true,
+        }
+    }
+
+    /// The streamed block `index` of the main agent's message in progress
+    /// (a block that a whole line announced before its stream takes this
+    /// index).
+    fn main_block(&mut self, index: i64, thinking: bool) -> Option<&mut StreamedBlock> {
+        let id = self
+            .stream_msg
+            .iter()
+            .find(|(p, _)| p.is_none())
+            .map(|(_, id)| id.as_str())?;
+        let m = self.streamed.iter_mut().find(|m| m.id == id)?;
+        if !m.blocks.iter().any(|b| b.index == index)
+            && let Some(b) = m
+                .blocks
+                .iter_mut()
+                .find(|b| b.index < 0 && b.thinking == thinking)
+        {
+            b.index = index;
+        }
+        m.block(index, thinking)
     }
 
     /// A `user` line: tool results, or a prompt.
@@ -637,7 +873,11 @@ impl ClaudeParser {
             }
             t.result = tur.map(|r| without_output(r).map_or(Json::from(r), Json::from));
         } else {
-            t.result = tur.or(b.content).map(Json::from);
+            // The model-visible `content` is the tool's output; the tool's
+            // own object (`tool_use_result`: Read's file, Edit's original
+            // file, Task's totals…) is metadata, used below where it adds
+            // (a patch), and the result only when there is no content.
+            t.result = b.content.or(tur).map(Json::from);
         }
         if let Some(m) = &tur_m {
             if let Some(hunks) = m.get("structuredPatch") {
@@ -692,7 +932,10 @@ impl ClaudeParser {
                 if self.streamed.len() >= STREAMED_RING {
                     self.streamed.remove(0);
                 }
-                self.streamed.push(id.clone());
+                self.streamed.push(StreamedMsg {
+                    id: id.clone(),
+                    blocks: Vec::new(),
+                });
                 if parent_s.is_none() {
                     self.enter_message(Some(&id), ts, out)?;
                     self.usage_snapshot(&id, m.and_then(|m| m.usage), false, ts, out)?;
@@ -719,7 +962,9 @@ impl ClaudeParser {
                 if let Some(b) = &b {
                     match kind {
                         OpenKind::Text => {
-                            if let Some(t) = b.text.as_deref().filter(|t| !t.is_empty()) {
+                            if let Some(t) = b.text.as_deref().filter(|t| !t.is_empty())
+                                && self.streamed_delta(parent_s.is_none(), index, false, t)
+                            {
                                 text_out(
                                     Cow::Owned(t.to_owned()),
                                     parent.as_deref(),
@@ -730,7 +975,9 @@ impl ClaudeParser {
                             }
                         }
                         OpenKind::Thinking if parent.is_none() => {
-                            if let Some(t) = b.thinking.as_deref().filter(|t| !t.is_empty()) {
+                            if let Some(t) = b.thinking.as_deref().filter(|t| !t.is_empty())
+                                && self.streamed_delta(true, index, true, t)
+                            {
                                 out(Item::Event(Event::at(
                                     ts,
                                     Kind::ThinkingDelta {
@@ -762,17 +1009,16 @@ impl ClaudeParser {
                 };
                 match d.ty.as_deref() {
                     Some("text_delta") => {
-                        text_out(
-                            d.text.get().unwrap_or_default(),
-                            parent.as_deref(),
-                            false,
-                            ts,
-                            out,
-                        )?;
+                        let text = d.text.get().unwrap_or_default();
+                        if self.streamed_delta(parent_s.is_none(), index, false, &text) {
+                            text_out(text, parent.as_deref(), false, ts, out)?;
+                        }
                     }
                     Some("thinking_delta") if parent.is_none() => {
                         let text = d.thinking.get().unwrap_or_default();
-                        out(Item::Event(Event::at(ts, Kind::ThinkingDelta { text })))?;
+                        if self.streamed_delta(true, index, true, &text) {
+                            out(Item::Event(Event::at(ts, Kind::ThinkingDelta { text })))?;
+                        }
                     }
                     Some("input_json_delta") => {
                         let piece = d.partial_json.as_deref().unwrap_or("");
@@ -947,6 +1193,42 @@ fn content_text(raw: &RawValue) -> Option<Str<'_>> {
         }
     }
     out
+}
+
+/// The model a line names: an `assistant` message's or a `message_start`'s
+/// (not `<synthetic>`, the name of messages Claude Code writes itself).
+fn line_model(line: &Line<'_>) -> Option<String> {
+    let raw = match line.ty.as_deref() {
+        Some("assistant") => line.message,
+        Some("stream_event") => line
+            .event
+            .and_then(|e| serde_json::from_str::<StreamEvent>(e.get()).ok())
+            .and_then(|se| se.message),
+        _ => None,
+    }?;
+    let m: Message = serde_json::from_str(raw.get()).ok()?;
+    m.model
+        .as_deref()
+        .filter(|m| !m.is_empty() && !m.starts_with('<'))
+        .map(str::to_owned)
+}
+
+/// The notice for a `rate_limit_event`'s `rate_limit_info`, unless the
+/// status is `allowed` (nothing to say).
+fn rate_limit_notice(raw: &RawValue) -> Option<String> {
+    let m = Members::of(raw)?;
+    let status = m.nonempty_str("status")?;
+    if status == "allowed" {
+        return None;
+    }
+    let mut msg = status.into_owned();
+    if let Some(kind) = m.nonempty_str("rateLimitType") {
+        msg.push_str(&format!(" ({kind})"));
+    }
+    if let Some(at) = m.int("resetsAt") {
+        msg.push_str(&format!(", resets at {}", crate::time::iso8601(at)));
+    }
+    Some(msg)
 }
 
 /// The message of an error value: a string, or its `message` (nested in

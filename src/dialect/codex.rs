@@ -167,6 +167,11 @@ impl Parser for CodexParser {
                 self.started = true;
                 self.turn_done = false;
                 let id = line.thread_id.get().or(line.session_id.get());
+                // The running total is the thread's: a resumed thread's goes
+                // on from where it was, a new thread's starts from zero.
+                if id.is_none() || id.as_deref() != self.thread_id.as_deref() {
+                    self.last_total = Usage::default();
+                }
                 self.thread_id = id.as_deref().map(str::to_owned);
                 self.base = self.last_total;
                 out(Item::Event(Event::new(Kind::SessionStarted(
@@ -269,6 +274,17 @@ impl Parser for CodexParser {
                 self.pending_error = Some(msg);
             }
             None if line.prompt.0.is_some() => {
+                // The prompt of a later task (legacy form) opens its session.
+                if std::mem::take(&mut self.turn_done) {
+                    self.base = self.last_total;
+                    out(Item::Event(Event::new(Kind::SessionStarted(
+                        SessionStart {
+                            session_id: self.thread_id.clone().map(Cow::Owned),
+                            dialect: Cow::Borrowed("codex"),
+                            ..SessionStart::default()
+                        },
+                    ))))?;
+                }
                 let text = line.prompt.get().unwrap_or_default();
                 out(Item::Event(Event::new(Kind::UserMessage { text })))?;
             }
@@ -753,6 +769,10 @@ impl CodexParser {
         match m.ty.as_deref() {
             Some("session_configured") => {
                 self.started = true;
+                self.turn_done = false;
+                self.thread_id = m.session_id.as_deref().map(str::to_owned);
+                self.last_total = Usage::default();
+                self.base = Usage::default();
                 out(ev(Kind::SessionStarted(SessionStart {
                     session_id: m.session_id.get(),
                     dialect: Cow::Borrowed("codex"),
@@ -761,9 +781,14 @@ impl CodexParser {
                 })))?;
             }
             Some("task_started") => {
-                if !self.started {
+                // A task (turn) after one that completed is a session of its
+                // own, as in the current form; `token_count` totals run over
+                // the whole conversation, so it starts from their sum so far.
+                if !self.started || std::mem::take(&mut self.turn_done) {
                     self.started = true;
+                    self.base = self.last_total;
                     out(ev(Kind::SessionStarted(SessionStart {
+                        session_id: self.thread_id.clone().map(Cow::Owned),
                         dialect: Cow::Borrowed("codex"),
                         ..SessionStart::default()
                     })))?;
@@ -923,7 +948,10 @@ impl CodexParser {
                     .and_then(openai_usage)
                     .or_else(|| Members::of(raw).as_ref().and_then(openai_usage));
                 if let Some(t) = total {
-                    out(Item::UsageTotal { ts: None, usage: t })?;
+                    out(Item::UsageTotal {
+                        ts: None,
+                        usage: t.minus(&self.base),
+                    })?;
                     self.last_total = t;
                 }
             }
@@ -942,13 +970,15 @@ impl CodexParser {
                     .get()
                     .map(|t| t.into_owned())
                     .or_else(|| self.last_message.take());
+                let usage = self.last_total.minus(&self.base);
                 out(ev(Kind::TurnEnded { usage: None }))?;
                 out(ev(Kind::Result(SessionResult {
                     ok: true,
                     text: text.map(Cow::Owned),
-                    usage: (!self.last_total.is_zero()).then_some(self.last_total),
+                    usage: (!usage.is_zero()).then_some(usage),
                     ..SessionResult::default()
                 })))?;
+                self.turn_done = true;
             }
             Some("turn_aborted") => {
                 let reason = m.reason.as_deref().unwrap_or("interrupted");
@@ -958,6 +988,7 @@ impl CodexParser {
                     error: Some(Cow::Owned(format!("turn aborted: {reason}"))),
                     ..SessionResult::default()
                 })))?;
+                self.turn_done = true;
             }
             Some("error" | "stream_error" | "background_event") => {
                 let message = m.message.get().unwrap_or_default();

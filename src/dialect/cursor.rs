@@ -432,7 +432,64 @@ enum Part<'a> {
     RawOutcome(&'a RawValue),
 }
 
-const OUTCOMES: [&str; 4] = ["success", "failure", "error", "rejected"];
+/// The members of cursor-agent's tool-result unions (the `result` oneof of
+/// `ShellResult`, `ReadResult`, `EditResult`, `WriteResult`, `DeleteResult`,
+/// `LsResult`, `McpResult`, … in the agent's protobuf schema, written with
+/// JSON names), and whether each is a success. Every other member is a
+/// failure of its own kind.
+const OUTCOMES: [(&str, bool); 22] = [
+    ("success", true),
+    ("accepted", true),
+    ("approved", true),
+    ("modified", true),
+    ("complete", true),
+    ("failure", false),
+    ("error", false),
+    ("rejected", false),
+    ("timeout", false),
+    ("spawnError", false),
+    ("permissionDenied", false),
+    ("readPermissionDenied", false),
+    ("writePermissionDenied", false),
+    ("fileNotFound", false),
+    ("notFile", false),
+    ("fileBusy", false),
+    ("noSpace", false),
+    ("invalidFile", false),
+    ("notFound", false),
+    ("toolNotFound", false),
+    ("serverNotFound", false),
+    ("sandboxUnsupported", false),
+];
+
+/// The union member `k` names (its JSON name, or the schema's snake_case
+/// one), and whether it is a success.
+fn outcome_kind(k: &str) -> Option<(&'static str, bool)> {
+    OUTCOMES.iter().copied().find(|(name, _)| {
+        let (mut a, mut b) = (name.chars(), k.chars().filter(|c| *c != '_'));
+        loop {
+            match (a.next(), b.next()) {
+                (None, None) => return true,
+                (Some(x), Some(y)) if x.eq_ignore_ascii_case(&y) => {}
+                _ => return false,
+            }
+        }
+    })
+}
+
+/// `fileNotFound` as "file not found".
+fn kind_words(kind: &str) -> String {
+    let mut w = String::with_capacity(kind.len() + 4);
+    for c in kind.chars() {
+        if c.is_ascii_uppercase() {
+            w.push(' ');
+            w.push(c.to_ascii_lowercase());
+        } else {
+            w.push(c);
+        }
+    }
+    w
+}
 
 impl<'de: 'a, 'a> Deserialize<'de> for ResultParts<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -447,7 +504,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for ResultParts<'a> {
                 let mut have_outcome = false;
                 while let Some(k) = m.next_key::<S<'de>>()? {
                     let k = k.0;
-                    let part = if !have_outcome && OUTCOMES.contains(&k.as_ref()) {
+                    let part = if !have_outcome && outcome_kind(&k).is_some() {
                         have_outcome = true;
                         Part::Outcome(m.next_value::<Val<'de>>()?)
                     } else {
@@ -616,7 +673,7 @@ fn slow_tool_call(rec: &str) -> Option<Call<'_>> {
                 .0
                 .into_iter()
                 .map(|(k, v)| {
-                    let part = if !have && OUTCOMES.contains(&k.as_ref()) {
+                    let part = if !have && outcome_kind(&k).is_some() {
                         have = true;
                         match Members::of(v) {
                             Some(o) => Part::Outcome(Val::Obj(o)),
@@ -694,25 +751,43 @@ impl<'a> Call<'a> {
                 Val::Obj(m) => Some(m),
                 _ => None,
             };
-            t.ok = kind == "success";
-            match (kind, data, v) {
-                ("error", Some(d), _) => t.error = d.str("message").or_else(|| d.str("error")),
-                ("error", None, Val::Str(s)) => t.error = Some(s.clone()),
-                ("rejected", d, _) => {
-                    t.error = Some(
-                        d.and_then(|d| {
-                            d.nonempty_str("reason")
-                                .or_else(|| d.nonempty_str("message"))
-                        })
-                        .unwrap_or(Cow::Borrowed("rejected")),
-                    )
-                }
-                ("failure", Some(d), _) => {
-                    t.error = d
-                        .nonempty_str("message")
-                        .or_else(|| d.nonempty_str("error"))
-                }
-                _ => {}
+            let (kind, ok) = outcome_kind(kind).expect("an outcome member");
+            t.ok = ok;
+            if !ok {
+                let said = match (data, v) {
+                    (Some(d), _) => [
+                        "message",
+                        "error",
+                        "reason",
+                        "errorMessage",
+                        "clientVisibleError",
+                        "modelVisibleError",
+                    ]
+                    .iter()
+                    .find_map(|k| d.nonempty_str(k)),
+                    (None, Val::Str(s)) => Some(s.clone()).filter(|s| !s.is_empty()),
+                    _ => None,
+                };
+                // A shell failure's exit code and output say what happened;
+                // any other member without a message says it by its name
+                // (and what it is about: a path, a tool; a command shows
+                // beside the outcome already).
+                t.error = said.or_else(|| {
+                    if kind == "failure" {
+                        return None;
+                    }
+                    let mut m = kind_words(kind);
+                    if let Some(ms) = data.and_then(|d| d.int("timeoutMs")) {
+                        m = format!("timed out after {ms} ms");
+                    }
+                    if let Some(what) =
+                        data.and_then(|d| d.nonempty_str("path").or_else(|| d.nonempty_str("name")))
+                    {
+                        m.push_str(": ");
+                        m.push_str(&what);
+                    }
+                    Some(Cow::Owned(m))
+                });
             }
             if let Some(d) = data {
                 t.exit_code = d.int("exitCode");

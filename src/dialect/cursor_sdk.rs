@@ -115,6 +115,10 @@ pub struct CursorSdkParser {
     total: Option<Usage>,
     /// A run-stream `status` gave the result the envelope's `result` repeats.
     status_result: bool,
+    /// A turn ended (its result was given): the next turn's first line opens
+    /// a session of its own, with the same id and usage of its own.
+    turn_done: bool,
+    session_id: Option<String>,
 }
 
 const MAX_SHELLS: usize = 256;
@@ -151,6 +155,29 @@ impl CursorSdkParser {
     /// Open the session at the first line.
     fn start_session<'a>(&mut self, line: &Line<'a>, out: Out<'_, 'a>) -> io::Result<()> {
         if self.started {
+            let next_turn = matches!(
+                line.ty.as_deref(),
+                Some(
+                    "user-message-appended"
+                        | "step-started"
+                        | "text-delta"
+                        | "thinking-delta"
+                        | "tool-call-started"
+                        | "assistant"
+                        | "user"
+                )
+            );
+            if self.turn_done && next_turn {
+                self.turn_done = false;
+                self.total = None;
+                return out(Item::Event(Event::new(Kind::SessionStarted(
+                    SessionStart {
+                        session_id: self.session_id.clone().map(Cow::Owned),
+                        dialect: Cow::Borrowed("cursor-sdk"),
+                        ..SessionStart::default()
+                    },
+                ))));
+            }
             return Ok(());
         }
         self.started = true;
@@ -162,6 +189,7 @@ impl CursorSdkParser {
         let model = line.model.and_then(|m| {
             raw_as_str(m).or_else(|| Members::of(m).and_then(|mm| mm.nonempty_str("id")))
         });
+        self.session_id = session_id.as_deref().map(str::to_owned);
         out(Item::Event(Event::new(Kind::SessionStarted(
             SessionStart {
                 session_id,
@@ -483,6 +511,7 @@ impl CursorSdkParser {
 
     /// The session's result (its usage: the sum of the turns so far).
     fn result<'a>(&mut self, ok: bool, error: Option<String>, out: Out<'_, 'a>) -> io::Result<()> {
+        self.turn_done = true;
         out(Item::Event(Event::new(Kind::Result(SessionResult {
             ok,
             usage: self.total,

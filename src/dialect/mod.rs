@@ -49,6 +49,15 @@ pub enum Item<'a> {
         channel: Channel,
         text: Str<'a>,
     },
+    /// A whole block repeating one that was streamed as deltas, whose first
+    /// `known` bytes those deltas already emitted (a char boundary): the
+    /// transform emits the rest (all of it with `--no-dedupe`).
+    BlockRecap {
+        ts: Option<i64>,
+        channel: Channel,
+        text: Str<'a>,
+        known: usize,
+    },
     /// A running total of the session's usage so far; the transform turns
     /// it into an increment.
     UsageTotal { ts: Option<i64>, usage: Usage },
@@ -84,6 +93,7 @@ impl Item<'_> {
         match self {
             Item::Event(e) | Item::StartIfNew(e) => Some(&mut e.ts),
             Item::Recap { ts, .. }
+            | Item::BlockRecap { ts, .. }
             | Item::UsageTotal { ts, .. }
             | Item::OutputSnapshot { ts, .. } => Some(ts),
             Item::Resume { .. } | Item::IdHint(_) | Item::Verbatim => None,
@@ -100,6 +110,17 @@ impl Item<'_> {
                 ts,
                 channel,
                 text: own(text),
+            },
+            Item::BlockRecap {
+                ts,
+                channel,
+                text,
+                known,
+            } => Item::BlockRecap {
+                ts,
+                channel,
+                text: own(text),
+                known,
             },
             Item::UsageTotal { ts, usage } => Item::UsageTotal { ts, usage },
             Item::Resume { session_id } => Item::Resume {
@@ -443,7 +464,7 @@ pub fn detect_record(rec: &str) -> Detected {
     let iso_ts = p
         .timestamp
         .as_deref()
-        .is_some_and(|t| common::iso_ms(t).is_some());
+        .is_some_and(|t| crate::time::iso_ms(t).is_some());
     let claude_marks = [
         p.claude_code_version.is_some(),
         p.tools.is_some(),

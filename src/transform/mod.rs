@@ -16,7 +16,10 @@
 //!   `shell_output_delta`), or a `tool_call_progress` replacement when it
 //!   does not extend it;
 //! - tool calls: durations filled from start/end times, calls still open
-//!   when a session ends (or its result arrives) closed as cancelled.
+//!   when a session ends (or its result arrives) closed as cancelled; a
+//!   call completes once: a completion (or start) of a call that already
+//!   completed in the session, such as one the agent sends after its
+//!   result, is dropped with a warning.
 //!
 //! Memory is bounded: texts are remembered as length + hash ([`Prefix`]),
 //! open calls and held items are capped.
@@ -29,7 +32,7 @@ use std::borrow::Cow;
 use std::collections::{HashSet, VecDeque};
 use std::io;
 
-use crate::diag::Diag;
+use crate::diag::{Diag, Warn};
 use crate::dialect::{Channel, Item};
 use crate::event::{Event, Json, Kind, OutStream, SessionResult, SessionStart, ToolEnd, Usage};
 use crate::event::{Session, Sink};
@@ -44,6 +47,18 @@ pub const MAX_HELD_ITEMS: usize = 16;
 pub const MAX_HELD_BYTES: usize = 8 * 1024 * 1024;
 /// Tool calls tracked as open at once; beyond it the oldest is closed.
 pub const MAX_OPEN_CALLS: usize = 4096;
+/// Completed calls remembered per session, to drop their repeats (late
+/// completions come soon after the call's end).
+pub const MAX_DONE_CALLS: usize = 1024;
+
+/// A 64-bit hash of a call id (a collision between two ids of one session
+/// is vanishingly unlikely).
+fn id_hash(id: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    id.hash(&mut h);
+    h.finish()
+}
 
 /// How sessions ended, for `-e` and `--stats`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -110,6 +125,10 @@ struct SessionState {
     /// The ids in `open`, so that telling whether a call is open does not
     /// scan up to [`MAX_OPEN_CALLS`] of them for every start.
     open_ids: HashSet<String>,
+    /// The most recent calls that completed in this session (a hash of the
+    /// id, and whether cstream closed it as cancelled), oldest first: a few
+    /// bytes each, so that a long session's memory does not grow with them.
+    done: VecDeque<(u64, bool)>,
     /// Output emitted per tool call (for cumulative snapshots), most recent last.
     outputs: Vec<(String, Prefix)>,
     usage_sum: Usage,
@@ -134,6 +153,28 @@ impl SessionState {
         &mut self.outputs[i].1
     }
 
+    /// Record that `call_id` completed (`cancelled`: closed by cstream).
+    fn finish_call(&mut self, call_id: &str, cancelled: bool) {
+        let h = id_hash(call_id);
+        if self.done.iter().any(|(d, _)| *d == h) {
+            return;
+        }
+        if self.done.len() >= MAX_DONE_CALLS {
+            self.done.pop_front();
+        }
+        self.done.push_back((h, cancelled));
+    }
+
+    /// Whether `call_id` completed, and if so whether cstream closed it.
+    fn completed(&self, call_id: &str) -> Option<bool> {
+        let h = id_hash(call_id);
+        self.done
+            .iter()
+            .rev()
+            .find(|(d, _)| *d == h)
+            .map(|(_, c)| *c)
+    }
+
     fn forget_output(&mut self, call_id: &str) {
         if let Some(i) = self.outputs.iter().rposition(|(id, _)| id == call_id) {
             self.outputs.remove(i);
@@ -148,6 +189,7 @@ impl SessionState {
             all_text: Prefix::default(),
             open: VecDeque::new(),
             open_ids: HashSet::new(),
+            done: VecDeque::new(),
             outputs: Vec::new(),
             usage_sum: Usage::default(),
             usage_emitted: false,
@@ -175,6 +217,13 @@ pub struct Normalizer {
     /// The dialect of the current input, once known (for the
     /// `session_started` of a session that has no init event).
     dialect: Option<&'static str>,
+    /// The input line being read (for warnings).
+    pub line: u64,
+    /// Warnings raised while handling an item, reported after it.
+    warnings: Vec<String>,
+    /// The call whose repeated start was just dropped (its completion
+    /// needs no warning of its own).
+    dropped_start: Option<String>,
     /// How sessions ended.
     pub outcomes: Outcomes,
 }
@@ -191,6 +240,9 @@ impl Normalizer {
             next_verbatim: false,
             ordinal: 0,
             dialect: None,
+            line: 0,
+            warnings: Vec::new(),
+            dropped_start: None,
             outcomes: Outcomes::default(),
         }
     }
@@ -207,6 +259,14 @@ impl Normalizer {
 
     /// Take one parsed item.
     pub fn item(&mut self, item: Item<'_>, sink: &mut dyn Sink, diag: &mut Diag) -> io::Result<()> {
+        let r = self.take(item, sink, diag);
+        for w in self.warnings.drain(..) {
+            diag.warn(Warn::Format, self.line, w);
+        }
+        r
+    }
+
+    fn take(&mut self, item: Item<'_>, sink: &mut dyn Sink, diag: &mut Diag) -> io::Result<()> {
         self.input_has_items = true;
         match item {
             Item::Verbatim => {
@@ -365,6 +425,9 @@ impl Normalizer {
         };
         let open = std::mem::take(&mut st.open);
         st.open_ids.clear();
+        for call in &open {
+            st.finish_call(&call.call_id, true);
+        }
         for call in open {
             self.emit(sink, cancelled(call, ts))?;
         }
@@ -415,6 +478,22 @@ impl Normalizer {
                 }
                 Ok(())
             }
+            Item::BlockRecap {
+                ts,
+                channel,
+                text,
+                known,
+            } => {
+                let text = match text {
+                    _ if !dedupe => text,
+                    Cow::Borrowed(t) => Cow::Borrowed(t.get(known..).unwrap_or("")),
+                    Cow::Owned(t) => Cow::Owned(t.get(known..).unwrap_or("").to_owned()),
+                };
+                if text.is_empty() {
+                    return Ok(());
+                }
+                self.process(Item::Event(Event::at(ts, delta(channel, text))), sink)
+            }
             Item::UsageTotal { ts, usage } => {
                 let st = self.cur.as_mut().expect("open session");
                 let rem = usage.minus(&st.usage_sum);
@@ -433,7 +512,12 @@ impl Normalizer {
             Item::StartIfNew(ev) => {
                 let st = self.cur.as_ref().expect("open session");
                 match &ev.kind {
-                    Kind::ToolCallStarted(t) if st.open_ids.contains(&*t.call_id) => Ok(()),
+                    Kind::ToolCallStarted(t)
+                        if st.open_ids.contains(&*t.call_id)
+                            || st.completed(&t.call_id).is_some() =>
+                    {
+                        Ok(())
+                    }
                     _ => self.event(ev, sink),
                 }
             }
@@ -481,6 +565,35 @@ impl Normalizer {
     fn event(&mut self, mut ev: Event<'_>, sink: &mut dyn Sink) -> io::Result<()> {
         let dedupe = self.dedupe();
         let st = self.cur.as_mut().expect("open session");
+        // A call completes once: its start or completion repeated after it
+        // completed (a line sent twice, a completion the agent sends after
+        // its result closed the call) would make a second call of it.
+        let again = match &ev.kind {
+            Kind::ToolCallStarted(t) => st.completed(&t.call_id).map(|c| (&t.call_id, c, true)),
+            Kind::ToolCallCompleted(t) if !st.open_ids.contains(&*t.call_id) => {
+                st.completed(&t.call_id).map(|c| (&t.call_id, c, false))
+            }
+            _ => None,
+        };
+        if let Some((id, closed_by_us, start)) = again {
+            // A repeated call is usually a start and its completion: one
+            // warning for the pair.
+            let pair = !start && self.dropped_start.as_deref() == Some(&**id);
+            self.dropped_start = start.then(|| id.to_string());
+            if pair {
+                return Ok(());
+            }
+            let what = if start { "start" } else { "completion" };
+            let msg = if closed_by_us {
+                format!(
+                    "{what} of call {id:?} after its session's result, which closed the call as cancelled: dropped"
+                )
+            } else {
+                format!("{what} of call {id:?}, which already completed: dropped")
+            };
+            self.warnings.push(msg);
+            return Ok(());
+        }
         // A second start for a call that is still open announces it again
         // (possibly with fuller arguments): pass it on as progress, so every
         // start keeps exactly one completion.
@@ -523,6 +636,7 @@ impl Normalizer {
                     && let Some(oldest) = st.open.pop_front()
                 {
                     st.open_ids.remove(&oldest.call_id);
+                    st.finish_call(&oldest.call_id, true);
                     let c = cancelled(oldest, ev.ts);
                     sink.event(&st.info, &c)?;
                 }
@@ -532,6 +646,7 @@ impl Normalizer {
             }
             Kind::ToolCallCompleted(t) => {
                 st.forget_output(&t.call_id);
+                st.finish_call(&t.call_id, false);
                 // Open ids are unique (a repeated start became progress
                 // above); the call that ends is most often a recent one.
                 if st.open_ids.remove(&*t.call_id)
@@ -648,7 +763,9 @@ fn item_size(item: &Item<'_>) -> usize {
             Kind::Error { message, .. } => message.len(),
             _ => 0,
         },
-        Item::Recap { text, .. } | Item::OutputSnapshot { text, .. } => text.len(),
+        Item::Recap { text, .. }
+        | Item::BlockRecap { text, .. }
+        | Item::OutputSnapshot { text, .. } => text.len(),
         _ => 0,
     }
 }

@@ -7,8 +7,11 @@
 //!   (allow-listed exceptions below must really diverge, and then nothing
 //!   may have been added);
 //! - every `tool_call_started` has exactly one `tool_call_completed` with the
-//!   same `callId` after it (synthesized ones say `cancelled:true`);
-//! - the `usage_delta`s of a session add up to its `result.usage`;
+//!   same `callId` after it (synthesized ones say `cancelled:true`), and a
+//!   call completes once (a completion without a start too);
+//! - the `usage_delta`s of a session add up to its `result.usage`, and those
+//!   of each turn to what the agent itself reports for that turn, however
+//!   many turns an input has (`usage_sums_equal_the_agents_own_totals…`);
 //! - reading the events back (`--from events`) gives the same bytes.
 
 use crate::common;
@@ -137,8 +140,10 @@ fn check(name: &str, run: &Run) {
             }
         }
 
-        // Tool calls: each start has exactly one completion after it.
+        // Tool calls: each start has exactly one completion after it, and a
+        // call completes once.
         let mut open: HashMap<String, &str> = HashMap::new();
+        let mut completed: HashMap<String, usize> = HashMap::new();
         for e in &s.events {
             match ty(e) {
                 "tool_call_started" => {
@@ -151,6 +156,9 @@ fn check(name: &str, run: &Run) {
                 }
                 "tool_call_completed" => {
                     let id = e["callId"].as_str().expect("callId");
+                    let n = completed.entry(id.to_owned()).or_default();
+                    *n += 1;
+                    assert_eq!(*n, 1, "{ctx}: call {id:?} completed more than once");
                     let started = open.remove(id);
                     if e["cancelled"] == Value::Bool(true) {
                         assert!(
@@ -241,13 +249,203 @@ fn every_fixture_holds_the_invariants() {
 
 /// The real captures, when the shared corpus is there (it is not part of the
 /// repository: skipped on a clone without it, required where `CI` is set).
+/// What the agent itself says each turn used, in order: one `(input,
+/// output)` per turn that reports usage, read from the raw input with the
+/// agent's own conventions (independently of the readers): per-turn figures
+/// as they are, running totals (Codex's per thread) as differences. Input
+/// counts include the cache, as cstream's do. `None` for inputs that are
+/// not an agent's stream (cstream's own events).
+fn agent_turn_usage(dialect: &str, raw: &str) -> Option<Vec<(u64, u64)>> {
+    let n = |v: &Value| v.as_u64().unwrap_or(0);
+    let sum = |v: &Value, keys: &[&str]| keys.iter().fold(0u64, |a, k| a.saturating_add(n(&v[*k])));
+    let lines = raw
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v.is_object());
+    let mut turns = Vec::new();
+    match dialect {
+        "claude" => {
+            for v in lines.filter(|v| v["type"] == "result" && v["usage"].is_object()) {
+                let u = &v["usage"];
+                let input = sum(
+                    u,
+                    &[
+                        "input_tokens",
+                        "cache_read_input_tokens",
+                        "cache_creation_input_tokens",
+                    ],
+                );
+                turns.push((input, n(&u["output_tokens"])));
+            }
+        }
+        "codex" => {
+            // Running totals per thread (current form) or per conversation
+            // (legacy `token_count`): a turn used what its total adds.
+            let (mut thread, mut last, mut total) = (None::<String>, (0, 0), (0, 0));
+            for v in lines {
+                let t = v["type"].as_str().unwrap_or("");
+                let msg_t = v["msg"]["type"].as_str().unwrap_or("");
+                if t == "thread.started" {
+                    let id = v["thread_id"].as_str().map(str::to_owned);
+                    if id != thread {
+                        (last, total) = ((0, 0), (0, 0));
+                    }
+                    thread = id;
+                } else if t == "turn.completed" && v["usage"].is_object() {
+                    let u = &v["usage"];
+                    total = (n(&u["input_tokens"]), n(&u["output_tokens"]));
+                    turns.push((
+                        total.0.saturating_sub(last.0),
+                        total.1.saturating_sub(last.1),
+                    ));
+                    last = total;
+                } else if msg_t == "token_count" {
+                    let u = &v["msg"]["info"]["total_token_usage"];
+                    total = (n(&u["input_tokens"]), n(&u["output_tokens"]));
+                } else if msg_t == "task_complete" && total != last {
+                    turns.push((
+                        total.0.saturating_sub(last.0),
+                        total.1.saturating_sub(last.1),
+                    ));
+                    last = total;
+                }
+            }
+        }
+        "gemini" => {
+            for v in lines.filter(|v| v["type"] == "result" && v["stats"].is_object()) {
+                let st = &v["stats"];
+                turns.push((n(&st["input_tokens"]), n(&st["output_tokens"])));
+            }
+        }
+        "cursor" => {
+            for v in lines.filter(|v| v["type"] == "result" && v["usage"].is_object()) {
+                let u = &v["usage"];
+                let input = sum(u, &["inputTokens", "cacheReadTokens", "cacheWriteTokens"]);
+                turns.push((input, n(&u["outputTokens"])));
+            }
+        }
+        "cursor-sdk" => {
+            // `turn-ended` ends a turn with its usage; in the run stream,
+            // `usage` messages count per model turn until `status` ends the run.
+            let mut run: Option<(u64, u64)> = None;
+            for v in lines {
+                let v = if v["type"] == "sdk_message" {
+                    &v["message"]
+                } else {
+                    &v
+                };
+                let u = &v["usage"];
+                let this = || {
+                    let input = sum(u, &["inputTokens", "cacheReadTokens", "cacheWriteTokens"]);
+                    (input, n(&u["outputTokens"]))
+                };
+                match v["type"].as_str().unwrap_or("") {
+                    "turn-ended" if u.is_object() => turns.push(this()),
+                    "usage" if u.is_object() => {
+                        let (i, o) = this();
+                        let (ri, ro) = run.unwrap_or((0, 0));
+                        run = Some((ri.saturating_add(i), ro.saturating_add(o)));
+                    }
+                    "status" if v["status"] != "RUNNING" && v["status"] != "CREATING" => {
+                        turns.extend(run.take());
+                    }
+                    _ => {}
+                }
+            }
+        }
+        "acp" => {
+            for v in lines.filter(|v| v["result"]["stopReason"].is_string()) {
+                let r = &v["result"];
+                let u = &r["usage"];
+                let q = &r["_meta"]["quota"]["token_count"];
+                if u.is_object() {
+                    let input = sum(u, &["inputTokens", "cachedReadTokens", "cachedWriteTokens"]);
+                    turns.push((input, n(&u["outputTokens"])));
+                } else if q.is_object() {
+                    turns.push((n(&q["input_tokens"]), n(&q["output_tokens"])));
+                }
+            }
+        }
+        _ => return None,
+    }
+    Some(turns)
+}
+
+/// The sum of `usage_delta`s of each session whose result reports usage.
+fn output_turn_usage(name: &str, out: &str) -> Vec<(u64, u64)> {
+    sessions(name, out)
+        .iter()
+        .filter(|s| {
+            s.events
+                .iter()
+                .any(|e| ty(e) == "result" && e["usage"].is_object())
+        })
+        .map(|s| {
+            let deltas = s.events.iter().filter(|e| ty(e) == "usage_delta");
+            deltas.fold((0u64, 0u64), |(i, o), e| {
+                (
+                    i.saturating_add(e["deltaInput"].as_u64().unwrap_or(0)),
+                    o.saturating_add(e["deltaOutput"].as_u64().unwrap_or(0)),
+                )
+            })
+        })
+        .collect()
+}
+
+fn check_turn_usage(name: &str, path: &Path, run: &Run) {
+    let out = run.out();
+    let Some(dialect) = sessions(name, &out).first().map(|s| dialect(s).to_owned()) else {
+        return;
+    };
+    let raw = std::fs::read(path).expect("input is readable");
+    let raw = String::from_utf8_lossy(&raw);
+    // cstream's own events (top-level `sessionId`) carry no agent figures.
+    let own_events = raw
+        .lines()
+        .find_map(|l| serde_json::from_str::<Value>(l).ok())
+        .is_some_and(|v| v.get("sessionId").is_some());
+    if own_events {
+        return;
+    }
+    let Some(want) = agent_turn_usage(&dialect, &raw) else {
+        return;
+    };
+    assert_eq!(
+        output_turn_usage(name, &out),
+        want,
+        "{name}: the usage_delta sums of its turns (input, output) differ from the agent's own"
+    );
+}
+
+/// The sum of a session's `usage_delta`s equals what the agent really used,
+/// turn by turn, whatever the number of turns (Claude Code's init and
+/// result per turn, Codex threads resumed or new, ACP prompts…): a running
+/// total is never counted twice and never restarts mid-turn.
+#[test]
+fn usage_sums_equal_the_agents_own_totals_across_turns() {
+    let all = fixtures();
+    assert!(all.len() >= 20, "fixtures missing: found {}", all.len());
+    for path in all {
+        let run = run_fixture(&path, &["--to", "events"]);
+        check_turn_usage(file_name(&path), &path, &run);
+    }
+    for d in ["cursor-agent", "claude-code", "codex"] {
+        for path in corpus(d) {
+            let run = cstream_file(&["--to", "events"], &path);
+            check_turn_usage(file_name(&path), &path, &run);
+        }
+    }
+}
+
 #[test]
 fn corpus_captures_hold_the_invariants() {
-    let files = corpus("cursor-agent");
+    let mut files = corpus("cursor-agent");
     if files.is_empty() {
         eprintln!("no ../shared/corpus/cursor-agent captures: skipped");
         return;
     }
+    files.extend(corpus("claude-code"));
+    files.extend(corpus("codex"));
     for path in files {
         let run = cstream_file(&["--to", "events"], &path);
         let name = file_name(&path);
