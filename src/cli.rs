@@ -535,7 +535,7 @@ pub fn main() -> ExitCode {
 /// `--created`: Unix seconds that RFC 3339 can write (years 0000 to 9999).
 fn parse_created(s: &str) -> Result<i64, String> {
     let secs: i64 = s.parse().map_err(|e| format!("{e}"))?;
-    let range = crate::event::TS_RANGE_MS;
+    let range = crate::time::TS_RANGE_MS;
     if (range.start() / 1000..=range.end() / 1000).contains(&secs) {
         Ok(secs)
     } else {

@@ -33,4 +33,5 @@ pub mod output;
 pub mod run;
 pub mod stats;
 pub mod terminal;
+pub mod time;
 pub mod transform;

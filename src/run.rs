@@ -276,7 +276,7 @@ impl Handler for Pipeline<'_> {
 fn drop_impossible_ts(item: &mut Item<'_>, line: Option<u64>, diag: &mut Diag) {
     if let Some(ts) = item.ts_mut()
         && let Some(ms) = *ts
-        && !crate::event::TS_RANGE_MS.contains(&ms)
+        && !crate::time::TS_RANGE_MS.contains(&ms)
     {
         *ts = None;
         let msg = format_args!("timestamp {ms} ms is outside years 0000-9999; ignored");

@@ -46,7 +46,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::common::{
-    anthropic_usage, count_patch_lines, fill_start, fill_start_owned, iso_ms, join_output,
+    anthropic_usage, count_patch_lines, fill_start, fill_start_owned, join_output,
     normalize_tool_name, raw_object1, split_mcp_name, strip_persisted, without_output,
 };
 use super::{Channel, Item, Out, Parser, keep_unknown, read_line};
@@ -56,6 +56,7 @@ use crate::event::{
 };
 use crate::input::Parsed;
 use crate::json::{LaxBool, LaxF64, LaxInt, LaxStr, Members, S, raw_as_str};
+use crate::time::iso_ms;
 use crate::transform::prefix::Prefix;
 
 /// One Claude Code line: the union of the fields the parser reads.
@@ -1225,10 +1226,7 @@ fn rate_limit_notice(raw: &RawValue) -> Option<String> {
         msg.push_str(&format!(" ({kind})"));
     }
     if let Some(at) = m.int("resetsAt") {
-        msg.push_str(&format!(
-            ", resets at {}",
-            crate::output::documents::iso8601(at)
-        ));
+        msg.push_str(&format!(", resets at {}", crate::time::iso8601(at)));
     }
     Some(msg)
 }

@@ -366,69 +366,6 @@ pub fn camel_usage(m: &Members<'_>) -> Option<Usage> {
     Some(Usage::cache_apart(input, output, cache_read, cache_write))
 }
 
-// --------------------------------------------------------------- time
-
-/// Parse an RFC 3339 / ISO 8601 UTC-or-offset timestamp
-/// (`2026-08-08T08:41:35.559Z`) into epoch milliseconds.
-pub fn iso_ms(s: &str) -> Option<i64> {
-    let b = s.as_bytes();
-    if b.len() < 19 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') {
-        return None;
-    }
-    let num = |r: std::ops::Range<usize>| -> Option<i64> {
-        let t = s.get(r)?;
-        if !t.bytes().all(|c| c.is_ascii_digit()) {
-            return None;
-        }
-        t.parse().ok()
-    };
-    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    let (h, mi, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || sec > 60 {
-        return None;
-    }
-    let mut i = 19;
-    let mut ms = 0i64;
-    if b.get(i) == Some(&b'.') {
-        i += 1;
-        let start = i;
-        while i < b.len() && b[i].is_ascii_digit() {
-            i += 1;
-        }
-        let frac = &s[start..i];
-        let digits: String = frac.chars().chain("000".chars()).take(3).collect();
-        ms = digits.parse().ok()?;
-    }
-    let offset_min = match b.get(i) {
-        None | Some(b'Z') | Some(b'z') => 0,
-        Some(c @ (b'+' | b'-')) => {
-            let hh = num(i + 1..i + 3)?;
-            let mm = if b.get(i + 3) == Some(&b':') {
-                num(i + 4..i + 6)?
-            } else {
-                num(i + 3..i + 5).unwrap_or(0)
-            };
-            let o = hh * 60 + mm;
-            if *c == b'-' { -o } else { o }
-        }
-        _ => return None,
-    };
-    let days = days_from_civil(y, mo, d);
-    let secs = days * 86_400 + h * 3600 + mi * 60 + sec - offset_min * 60;
-    Some(secs * 1000 + ms)
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date.
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
 // ------------------------------------------------- decorated tool output
 
 /// The text inside one enclosing markdown fence (```` ```console\n…\n``` ````),
@@ -694,19 +631,6 @@ mod tests {
             split_mcp_name("mcp__github__list_issues"),
             Some(("github", "list_issues"))
         );
-    }
-
-    #[test]
-    fn iso_timestamps() {
-        assert_eq!(iso_ms("1970-01-01T00:00:00Z"), Some(0));
-        assert_eq!(iso_ms("2026-08-08T08:41:35.559Z"), Some(1_786_178_495_559));
-        assert_eq!(
-            iso_ms("2026-08-08T10:41:35.559+02:00"),
-            Some(1_786_178_495_559)
-        );
-        assert_eq!(iso_ms("2026-08-08T08:41:35.5Z"), Some(1_786_178_495_500));
-        assert_eq!(iso_ms("yesterday"), None);
-        assert_eq!(iso_ms("2026-13-08T08:41:35Z"), None);
     }
 
     #[test]

@@ -18,13 +18,14 @@ use std::io;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::common::{fill_start, iso_ms, normalize_tool_name, without_output};
+use super::common::{fill_start, normalize_tool_name, without_output};
 use super::{Item, Out, Parser, keep_unknown, read_line};
 use crate::event::{
     Event, Json, Kind, SessionResult, SessionStart, Text, ToolEnd, ToolStart, Usage, json_null,
 };
 use crate::input::Parsed;
 use crate::json::{LaxStr, Members, raw_as_str};
+use crate::time::iso_ms;
 
 #[derive(Deserialize)]
 struct Line<'a> {

@@ -464,7 +464,7 @@ pub fn detect_record(rec: &str) -> Detected {
     let iso_ts = p
         .timestamp
         .as_deref()
-        .is_some_and(|t| common::iso_ms(t).is_some());
+        .is_some_and(|t| crate::time::iso_ms(t).is_some());
     let claude_marks = [
         p.claude_code_version.is_some(),
         p.tools.is_some(),

@@ -140,11 +140,6 @@ impl<'a> From<&'a str> for Text<'a> {
     }
 }
 
-/// The times an event may carry, in epoch milliseconds: years 0000 to 9999,
-/// what an RFC 3339 date (the documents' `created`) can write. Input
-/// timestamps outside it are dropped with a warning when read.
-pub const TS_RANGE_MS: std::ops::RangeInclusive<i64> = -62_167_219_200_000..=253_402_300_799_999;
-
 /// One normalized event with its source timestamp (epoch milliseconds).
 #[derive(Debug, Clone)]
 pub struct Event<'a> {

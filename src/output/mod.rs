@@ -9,7 +9,6 @@
 
 pub mod chat;
 pub mod documents;
-pub mod documents_sse;
 pub mod events;
 pub mod markdown;
 pub mod openai;
@@ -138,6 +137,6 @@ pub fn sink<'w, W: Write + 'w>(format: Format, opts: &OutputOptions, w: W) -> Bo
         Format::OpenAiSse => Box::new(openai::SseSink::new(w, opts)),
         Format::OpenAiJson => Box::new(openai::JsonSink::new(w, opts)),
         Format::Documents => Box::new(documents::DocumentsSink::new(w, opts)),
-        Format::DocumentsSse => Box::new(documents_sse::DocumentsSseSink::new(w, opts)),
+        Format::DocumentsSse => Box::new(documents::sse::DocumentsSseSink::new(w, opts)),
     }
 }

@@ -1,4 +1,4 @@
-//! `--to documents-sse`: the documents of [`super::documents`] as a live
+//! `--to documents-sse`: the documents of [`super`] as a live
 //! Server-Sent Events stream (docs/formats.md#documents-sse).
 //!
 //! ```text
@@ -27,10 +27,11 @@
 
 use std::io::{self, Write};
 
-use super::documents::{Builder, Doc, DocOptions, DocOut, J, Layout, Summary, doc_id, write_json};
-use super::{OutputOptions, Session, Sink};
+use super::{BEGIN_FIRST, Builder, Doc, DocOptions, DocOut, J, Layout, Summary, doc_id};
 use crate::event::Event;
+use crate::json::layout::write_json;
 use crate::json::write_str;
+use crate::output::{OutputOptions, Session, Sink};
 
 /// Writes the steps of one session as SSE records.
 struct SseOut<'a, W: Write> {
@@ -161,7 +162,9 @@ impl<W: Write> DocOut for SseOut<'_, W> {
 pub struct DocumentsSseSink<W: Write> {
     w: W,
     opts: DocOptions,
+    /// The open session's builder, made fresh by `begin`.
     cur: Option<Builder>,
+    /// One record being written (reused, cleared by each record).
     buf: Vec<u8>,
 }
 
@@ -182,28 +185,20 @@ impl<W: Write> Sink for DocumentsSseSink<W> {
         Ok(())
     }
 
-    fn event(&mut self, s: &Session, ev: &Event<'_>) -> io::Result<()> {
-        let mut b = match self.cur.take() {
-            Some(b) => b,
-            None => Builder::new(self.opts.clone(), s),
-        };
-        let r = b.event(
+    fn event(&mut self, _s: &Session, ev: &Event<'_>) -> io::Result<()> {
+        let builder = self.cur.as_mut().expect(BEGIN_FIRST);
+        builder.event(
             ev,
             &mut SseOut {
                 w: &mut self.w,
                 buf: &mut self.buf,
             },
-        );
-        self.cur = Some(b);
-        r
+        )
     }
 
-    fn end(&mut self, s: &Session) -> io::Result<()> {
-        let mut b = match self.cur.take() {
-            Some(b) => b,
-            None => Builder::new(self.opts.clone(), s),
-        };
-        b.end(&mut SseOut {
+    fn end(&mut self, _s: &Session) -> io::Result<()> {
+        let mut builder = self.cur.take().expect(BEGIN_FIRST);
+        builder.end(&mut SseOut {
             w: &mut self.w,
             buf: &mut self.buf,
         })

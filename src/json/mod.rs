@@ -2,6 +2,8 @@
 //! straight into a writer, and borrowed, lenient field types for the typed
 //! line parsers.
 
+pub mod layout;
+
 use std::borrow::Cow;
 use std::fmt;
 use std::io::{self, Write};

@@ -1,0 +1,127 @@
+//! RFC 3339 dates both ways: input timestamps are read into epoch
+//! milliseconds, and the documents' `created` is written from Unix seconds.
+//! Both use the proleptic Gregorian calendar in UTC.
+
+/// The times an event may carry, in epoch milliseconds: years 0000 to 9999,
+/// what an RFC 3339 date (the documents' `created`) can write. Input
+/// timestamps outside it are dropped with a warning when read.
+pub const TS_RANGE_MS: std::ops::RangeInclusive<i64> = -62_167_219_200_000..=253_402_300_799_999;
+
+/// Parse an RFC 3339 / ISO 8601 UTC-or-offset timestamp
+/// (`2026-08-08T08:41:35.559Z`) into epoch milliseconds.
+pub fn iso_ms(s: &str) -> Option<i64> {
+    let b = s.as_bytes();
+    if b.len() < 19 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| -> Option<i64> {
+        let t = s.get(r)?;
+        if !t.bytes().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        t.parse().ok()
+    };
+    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (h, mi, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || sec > 60 {
+        return None;
+    }
+    let mut i = 19;
+    let mut ms = 0i64;
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        let start = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        let frac = &s[start..i];
+        let digits: String = frac.chars().chain("000".chars()).take(3).collect();
+        ms = digits.parse().ok()?;
+    }
+    let offset_min = match b.get(i) {
+        None | Some(b'Z') | Some(b'z') => 0,
+        Some(c @ (b'+' | b'-')) => {
+            let hh = num(i + 1..i + 3)?;
+            let mm = if b.get(i + 3) == Some(&b':') {
+                num(i + 4..i + 6)?
+            } else {
+                num(i + 3..i + 5).unwrap_or(0)
+            };
+            let o = hh * 60 + mm;
+            if *c == b'-' { -o } else { o }
+        }
+        _ => return None,
+    };
+    let days = days_from_civil(y, mo, d);
+    let secs = days * 86_400 + h * 3600 + mi * 60 + sec - offset_min * 60;
+    Some(secs * 1000 + ms)
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date.
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// Unix seconds as RFC 3339 in UTC (`2026-02-23T10:30:00Z`), clamped to
+/// years 0000 to 9999, all that format can write. Timestamps are checked
+/// when read and `--created` when parsed; the clamp keeps a clock gone wild
+/// from writing an invalid date.
+pub fn iso8601(secs: i64) -> String {
+    let range = TS_RANGE_MS;
+    let secs = secs.clamp(range.start() / 1000, range.end() / 1000);
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn iso_timestamps() {
+        assert_eq!(iso_ms("1970-01-01T00:00:00Z"), Some(0));
+        assert_eq!(iso_ms("2026-08-08T08:41:35.559Z"), Some(1_786_178_495_559));
+        assert_eq!(
+            iso_ms("2026-08-08T10:41:35.559+02:00"),
+            Some(1_786_178_495_559)
+        );
+        assert_eq!(iso_ms("2026-08-08T08:41:35.5Z"), Some(1_786_178_495_500));
+        assert_eq!(iso_ms("yesterday"), None);
+        assert_eq!(iso_ms("2026-13-08T08:41:35Z"), None);
+    }
+
+    #[test]
+    fn iso_dates() {
+        assert_eq!(iso8601(0), "1970-01-01T00:00:00Z");
+        assert_eq!(iso8601(1_700_000_000), "2023-11-14T22:13:20Z");
+        assert_eq!(iso8601(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(iso8601(1_770_823_841), "2026-02-11T15:30:41Z");
+        assert_eq!(iso8601(-1), "1969-12-31T23:59:59Z");
+        // The extremes are clamped to what RFC 3339 can write.
+        assert_eq!(iso8601(i64::MAX), "9999-12-31T23:59:59Z");
+        assert_eq!(iso8601(253_402_300_800), "9999-12-31T23:59:59Z");
+        assert_eq!(iso8601(i64::MIN), "0000-01-01T00:00:00Z");
+    }
+}
