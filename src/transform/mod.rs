@@ -16,10 +16,11 @@
 //!   `shell_output_delta`), or a `tool_call_progress` replacement when it
 //!   does not extend it;
 //! - tool calls: durations filled from start/end times, calls still open
-//!   when a session ends (or its result arrives) closed as cancelled; a
-//!   call completes once: a completion (or start) of a call that already
-//!   completed in the session, such as one the agent sends after its
-//!   result, is dropped with a warning.
+//!   when a session ends closed as cancelled (not at its result: a
+//!   completion the agent sends after its result, as Codex and Claude Code
+//!   can, is the call's real end and is attached to it); a call completes
+//!   once: a completion (or start) of a call that already completed in the
+//!   session is dropped with a warning.
 //!
 //! Memory is bounded: texts are remembered as length + hash ([`Prefix`]),
 //! open calls and held items are capped.
@@ -632,7 +633,7 @@ impl Normalizer {
             let what = if start { "start" } else { "completion" };
             let msg = if closed_by_us {
                 format!(
-                    "{what} of call {id:?} after its session's result, which closed the call as cancelled: dropped"
+                    "{what} of call {id:?} after its session ended, which closed the call as cancelled: dropped"
                 )
             } else {
                 format!("{what} of call {id:?}, which already completed: dropped")
@@ -738,10 +739,6 @@ impl Normalizer {
         dedupe: bool,
         sink: &mut dyn Sink,
     ) -> io::Result<()> {
-        self.cancel_open(ts, sink)?;
-        if let Some(st) = self.cur.as_mut() {
-            st.outputs.clear();
-        }
         let tail = match (dedupe, r.text.as_deref()) {
             (true, Some(text)) => {
                 let st = self.cur.as_ref().expect("open session");

@@ -173,11 +173,9 @@ fn check(name: &str, run: &Run) {
                     // A completion whose start was never seen (a capture that
                     // begins mid-call) is passed through as it is.
                 }
-                "result" => assert!(
-                    open.is_empty(),
-                    "{ctx}: result while calls are open: {:?}",
-                    open.keys().collect::<Vec<_>>()
-                ),
+                // Calls may still be open at the result: an agent can send a
+                // completion after it (it is attached to its call); by the
+                // session's end every call has completed, checked below.
                 _ => {}
             }
         }

@@ -334,3 +334,48 @@ fn events_before_init_join_it_only_when_read_together() {
     };
     assert_eq!(text(&live), text(&together));
 }
+
+/// A completion the agent sends after its session's result (Claude Code's
+/// `tool_result` after `result`, Codex `item.completed` after
+/// `turn.completed`) is the call's real end: it is attached to the call,
+/// not replaced by a cancellation, and only a repeat of a finished call is
+/// dropped, with one warning.
+#[test]
+fn a_completion_after_the_result_is_attached_to_its_call() {
+    for (fixture, late) in [
+        (
+            "claude/tool-results-with-tool-use-result_late-and-repeated.jsonl",
+            "toolu_T1",
+        ),
+        (
+            "codex/late-completion_resumed-and-new-thread.jsonl",
+            "item_0",
+        ),
+    ] {
+        let run = crate::common::cstream_file(&["--to", "events"], &fixtures_dir().join(fixture));
+        let evs = events(&run.out());
+        let ends: Vec<_> = evs
+            .iter()
+            .filter(|e| e["type"] == "tool_call_completed" && e["callId"] == late)
+            .collect();
+        assert_eq!(ends.len(), 1, "{fixture}: {ends:?}");
+        assert_eq!(ends[0]["ok"], true, "{fixture}: {}", ends[0]);
+        assert!(ends[0].get("cancelled").is_none(), "{fixture}: {}", ends[0]);
+        let result_at = evs.iter().position(|e| e["type"] == "result").unwrap();
+        let end_at = evs.iter().position(|e| std::ptr::eq(e, ends[0])).unwrap();
+        assert!(
+            end_at > result_at,
+            "{fixture}: the late completion keeps its place"
+        );
+        assert_eq!(
+            run.stderr.matches("warning").count(),
+            1,
+            "{fixture}: {}",
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains("which already completed: dropped"),
+            "{fixture}"
+        );
+    }
+}
