@@ -146,7 +146,7 @@ pub fn visible(s: &str, keep_newlines: bool) -> Cow<'_, str> {
 /// [`visible`], with SGR colour sequences kept, stripped or escaped.
 pub fn sanitize(s: &str, keep_newlines: bool, sgr: Sgr) -> Cow<'_, str> {
     let needs = |c: char| is_unsafe(c) && !(keep_newlines && (c == '\n' || c == '\t'));
-    if !s.chars().any(needs) {
+    if !any_unsafe(s.as_bytes(), keep_newlines) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
@@ -192,6 +192,34 @@ pub fn sanitize(s: &str, keep_newlines: bool, sgr: Sgr) -> Cow<'_, str> {
         out.push_str(RESET);
     }
     Cow::Owned(out)
+}
+
+/// Whether `s` holds a character [`sanitize`] would change (`\n` and `\t`
+/// allowed when `keep_newlines`), decided on the bytes: every unsafe
+/// character is a C0 byte, DEL, or starts with the lead byte 0xC2 (C1
+/// controls, U+0080-U+009F) or 0xE2 (the bidi controls, U+202A-U+202E and
+/// U+2066-U+2069); lead bytes never occur inside another character. Text is
+/// mostly safe, and this is the per-character check's cost on every piece
+/// the transcript writes.
+fn any_unsafe(b: &[u8], keep_newlines: bool) -> bool {
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\n' | b'\t' if keep_newlines => {}
+            0..=0x1f | 0x7f => return true,
+            0xc2 if matches!(b.get(i + 1), Some(0x80..=0x9f)) => return true,
+            0xe2 if matches!(
+                (b.get(i + 1), b.get(i + 2)),
+                (Some(0x80), Some(0xaa..=0xae)) | (Some(0x81), Some(0xa6..=0xa9))
+            ) =>
+            {
+                return true;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    false
 }
 
 /// Grapheme clusters of text without ESC, each with its width in columns.
@@ -283,6 +311,20 @@ pub fn excerpt(s: &str, max: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 512, ..Default::default() })]
+
+        /// The byte scan agrees with the per-character rule.
+        #[test]
+        fn byte_scan_agrees_with_the_character_rule(
+            s in "(\\PC|[\\x00-\\x1f\\x7f\\u{80}-\\u{9f}\\u{2028}-\\u{206f}\\u{200c}\\u{200d}])*",
+            keep in proptest::prelude::any::<bool>(),
+        ) {
+            let needs = |c: char| is_unsafe(c) && !(keep && (c == '\n' || c == '\t'));
+            proptest::prop_assert_eq!(any_unsafe(s.as_bytes(), keep), s.chars().any(needs));
+        }
+    }
     use super::*;
 
     #[test]

@@ -300,12 +300,17 @@ impl Normalizer {
     /// Take one parsed item.
     pub fn item(&mut self, item: Item<'_>, sink: &mut dyn Sink, diag: &mut Diag) -> io::Result<()> {
         let r = self.take(item, sink, diag);
-        for w in self.warnings.drain(..) {
-            diag.warn(Warn::Format, self.line, w);
+        if !self.warnings.is_empty() {
+            for w in self.warnings.drain(..) {
+                diag.warn(Warn::Format, self.line, w);
+            }
         }
         r
     }
 
+    // One call site, on the per-line path: inlined, the item is not moved
+    // into a second frame.
+    #[inline(always)]
     fn take(&mut self, item: Item<'_>, sink: &mut dyn Sink, diag: &mut Diag) -> io::Result<()> {
         self.input_has_items = true;
         match item {
