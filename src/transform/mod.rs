@@ -26,7 +26,6 @@
 //! open calls and held items are capped.
 
 pub mod coalesce;
-pub mod prefix;
 pub mod truncate;
 
 use std::borrow::Cow;
@@ -37,7 +36,7 @@ use crate::diag::{Diag, Warn};
 use crate::dialect::{Channel, Item};
 use crate::event::{Event, Json, Kind, OutStream, SessionResult, SessionStart, ToolEnd, Usage};
 use crate::event::{Session, Sink};
-use prefix::Prefix;
+use crate::prefix::Prefix;
 
 /// Items held before an input's first init are capped at this many: the
 /// few an agent writes before its init (a prompt echo, a notice), not a
@@ -77,7 +76,7 @@ pub struct Ended {
 }
 
 fn cut_error(message: &str) -> String {
-    message[..crate::run::floor_char_boundary(message, ERROR_BYTES)].to_owned()
+    message[..crate::strings::floor_char_boundary(message, ERROR_BYTES)].to_owned()
 }
 
 /// How sessions ended, for `-e` and `--stats`.
