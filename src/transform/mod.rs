@@ -307,9 +307,6 @@ impl Normalizer {
         r
     }
 
-    // One call site, on the per-line path: inlined, the item is not moved
-    // into a second frame.
-    #[inline(always)]
     fn take(&mut self, item: Item<'_>, sink: &mut dyn Sink, diag: &mut Diag) -> io::Result<()> {
         self.input_has_items = true;
         match item {
