@@ -10,11 +10,12 @@ use std::process::ExitCode;
 use clap::builder::PossibleValue;
 use clap::{CommandFactory, Parser, ValueEnum};
 
+use crate::clobber::{self, input_written_over};
 use crate::diag::Diag;
 use crate::dialect::Dialect;
 use crate::output::text::TERMINAL_SHELL_LINES;
 use crate::output::{Format, OutputOptions, ReasoningField, ToolCallMode};
-use crate::run::{Config, Input, run};
+use crate::run::{Config, Exit, Input, run};
 use crate::transform::NormalizeOptions;
 use crate::transform::coalesce::CoalesceMode;
 use crate::transform::truncate::parse_size;
@@ -22,38 +23,92 @@ use crate::transform::truncate::parse_size;
 /// Output buffer size.
 pub const WRITE_BUFFER_BYTES: usize = 64 * 1024;
 
-const EXAMPLES: &str = "\
-Examples:
-  Read a live cursor-agent run on the terminal:
-    cursor-agent -p --output-format stream-json --stream-partial-output \"fix the tests\" | cstream
+/// The examples of `--help` and the man page: what each does, then the
+/// command, each on one line of at most 80 columns (the test suite checks),
+/// so that no terminal of that width breaks a command in the middle.
+const EXAMPLES: &[(&str, &str)] = &[
+    (
+        "Read a live cursor-agent run on the terminal",
+        "cursor-agent -p --output-format stream-json \"fix the tests\" | cstream",
+    ),
+    (
+        "Serve it to an OpenAI-compatible client (opencode, LiteLLM, openai SDKs)",
+        "cursor-agent -p --output-format stream-json \"…\" | cstream --to openai-sse",
+    ),
+    (
+        "The normalized events, one JSON object per line (dashboards, scripts)",
+        "cstream --to events run.jsonl",
+    ),
+    (
+        "An archived run as one documents[] response",
+        "cstream --to documents archived-run.jsonl > run.json",
+    ),
+    (
+        "Another agent's stream (detected automatically; --from names it)",
+        "claude -p --output-format stream-json --verbose \"…\" | cstream",
+    ),
+    (
+        "In CI: fail on lines that are not valid input, or on a failed run",
+        "cstream --strict -e run.jsonl > transcript.txt",
+    ),
+];
 
-  Serve the same run to an OpenAI-compatible client (opencode, LiteLLM, the openai SDKs):
-    cursor-agent -p --output-format stream-json --stream-partial-output \"…\" | cstream --to openai-sse
+/// The exit statuses, for `--help` and the man page.
+const EXIT_STATUS: &[(&str, &str)] = &[
+    (
+        "0",
+        "every line was understood (unknown-but-valid events count too)",
+    ),
+    (
+        "1",
+        "some lines were not valid input, or --strict stopped the run",
+    ),
+    (
+        "2",
+        "usage error, unreadable file, failed write, or output is an input",
+    ),
+    (
+        "3",
+        "only with -e: a session failed or ended without a result",
+    ),
+];
 
-  The normalized events, one JSON object per line (for dashboards and scripts):
-    cstream --to events run.jsonl
+/// What the exit statuses leave out.
+const EXIT_NOTE: &str = "A closed output pipe (cstream … | head) ends the run quietly with 0.";
 
-  An archived run as one documents[] response:
-    cstream --to documents archived-run.jsonl > run.json
+/// The environment variables cstream reads.
+const ENVIRONMENT: &[(&str, &str)] = &[
+    ("NO_COLOR", "not empty: --color auto does not colour"),
+    (
+        "CLICOLOR_FORCE",
+        "not empty nor 0: --color auto colours a pipe or file too",
+    ),
+    ("TERM", "dumb: --color auto does not colour"),
+];
 
-  Another agent's stream (detected automatically; --from names it):
-    claude -p --output-format stream-json --verbose \"…\" | cstream
-
-  In CI: fail on lines that are not valid input, or on a failed or cut-off run:
-    cstream --strict -e run.jsonl > transcript.txt
-
-Exit status:
-  0  every line was understood (unknown-but-valid events are kept, and count as understood)
-  1  some lines were not valid input (each reported on stderr), or --strict stopped the run
-  2  usage error, or a file could not be read, or writing the output failed
-  3  only with -e: a session reported failure or ended without a result
-  A closed output pipe (cstream ... | head) ends the run quietly with 0.";
+/// The text after the options in `--help`.
+fn after_help() -> String {
+    let mut s = String::from("Examples:\n");
+    for (what, cmd) in EXAMPLES {
+        s.push_str(&format!("  {what}:\n    {cmd}\n\n"));
+    }
+    s.push_str("Exit status:\n");
+    for (code, what) in EXIT_STATUS {
+        s.push_str(&format!("  {code}  {what}\n"));
+    }
+    s.push_str(&format!("  {EXIT_NOTE}\n\nEnvironment:\n"));
+    for (name, what) in ENVIRONMENT {
+        s.push_str(&format!("  {name:<15} {what}\n"));
+    }
+    s.truncate(s.trim_end().len());
+    s
+}
 
 /// Normalize coding-agent event streams (cursor-agent, Claude Code, Codex, Gemini CLI, ACP,
 /// Cursor SDK) into one event model, and write a readable transcript, the events, an
 /// OpenAI-compatible stream or response, or documents[] JSON.
 #[derive(Debug, Parser)]
-#[command(name = "cstream", version, about, after_help = EXAMPLES, max_term_width = 100)]
+#[command(name = "cstream", version, about, after_help = after_help(), max_term_width = 100)]
 pub struct Cli {
     /// Files to read, in order ('-' or none: standard input)
     #[arg(value_name = "FILE")]
@@ -307,19 +362,121 @@ impl Generate {
 }
 
 /// Write the man page or a completion script.
+///
+/// Everything is rendered into memory first, then written with one
+/// `write_all`: clap_complete panics when its writer fails, which a closed
+/// pipe (`cstream --generate bash | head -1`) would make it do.
 pub fn generate(kind: Generate, out: &mut dyn Write) -> io::Result<()> {
     use clap_complete::Shell;
     let mut cmd = Cli::command();
+    let mut buf = Vec::new();
     let shell = match kind {
-        Generate::Man => return clap_mangen::Man::new(cmd).render(out),
+        Generate::Man => {
+            man_page(cmd, &mut buf)?;
+            return out.write_all(&buf);
+        }
         Generate::Bash => Shell::Bash,
         Generate::Zsh => Shell::Zsh,
         Generate::Fish => Shell::Fish,
         Generate::Powershell => Shell::PowerShell,
         Generate::Elvish => Shell::Elvish,
     };
-    clap_complete::generate(shell, &mut cmd, "cstream", out);
-    Ok(())
+    clap_complete::generate(shell, &mut cmd, "cstream", &mut buf);
+    out.write_all(&buf)
+}
+
+/// The man page: clap_mangen's title, name, description, options and
+/// version, with a SYNOPSIS that names every option's argument and the
+/// EXAMPLES, EXIT STATUS and ENVIRONMENT sections of man-pages(7) (in place
+/// of clap_mangen's single EXTRA section made from `--help`'s epilogue).
+fn man_page(mut cmd: clap::Command, out: &mut Vec<u8>) -> io::Result<()> {
+    use roff::{Roff, bold, italic, roman};
+    let man = clap_mangen::Man::new(cmd.clone());
+    // Built, an argument knows how many values it takes (and --help and
+    // --version exist).
+    cmd.build();
+    man.render_title(out)?;
+    man.render_name_section(out)?;
+
+    let mut synopsis = Roff::new();
+    synopsis.control("SH", ["SYNOPSIS"]);
+    let mut line = vec![bold("cstream")];
+    let (files, options): (Vec<_>, Vec<_>) = cmd
+        .get_arguments()
+        .filter(|a| !a.is_hide_set())
+        .partition(|a| a.is_positional());
+    for arg in options {
+        line.push(roman(" ["));
+        if let Some(short) = arg.get_short() {
+            line.push(bold(format!("-{short}")));
+            line.push(roman("|"));
+        }
+        if let Some(long) = arg.get_long() {
+            line.push(bold(format!("--{long}")));
+        }
+        let takes_value = arg.get_num_args().is_some_and(|n| n.takes_values());
+        if let (true, Some(names)) = (takes_value, arg.get_value_names()) {
+            let name = names.join(" ");
+            let optional = arg.get_num_args().is_some_and(|n| n.min_values() == 0);
+            match (optional, arg.is_require_equals_set()) {
+                (true, _) => {
+                    line.push(roman("[="));
+                    line.push(italic(name));
+                    line.push(roman("]"));
+                }
+                (false, true) => {
+                    line.push(roman("="));
+                    line.push(italic(name));
+                }
+                (false, false) => {
+                    line.push(roman(" "));
+                    line.push(italic(name));
+                }
+            }
+        }
+        line.push(roman("]"));
+    }
+    for arg in files {
+        let name = arg
+            .get_value_names()
+            .map_or_else(|| arg.get_id().as_str().to_uppercase(), |n| n.join(" "));
+        line.push(roman(" ["));
+        line.push(italic(name));
+        line.push(roman("]..."));
+    }
+    synopsis.text(line);
+    synopsis.to_writer(out)?;
+
+    man.render_description_section(out)?;
+    man.render_options_section(out)?;
+
+    let mut extra = Roff::new();
+    extra.control("SH", ["EXAMPLES"]);
+    for (what, command) in EXAMPLES {
+        extra.text([roman(format!("{what}:"))]);
+        extra.control("RS", ["4"]);
+        extra.control("nf", []);
+        extra.text([bold(*command)]);
+        extra.control("fi", []);
+        extra.control("RE", []);
+        extra.control("PP", []);
+    }
+    extra.control("SH", ["EXIT STATUS"]);
+    for (code, what) in EXIT_STATUS {
+        extra.control("TP", []);
+        extra.text([bold(*code)]);
+        extra.text([roman(*what)]);
+    }
+    extra.control("PP", []);
+    extra.text([roman(EXIT_NOTE)]);
+    extra.control("SH", ["ENVIRONMENT"]);
+    for (name, what) in ENVIRONMENT {
+        extra.control("TP", []);
+        extra.text([bold(*name)]);
+        extra.text([roman(*what)]);
+    }
+    extra.to_writer(out)?;
+    man.render_version_section(out)
 }
 
 /// The environment colour and terminal decisions depend on.
@@ -418,6 +575,7 @@ impl Cli {
                 CoalesceArg::Burst => CoalesceMode::Burst,
             }),
             stats: self.stats,
+            report_sessions: self.exit_status,
             // A terminal shows every line at once, as ripgrep does.
             line_buffered: self.line_buffered || tty,
         }
@@ -481,17 +639,35 @@ pub fn main() -> ExitCode {
     if let Some(kind) = cli.generate {
         let mut out = io::stdout().lock();
         return match generate(kind, &mut out).and_then(|_| out.flush()) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+            Ok(()) => Exit::Ok.into(),
+            Err(e) if is_broken_pipe(&e) => Exit::Ok.into(),
             Err(e) => {
                 eprintln!("cstream: error: {e}");
-                ExitCode::from(2)
+                Exit::Fatal.into()
             }
         };
     }
     let mut diag = Diag::new(Box::new(io::stderr()));
     let env = ColorEnv::from_env();
     let inputs = cli.inputs();
+    // Before `-o` truncates anything: writing over an input loses it.
+    let target = match &cli.output {
+        Some(path) => clobber::Output::Path(path),
+        None => clobber::Output::Stdout,
+    };
+    if let Some(input) = input_written_over(target, &inputs) {
+        let output = match &cli.output {
+            Some(path) => {
+                let name = crate::diag::excerpt(&path.display().to_string(), usize::MAX);
+                format!("-o {name}")
+            }
+            None => "standard output".to_owned(),
+        };
+        diag.error(format_args!(
+            "{output} is the input {input}; refusing to write over it (nothing was written)"
+        ));
+        return Exit::Fatal.into();
+    }
     let result = match &cli.output {
         Some(path) => match File::create(path) {
             Ok(f) => {
@@ -506,7 +682,7 @@ pub fn main() -> ExitCode {
             Err(e) => {
                 let name = crate::diag::excerpt(&path.display().to_string(), usize::MAX);
                 diag.error(format_args!("{name}: {e}"));
-                return ExitCode::from(2);
+                return Exit::Fatal.into();
             }
         },
         None => {
@@ -522,12 +698,12 @@ pub fn main() -> ExitCode {
         }
     };
     match result {
-        Ok(report) => ExitCode::from(report.exit_code(cli.exit_status)),
+        Ok(report) => report.exit(cli.exit_status).into(),
         // The reader went away (`cstream … | head`): not an error.
-        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) if is_broken_pipe(&e) => Exit::Ok.into(),
         Err(e) => {
             diag.error(format_args!("writing the output failed: {e}"));
-            ExitCode::from(2)
+            Exit::Fatal.into()
         }
     }
 }

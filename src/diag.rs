@@ -31,9 +31,11 @@ pub enum Warn {
     Format,
     /// Something about the run as a whole (several SSE sessions, held events…).
     Run,
+    /// With `-e`: a session that failed or ended without a result.
+    Session,
 }
 
-const KINDS: usize = 5;
+const KINDS: usize = 6;
 
 impl Warn {
     fn index(self) -> usize {
@@ -47,6 +49,7 @@ impl Warn {
             Warn::Joined => "values joined from several lines",
             Warn::Format => "format warnings",
             Warn::Run => "run warnings",
+            Warn::Session => "failed or incomplete sessions",
         }
     }
 }
@@ -130,6 +133,16 @@ impl Diag {
         }
     }
 
+    /// Report a session that failed or ended without a result (`-e`):
+    /// `cstream: FILE: MSG`, capped like a warning.
+    pub fn session(&mut self, msg: impl Display) {
+        let n = &mut self.counts[Warn::Session.index()];
+        *n += 1;
+        if *n <= WARNINGS_SHOWN_PER_KIND {
+            let _ = writeln!(self.out, "cstream: {}: {msg}", self.file);
+        }
+    }
+
     /// Report a fatal problem (exit status 2; the run goes on where it can).
     pub fn error(&mut self, msg: impl Display) {
         self.fatal = true;
@@ -155,6 +168,7 @@ impl Diag {
             Warn::Joined,
             Warn::Format,
             Warn::Run,
+            Warn::Session,
         ] {
             let n = self.counts[kind.index()];
             if n > 0 && self.quiet {

@@ -24,6 +24,7 @@
 //! ```
 
 pub mod cli;
+pub mod clobber;
 pub mod diag;
 pub mod dialect;
 pub mod event;

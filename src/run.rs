@@ -23,6 +23,17 @@ use crate::transform::{NormalizeOptions, Normalizer, Outcomes};
 /// Non-JSON lines become `error` events carrying the line, cut at this many bytes.
 pub const ERROR_LINE_BYTES: usize = 1024;
 
+/// An input whose first block read holds a NUL byte is binary and skipped,
+/// as ripgrep does: agents write text, and escaping megabytes of binary
+/// helps nobody. (A live pipe's first read returns what is there, so the
+/// check never waits for more input.)
+pub const BINARY_SNIFF_BYTES: usize = 64 * 1024;
+
+/// With `--from`, a file where most records are unknown to the dialect
+/// gets a warning; it is decided after this many records (or at the end
+/// of a shorter file), so that a live stream hears it early.
+pub const DIALECT_CHECK_RECORDS: u64 = 64;
+
 /// Everything that decides what a run does (what the command line resolves to).
 #[derive(Debug, Clone, Default)]
 pub struct Config {
@@ -45,6 +56,9 @@ pub struct Config {
     /// `--stats`: count what the run reads and writes, and print the
     /// summary line on the diagnostics stream at the end.
     pub stats: bool,
+    /// `-e`: name each session that failed or ended without a result on the
+    /// diagnostics stream, with the agent's own error.
+    pub report_sessions: bool,
 }
 
 /// One input.
@@ -83,20 +97,46 @@ pub struct Report {
     pub stats: Option<Stats>,
 }
 
+/// The exit statuses cstream uses; when several apply, the first of
+/// `Fatal`, `SessionFailed` (only with `-e`), `BadInput`, `Ok` wins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Exit {
+    /// Every line was understood (also: the output pipe was closed early).
+    Ok = 0,
+    /// Some lines were not valid input, or `--strict` stopped the run.
+    BadInput = 1,
+    /// A usage error, a file that could not be read, a failed output
+    /// write, or an output that is one of the inputs.
+    Fatal = 2,
+    /// With `-e`: a session reported failure or ended without a result.
+    SessionFailed = 3,
+}
+
+impl From<Exit> for std::process::ExitCode {
+    fn from(e: Exit) -> Self {
+        std::process::ExitCode::from(e as u8)
+    }
+}
+
 impl Report {
     /// The exit status (docs/ARCHITECTURE.md#exit-status), without the
-    /// closed-pipe case, which never gets here: 2, then 3 (only with `-e`),
-    /// then 1, then 0.
-    pub fn exit_code(&self, exit_status: bool) -> u8 {
+    /// closed-pipe case, which never gets here.
+    pub fn exit(&self, exit_status: bool) -> Exit {
         if self.fatal {
-            2
+            Exit::Fatal
         } else if exit_status && (self.outcomes.failed > 0 || self.outcomes.incomplete > 0) {
-            3
+            Exit::SessionFailed
         } else if self.bad_lines > 0 || self.stopped {
-            1
+            Exit::BadInput
         } else {
-            0
+            Exit::Ok
         }
+    }
+
+    /// [`Report::exit`] as the number the process exits with.
+    pub fn exit_code(&self, exit_status: bool) -> u8 {
+        self.exit(exit_status) as u8
     }
 }
 
@@ -122,6 +162,16 @@ struct Pipeline<'s> {
     /// `--stats`: the counting adapters' counters.
     counters: Option<Rc<Counters>>,
     started: Instant,
+    /// `-e`: report sessions that did not end well.
+    report_sessions: bool,
+    /// The dialect `--from` forced (`None` with auto-detection).
+    forced: Option<Dialect>,
+    /// Records of the current input, and those of them that only gave
+    /// `unknown` events (counted with a forced dialect).
+    records: u64,
+    unknown_records: u64,
+    /// The current input was checked against the forced dialect.
+    dialect_checked: bool,
 }
 
 impl<'s> Pipeline<'s> {
@@ -162,6 +212,60 @@ impl<'s> Pipeline<'s> {
             notices: 0,
             counters,
             started,
+            report_sessions: cfg.report_sessions,
+            forced: cfg.from,
+            records: 0,
+            unknown_records: 0,
+            dialect_checked: false,
+        }
+    }
+
+    /// Report the sessions that ended badly since the last call (with
+    /// `-e`), one line each.
+    fn report_endings(&mut self, diag: &mut Diag) {
+        for e in self.norm.take_ended() {
+            if !self.report_sessions {
+                continue;
+            }
+            let id = crate::diag::excerpt(&e.session_id, 80);
+            let error = e.error.as_deref().map(|m| crate::diag::excerpt(m, 300));
+            match (e.failed, error) {
+                (true, Some(m)) => diag.session(format_args!("session {id} failed: {m}")),
+                (true, None) => diag.session(format_args!(
+                    "session {id} failed (the agent gave no message)"
+                )),
+                (false, Some(m)) => diag.session(format_args!(
+                    "session {id} ended without a result; the last error was: {m}"
+                )),
+                (false, None) => diag.session(format_args!(
+                    "session {id} ended without a result (cut off?)"
+                )),
+            }
+        }
+    }
+
+    /// With `--from`: warn once per input when most of its records are
+    /// unknown to the dialect (`at_end`: the input is over).
+    fn check_dialect(&mut self, diag: &mut Diag, at_end: bool) {
+        let Some(dialect) = self.forced else {
+            return;
+        };
+        if self.dialect_checked || self.records == 0 {
+            return;
+        }
+        if !at_end && self.records < DIALECT_CHECK_RECORDS {
+            return;
+        }
+        self.dialect_checked = true;
+        if self.unknown_records * 2 > self.records {
+            let file = diag.file.clone();
+            let name = dialect.name();
+            let which = if at_end { "its" } else { "its first" };
+            diag.note(format_args!(
+                "{file}: {} of {which} {} records are not {name} events (--from {name}); \
+                 they are kept as unknown events. Without --from the dialect is detected",
+                self.unknown_records, self.records
+            ));
         }
     }
 
@@ -216,15 +320,30 @@ impl Handler for Pipeline<'_> {
         };
         let norm = &mut self.norm;
         let sink = &mut *self.sink;
+        let (mut unknown, mut known) = (false, false);
         let parsed = self.parser.parse(rec, &mut |mut item| {
+            match &item {
+                Item::Event(Event {
+                    kind: Kind::Unknown { .. },
+                    ..
+                }) => unknown = true,
+                Item::Event(_) => known = true,
+                _ => {}
+            }
             drop_impossible_ts(&mut item, Some(line), diag);
             norm.item(item, sink, diag)
         })?;
         self.name_dialect();
-        if parsed == Parsed::Done && !self.begun {
-            self.begun = true;
-            self.notices = 0;
+        if parsed == Parsed::Done {
+            if !self.begun {
+                self.begun = true;
+                self.notices = 0;
+            }
+            self.records += 1;
+            self.unknown_records += u64::from(unknown && !known);
+            self.check_dialect(diag, false);
         }
+        self.report_endings(diag);
         self.check_sessions(diag);
         if self.line_buffered && parsed == Parsed::Done {
             self.sink.flush()?;
@@ -240,6 +359,7 @@ impl Handler for Pipeline<'_> {
             source: Some("stdout".into()),
         });
         self.norm.item(Item::Event(ev), &mut *self.sink, diag)?;
+        self.report_endings(diag);
         self.check_sessions(diag);
         if self.strict {
             self.stop = true;
@@ -378,13 +498,36 @@ pub fn convert<R: Read, W: Write>(
 fn one_input<R: Read>(
     p: &mut Pipeline<'_>,
     framer: &mut Framer,
-    reader: R,
+    mut reader: R,
     diag: &mut Diag,
 ) -> io::Result<()> {
     p.parser.reset();
     p.begun = false;
     p.notices = 0;
-    match framer.run(reader, p, diag) {
+    p.records = 0;
+    p.unknown_records = 0;
+    p.dialect_checked = false;
+    let framed = match first_block(&mut reader) {
+        Err(e) => Err(FrameError::Read(e)),
+        Ok(first) => match memchr::memchr(0, &first) {
+            // Not valid input: counted like a bad line (exit status 1), and
+            // nothing of it is read; it ends like an input without events
+            // (a session without a result), so every format still gives
+            // one well-formed, empty session for it.
+            Some(at) => {
+                let line = 1 + memchr::memchr_iter(b'\n', &first[..at]).count() as u64;
+                diag.bad_lines += 1;
+                diag.warn(
+                    Warn::NotJson,
+                    line,
+                    format_args!("binary data (a NUL byte at offset {at}); skipping this input"),
+                );
+                Ok(())
+            }
+            None => framer.run(io::Cursor::new(first).chain(reader), p, diag),
+        },
+    };
+    match framed {
         Ok(()) => {}
         Err(FrameError::Read(e)) => {
             let file = diag.file.clone();
@@ -409,13 +552,32 @@ fn one_input<R: Read>(
             "could not tell which agent wrote this input; reading it as cursor-agent (use --from to say)",
         );
     }
+    p.check_dialect(diag, true);
     // Lines that were not JSON and no stream after them: bad input after all.
     diag.bad_lines += std::mem::take(&mut p.notices);
     // `--from` names the dialect of an input that had no records at all.
     p.name_dialect();
     p.norm.end_input(&mut *p.sink, diag)?;
+    p.report_endings(diag);
     p.check_sessions(diag);
     Ok(())
+}
+
+/// The first block of an input: one read of up to [`BINARY_SNIFF_BYTES`]
+/// (retried when interrupted), which never waits for more than the first
+/// bytes a live stream has to give.
+fn first_block<R: Read>(reader: &mut R) -> io::Result<Vec<u8>> {
+    let mut buf = vec![0; BINARY_SNIFF_BYTES];
+    loop {
+        match reader.read(&mut buf) {
+            Ok(n) => {
+                buf.truncate(n);
+                return Ok(buf);
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 /// End the run: finish the output (unless writing already failed), print

@@ -52,6 +52,25 @@ pub const MAX_HELD_BYTES: usize = 8 * 1024 * 1024;
 /// far more calls than it ever holds open.
 pub const MAX_DONE_CALLS: usize = 1024;
 
+/// An error message kept for [`Ended`] is cut at this many bytes.
+pub const ERROR_BYTES: usize = 300;
+
+/// A session that failed or ended without a result, as `-e` reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ended {
+    /// The session's id (`session-N` when the source gives none).
+    pub session_id: String,
+    /// It reported failure (else: it ended without a result).
+    pub failed: bool,
+    /// The agent's own error: a failed result's, else the first fatal
+    /// error, else the last error it printed (`None`: it gave none).
+    pub error: Option<String>,
+}
+
+fn cut_error(message: &str) -> String {
+    message[..crate::run::floor_char_boundary(message, ERROR_BYTES)].to_owned()
+}
+
 /// How sessions ended, for `-e` and `--stats`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Outcomes {
@@ -126,6 +145,12 @@ struct SessionState {
     usage_emitted: bool,
     result_seen: bool,
     failed: bool,
+    /// The agent's own words, for the line `-e` prints about a session
+    /// that did not end well: the first fatal error, the last error, the
+    /// failed result's error (each cut at [`ERROR_BYTES`]).
+    fatal_error: Option<String>,
+    last_error: Option<String>,
+    result_error: Option<String>,
 }
 
 impl SessionState {
@@ -168,6 +193,9 @@ impl SessionState {
             usage_emitted: false,
             result_seen: false,
             failed: false,
+            fatal_error: None,
+            last_error: None,
+            result_error: None,
         }
     }
 }
@@ -199,6 +227,9 @@ pub struct Normalizer {
     dropped_start: Option<String>,
     /// How sessions ended.
     pub outcomes: Outcomes,
+    /// Sessions that did not end well since the caller last took them
+    /// ([`Normalizer::take_ended`]).
+    ended: Vec<Ended>,
 }
 
 impl Normalizer {
@@ -217,7 +248,15 @@ impl Normalizer {
             warnings: Vec::new(),
             dropped_start: None,
             outcomes: Outcomes::default(),
+            ended: Vec::new(),
         }
+    }
+
+    /// The sessions that failed or ended without a result since the last
+    /// call (the pipeline takes them after every record, so this stays
+    /// small).
+    pub fn take_ended(&mut self) -> Vec<Ended> {
+        std::mem::take(&mut self.ended)
     }
 
     /// Name the dialect of the current input.
@@ -383,10 +422,17 @@ impl Normalizer {
         }
         self.cancel_open(None, sink)?;
         let st = self.cur.take().expect("checked above");
-        if !st.result_seen {
-            self.outcomes.incomplete += 1;
-        } else if st.failed {
-            self.outcomes.failed += 1;
+        if !st.result_seen || st.failed {
+            if st.result_seen {
+                self.outcomes.failed += 1;
+            } else {
+                self.outcomes.incomplete += 1;
+            }
+            self.ended.push(Ended {
+                session_id: st.info.id.clone(),
+                failed: st.result_seen,
+                error: st.result_error.or(st.fatal_error).or(st.last_error),
+            });
         }
         sink.end(&st.info)
     }
@@ -626,7 +672,15 @@ impl Normalizer {
                 st.usage_sum = st.usage_sum.add(u);
                 st.usage_emitted = true;
             }
-            Kind::Error { fatal: true, .. } => st.failed = true,
+            Kind::Error { message, fatal, .. } => {
+                if *fatal {
+                    st.failed = true;
+                    if st.fatal_error.is_none() {
+                        st.fatal_error = Some(cut_error(message));
+                    }
+                }
+                st.last_error = Some(cut_error(message));
+            }
             Kind::Result(r) => {
                 let r = std::mem::take(r);
                 return self.result(ev.ts, r, dedupe, sink);
@@ -672,6 +726,7 @@ impl Normalizer {
         st.result_seen = true;
         if !r.ok {
             st.failed = true;
+            st.result_error = r.error.as_deref().filter(|e| !e.is_empty()).map(cut_error);
         }
         sink.event(&st.info, &Event::at(ts, Kind::Result(r)))
     }

@@ -145,6 +145,16 @@ pub fn fixtures_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
 }
 
+/// The `--from` name of the dialect a fixture is written in, from its
+/// folder (`fixtures/<dialect>/`); `None` for the other folders.
+pub fn fixture_dialect(path: &Path) -> Option<&'static str> {
+    let folder = path.parent()?.file_name()?.to_str()?;
+    cstream::dialect::Dialect::ALL
+        .into_iter()
+        .map(|d| d.name())
+        .find(|n| *n == folder)
+}
+
 /// Every fixture file (`*.jsonl`, `*.json`), sorted.
 pub fn fixtures() -> Vec<PathBuf> {
     let mut out = Vec::new();

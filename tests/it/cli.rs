@@ -113,6 +113,87 @@ fn exit_3_with_e_for_failed_and_cut_off_sessions() {
         .stdout(incomplete);
 }
 
+/// `-e` says why it exits 3: one line per session, with the agent's words.
+#[test]
+fn e_names_failed_and_cut_off_sessions_with_the_agents_error() {
+    let f = "fixtures/cursor/failed-and-cut-off.jsonl";
+    cstream().args(["-e", f]).assert().code(3).stderr(format!(
+        "cstream: {f}: session a1b2c3d4-4444-4e5f-8a6b-000000000001 failed: \
+         Agent stopped: the model provider returned 529 overloaded\n\
+         cstream: warning: {f}:7: not JSON: T: Connection lost: the agent process was killed\n\
+         cstream: {f}: session a1b2c3d4-4444-4e5f-8a6b-000000000002 ended without a result; \
+         the last error was: T: Connection lost: the agent process was killed\n"
+    ));
+    cstream()
+        .args(["-e", CUT_OFF])
+        .assert()
+        .code(3)
+        .stderr(predicate::str::ends_with(
+            " ended without a result (cut off?)\n",
+        ));
+    // Without -e the transcript tells; stderr has only the bad line.
+    cstream()
+        .arg(f)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(": session ").not());
+}
+
+/// A forced `--from` that does not fit the input says so, once per file.
+#[test]
+fn a_forced_dialect_that_fits_nothing_warns_once_per_file() {
+    let f = "fixtures/cursor/basic.jsonl";
+    let warning = format!(
+        "cstream: warning: {f}: 4 of its 4 records are not codex events (--from codex); \
+         they are kept as unknown events. Without --from the dialect is detected\n"
+    );
+    cstream()
+        .args(["--from", "codex", f, f])
+        .assert()
+        .code(0)
+        .stderr(format!("{warning}{warning}"));
+    cstream()
+        .args(["--from", "cursor", f])
+        .assert()
+        .code(0)
+        .stderr("");
+    cstream().arg(f).assert().code(0).stderr("");
+    // A long stream hears it after the first records, not at its end.
+    let mut child = std_cstream()
+        .args(["--from", "codex"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for _ in 0..cstream::run::DIALECT_CHECK_RECORDS {
+        writeln!(stdin, "{DELTA}").unwrap();
+    }
+    stdin.flush().unwrap();
+    // Read while standard input is still open: the warning must come
+    // before the end of the input (other warnings may come first).
+    let err = BufReader::new(child.stderr.take().unwrap());
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in err.lines() {
+            if tx.send(line.unwrap()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut seen = String::new();
+    while !seen.contains("64 of its first 64 records are not codex events") {
+        let line = rx
+            .recv_timeout(PATIENCE)
+            .unwrap_or_else(|_| panic!("no warning while the input is open: {seen}"));
+        seen.push_str(&line);
+        seen.push('\n');
+    }
+    drop(stdin);
+    child.wait().unwrap();
+}
+
 #[test]
 fn exit_code_precedence_is_2_then_3_then_1() {
     // 2 beats 3 beats 1.
@@ -377,6 +458,93 @@ fn output_file() {
         .stderr(predicate::str::starts_with(
             "cstream: error: no/such/dir/out.txt: ",
         ));
+}
+
+/// Invariant: an output that is one of the inputs (the same file, however
+/// it is named) is refused with exit 2 before anything is written, and the
+/// input keeps every byte.
+#[test]
+fn an_output_that_is_an_input_is_refused_and_the_input_kept() {
+    let original = std::fs::read(OK).unwrap();
+    let input = scratch("clobber-in.jsonl");
+    let fresh = || std::fs::write(&input, &original).unwrap();
+    let link = scratch("clobber-link.jsonl");
+    let hard = scratch("clobber-hard.jsonl");
+    fresh();
+    let _ = std::fs::remove_file(&link);
+    let _ = std::fs::remove_file(&hard);
+    std::os::unix::fs::symlink(&input, &link).unwrap();
+    std::fs::hard_link(&input, &hard).unwrap();
+    let name = input.to_str().unwrap();
+    // The same name, a symlink, a hard link, the input second among several.
+    for (out, files) in [
+        (name, vec![name]),
+        (link.to_str().unwrap(), vec![name]),
+        (hard.to_str().unwrap(), vec![name]),
+        (name, vec![OK, link.to_str().unwrap()]),
+    ] {
+        cstream()
+            .args(["--to", "events", "-o", out])
+            .args(&files)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(
+                predicate::str::starts_with(format!("cstream: error: -o {out} is the input "))
+                    .and(predicate::str::contains("refusing to write over it")),
+            );
+        assert_eq!(
+            std::fs::read(&input).unwrap(),
+            original,
+            "-o {out} {files:?}"
+        );
+    }
+    // Standard input redirected from the file named by -o.
+    std_cstream()
+        .args(["--to", "events", "-o", name])
+        .stdin(std::fs::File::open(&input).unwrap())
+        .output()
+        .map(|o| {
+            assert_eq!(o.status.code(), Some(2));
+            assert!(String::from_utf8_lossy(&o.stderr).contains("is the input -;"));
+        })
+        .unwrap();
+    assert_eq!(std::fs::read(&input).unwrap(), original);
+    // Standard output appended to an input (`cstream f >> f`), which would
+    // otherwise read its own output.
+    let append = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&input)
+        .unwrap();
+    let o = std_cstream()
+        .args(["--to", "events", name])
+        .stdout(append)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        format!(
+            "cstream: error: standard output is the input {name}; refusing to write over it (nothing was written)\n"
+        )
+    );
+    assert_eq!(std::fs::read(&input).unwrap(), original);
+    // Another file is fine, and so is one device that is both standard
+    // input and output (a terminal, /dev/null): only regular files count.
+    let other = scratch("clobber-out.jsonl");
+    cstream()
+        .args(["--to", "events", "-o", other.to_str().unwrap(), name])
+        .assert()
+        .code(0);
+    let null = || {
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/null")
+            .unwrap()
+    };
+    let o = std_cstream().stdin(null()).stdout(null()).output().unwrap();
+    assert_eq!((o.status.code(), &o.stderr[..]), (Some(0), &b""[..]));
 }
 
 /// One rule for an input with no events at all, in every format and in
@@ -851,4 +1019,59 @@ fn stats_after_a_closed_output_pipe() {
     assert_eq!(out.status.code(), Some(0));
     let stderr = String::from_utf8(out.stderr).unwrap();
     stats_pairs(&stderr);
+}
+
+// ------------------------------------------------------------ help in a terminal
+
+/// `--help` as a user sees it in an 80-column terminal: a real pty (util-linux
+/// `script`, present wherever util-linux is, with `stty` setting the size),
+/// since clap wraps help to the terminal's width.
+fn help_in_a_terminal(cols: u16) -> String {
+    let out = StdCommand::new("script")
+        .args(["-qec"])
+        .arg(format!("stty cols {cols} rows 50; exec '{BIN}' --help"))
+        .arg("/dev/null")
+        .env_remove("NO_COLOR")
+        .env("TERM", "xterm")
+        .stdin(Stdio::null())
+        .output()
+        .expect("util-linux script(1) runs the help in a pty");
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8(out.stdout).unwrap().replace("\r\n", "\n")
+}
+
+/// Invariant: at 80 columns every example command of `--help` is on one
+/// line, whole, and no line of the examples, exit statuses or environment
+/// is wrapped.
+#[test]
+fn help_examples_fit_an_80_column_terminal() {
+    let help = help_in_a_terminal(80);
+    let epilogue = help
+        .split("Examples:\n")
+        .nth(1)
+        .expect("an Examples section");
+    let mut commands = 0;
+    for line in epilogue.lines() {
+        assert!(
+            line.chars().count() <= 80,
+            "wider than 80 columns: {line:?}"
+        );
+        if let Some(cmd) = line.strip_prefix("    ") {
+            // A command line: it ends where the command ends.
+            assert!(
+                cmd.contains("cstream") && !cmd.ends_with('\\') && !cmd.ends_with('|'),
+                "a broken example: {line:?}"
+            );
+            commands += 1;
+        } else {
+            // Descriptions and tables are indented by two, never more (a
+            // wrapped line would be).
+            assert!(
+                line.is_empty() || !line.starts_with("   "),
+                "a wrapped line: {line:?}"
+            );
+        }
+    }
+    assert!(commands >= 5, "{commands} examples in\n{help}");
+    assert!(epilogue.contains("Exit status:\n") && epilogue.contains("Environment:\n"));
 }

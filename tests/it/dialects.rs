@@ -264,3 +264,36 @@ fn claude_agent_acp_output_once() {
     assert!(!out.contains("<persisted-output>"));
     assert!(!out.contains("```console"));
 }
+
+/// Invariant: a fixture read with `--from` its own dialect never gets the
+/// "not <dialect> events" warning, and read as a dialect whose shapes it
+/// does not share (codex for cursor-agent and the rest, cursor for codex),
+/// it does.
+#[test]
+fn forcing_the_right_dialect_never_warns_and_a_foreign_one_does() {
+    let mut foreign_warned = 0;
+    for path in common::fixtures() {
+        let Some(dialect) = common::fixture_dialect(&path) else {
+            continue;
+        };
+        let own = common::run_fixture(&path, &["--to", "events", "--from", dialect]);
+        assert!(
+            !own.stderr.contains(" events (--from "),
+            "{}: {}",
+            path.display(),
+            own.stderr
+        );
+        let foreign = if dialect == "codex" {
+            "cursor"
+        } else {
+            "codex"
+        };
+        let other = common::run_fixture(&path, &["--to", "events", "--from", foreign]);
+        foreign_warned += usize::from(
+            other
+                .stderr
+                .contains(&format!(" events (--from {foreign})")),
+        );
+    }
+    assert!(foreign_warned > 20, "{foreign_warned}");
+}

@@ -304,10 +304,17 @@ fn text_deltas(run: &Run) -> String {
         .collect()
 }
 
+/// Raw NUL bytes after the first block (the binary check looks no
+/// further, as ripgrep's does) are bad lines like any other.
 #[test]
 fn nul_bytes_raw_and_escaped() {
+    let pad = format!(
+        "{{\"type\":\"user\",\"message\":{{\"role\":\"user\",\"content\":[{{\"type\":\"text\",\"text\":\"{}\"}}]}},\"session_id\":\"s\"}}",
+        "p".repeat(cstream::run::BINARY_SNIFF_BYTES)
+    );
     let input = [
         init("s").into_bytes(),
+        pad.into_bytes(),
         delta("s", r#""a\u0000b""#).into_bytes(),
         b"{\"type\":\"assistant\",\"x\":\"\0\"}".to_vec(),
         b"\0\0\0".to_vec(),
@@ -507,12 +514,65 @@ fn binary_garbage() {
         ),
     ];
     for input in &inputs {
+        // Without NULs, or the binary check would skip it all unread.
+        let input: Vec<u8> = input.iter().map(|&b| b.max(1)).collect();
         for from in DIALECTS {
-            for (name, run) in every_format(&["--from", from], input) {
+            for (name, run) in every_format(&["--from", from], &input) {
                 assert!(run.code <= 1, "--from {from} {name}: exit {}", run.code);
             }
         }
     }
+}
+
+/// Invariant: an input with a NUL byte in its first block is binary: it is
+/// skipped with one warning naming the file and line, nothing of it is
+/// read (every format writes what it writes for an empty input), the exit
+/// status is 1, and the run goes on.
+#[test]
+fn a_binary_input_is_skipped_with_a_warning() {
+    let mut binary = lines(&[init("b")]);
+    binary.extend_from_slice(b"PK\x03\x04\x00\x00");
+    binary.extend(Rng(7).bytes(3 * cstream::run::BINARY_SNIFF_BYTES, &[]));
+    let empty = every_format(&[], b"");
+    for ((name, run), (_, nothing)) in every_format(&[], &binary).iter().zip(&empty) {
+        assert_eq!(run.code, 1, "{name}");
+        assert_eq!(run.out(), nothing.out(), "{name}");
+        assert_eq!(
+            run.stderr,
+            format!(
+                "cstream: warning: -:2: binary data (a NUL byte at offset {}); skipping this input\n",
+                init("b").len() + 5
+            ),
+            "{name}"
+        );
+    }
+    // Among other inputs: only the binary one is skipped.
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let bin = dir.join("hostile-binary.jsonl");
+    std::fs::write(&bin, &binary).unwrap();
+    let ok = common::fixtures_dir().join("cursor/basic.jsonl");
+    let nothing = dir.join("hostile-empty.jsonl");
+    std::fs::write(&nothing, b"").unwrap();
+    let alone = cstream(
+        &[
+            "--to",
+            "events",
+            nothing.to_str().unwrap(),
+            ok.to_str().unwrap(),
+        ],
+        b"",
+    );
+    let both = cstream(
+        &[
+            "--to",
+            "events",
+            bin.to_str().unwrap(),
+            ok.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(both.out(), alone.out());
+    assert_eq!(both.code, 1);
 }
 
 // ------------------------------------------------------------ cut-off streams

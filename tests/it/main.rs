@@ -24,6 +24,7 @@ mod invariants;
 mod layout;
 mod openai;
 mod properties;
+mod readme;
 mod regression;
 mod roundtrip;
 mod snapshots;

@@ -1,0 +1,164 @@
+//! The README's examples are run. Each ```` ```console ```` block holds
+//! commands (`$ cstream …`, run from the repository root on the bundled
+//! fixtures) each followed by the output it gives; this test runs every one
+//! and compares the output byte for byte (standard output, then standard
+//! error).
+//!
+//! After a deliberate change of output, rewrite the shown output with
+//! `CSTREAM_BLESS=1 cargo test --test it readme::` and review the README's
+//! diff like a snapshot's.
+
+use std::path::Path;
+use std::process::Command;
+
+const FENCE: &str = "```console";
+
+/// The words of a command line: split at spaces, with '…' and "…" quoting.
+fn words(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quote = None;
+    let mut any = false;
+    for c in line.chars() {
+        match (quote, c) {
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                any = true;
+            }
+            (Some(q), c) if c == q => quote = None,
+            (None, ' ') => {
+                if any {
+                    out.push(std::mem::take(&mut cur));
+                    any = false;
+                }
+            }
+            (_, c) => {
+                cur.push(c);
+                any = true;
+            }
+        }
+    }
+    assert!(quote.is_none(), "an unclosed quote in {line:?}");
+    if any {
+        out.push(cur);
+    }
+    out
+}
+
+/// What `$ <line>` prints, as the README shows it (without the last newline).
+fn run(root: &Path, line: &str) -> String {
+    let words = words(line);
+    assert_eq!(
+        words.first().map(String::as_str),
+        Some("cstream"),
+        "README examples run cstream only: {line:?}"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_cstream"))
+        .args(&words[1..])
+        .current_dir(root)
+        .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .output()
+        .unwrap();
+    let mut shown = String::from_utf8(out.stdout).expect("UTF-8 output");
+    shown.push_str(&String::from_utf8(out.stderr).expect("UTF-8 diagnostics"));
+    shown.truncate(shown.trim_end_matches('\n').len());
+    shown
+}
+
+/// The README with every console block's output replaced by what its
+/// commands print now, and the commands whose output differed.
+fn rebuild(root: &Path, readme: &str) -> (String, Vec<String>, usize) {
+    let mut out = String::new();
+    let mut stale = Vec::new();
+    let mut commands = 0;
+    let mut lines = readme.lines().peekable();
+    while let Some(line) = lines.next() {
+        out.push_str(line);
+        out.push('\n');
+        if line != FENCE {
+            continue;
+        }
+        loop {
+            let line = lines.next().expect("a console block is closed");
+            if line == "```" {
+                out.push_str("```\n");
+                break;
+            }
+            let cmd = line
+                .strip_prefix("$ ")
+                .unwrap_or_else(|| panic!("a console block starts with `$ `: {line:?}"));
+            let mut shown = Vec::new();
+            while let Some(l) = lines.next_if(|l| *l != "```" && !l.starts_with("$ ")) {
+                shown.push(l);
+            }
+            let fresh = run(root, cmd);
+            if shown.join("\n") != fresh {
+                stale.push(cmd.to_owned());
+            }
+            commands += 1;
+            out.push_str(line);
+            out.push('\n');
+            if !fresh.is_empty() {
+                out.push_str(&fresh);
+                out.push('\n');
+            }
+        }
+    }
+    (out, stale, commands)
+}
+
+#[test]
+fn readme_examples_give_the_output_shown() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let path = root.join("README.md");
+    let readme = std::fs::read_to_string(&path).unwrap();
+    let (fresh, stale, commands) = rebuild(root, &readme);
+    assert!(commands >= 5, "only {commands} tested examples");
+    if std::env::var_os("CSTREAM_BLESS").is_some() {
+        if fresh != readme {
+            std::fs::write(&path, fresh).unwrap();
+        }
+        return;
+    }
+    assert!(
+        stale.is_empty(),
+        "README examples whose output changed: {stale:#?}\n\
+         rewrite them with: CSTREAM_BLESS=1 cargo test --test it readme::"
+    );
+}
+
+/// Every file the README names as an example input is in the repository.
+#[test]
+fn readme_names_only_files_a_clone_has() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    for word in readme.split(|c: char| c.is_whitespace() || "`()[],;".contains(c)) {
+        let word = word.trim_end_matches(['.', ':']);
+        if (word.starts_with("fixtures/")
+            || word.starts_with("man/")
+            || word.starts_with("completions/"))
+            && !word.contains('…')
+            && !word.contains('*')
+        {
+            assert!(
+                root.join(word).exists(),
+                "README names {word}, which a clone does not have"
+            );
+        }
+    }
+    for gone in ["research/", "seeds/", "SPEC"] {
+        assert!(
+            !readme.contains(gone),
+            "README cites {gone}, which a clone does not have"
+        );
+    }
+}
+
+#[test]
+fn command_words() {
+    assert_eq!(
+        words(r#"cstream --to events 'a b.jsonl' "c"  d"#),
+        ["cstream", "--to", "events", "a b.jsonl", "c", "d"]
+    );
+}
