@@ -157,20 +157,20 @@ impl<'s> Truncate<'s> {
     }
 
     fn completed(&mut self, s: &Session, ev: &Event<'_>, end: &ToolEnd<'_>) -> io::Result<()> {
-        if let Some(st) = self.calls.remove(&end.call_id) {
-            if st.withheld > 0 {
-                let nl = if st.at_line_start { "" } else { "\n" };
-                let marker = format!("{nl}{LIVE_MARKER_START}{}{LIVE_MARKER_END}", st.withheld);
-                let m = Event::at(
-                    ev.ts,
-                    Kind::ShellOutputDelta {
-                        call_id: Cow::Borrowed(&end.call_id),
-                        stream: OutStream::Stdout,
-                        text: Cow::Owned(marker),
-                    },
-                );
-                self.inner.event(s, &m)?;
-            }
+        if let Some(st) = self.calls.remove(&end.call_id)
+            && st.withheld > 0
+        {
+            let nl = if st.at_line_start { "" } else { "\n" };
+            let marker = format!("{nl}{LIVE_MARKER_START}{}{LIVE_MARKER_END}", st.withheld);
+            let m = Event::at(
+                ev.ts,
+                Kind::ShellOutputDelta {
+                    call_id: Cow::Borrowed(&end.call_id),
+                    stream: OutStream::Stdout,
+                    text: Cow::Owned(marker),
+                },
+            );
+            self.inner.event(s, &m)?;
         }
         match end
             .output
