@@ -30,6 +30,7 @@ pub mod prefix;
 pub mod truncate;
 
 use std::borrow::Cow;
+use std::collections::VecDeque;
 use std::io;
 
 use crate::diag::{Diag, Warn};
@@ -48,9 +49,20 @@ pub const MAX_HELD_ITEMS: usize = 16;
 pub const MAX_HELD_BYTES: usize = 8 * 1024 * 1024;
 /// Completed calls remembered per session, to drop their repeats (late
 /// completions come soon after the call's end). Its own bound, not the
-/// open-call cap: these calls are finished, and a long session completes
-/// far more calls than it ever holds open.
+/// open-call cap: these calls are finished, a long session completes far
+/// more calls than it holds open, and each is kept as a hash (not a
+/// [`CallTable`] entry with its id) so that a long session's memory stays
+/// flat (tests/documents_memory.rs).
 pub const MAX_DONE_CALLS: usize = 1024;
+
+/// A 64-bit hash of a call id (a collision between two ids of one session
+/// is vanishingly unlikely).
+fn id_hash(id: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    id.hash(&mut h);
+    h.finish()
+}
 
 /// An error message kept for [`Ended`] is cut at this many bytes.
 pub const ERROR_BYTES: usize = 300;
@@ -134,11 +146,10 @@ struct SessionState {
     /// Open calls, oldest first; past the table's cap the oldest is closed
     /// as cancelled.
     open: CallTable<OpenCall>,
-    /// The most recent calls that completed in this session (and whether
-    /// cstream closed it as cancelled), oldest first, at most
-    /// [`MAX_DONE_CALLS`], so that a long session's memory does not grow
-    /// with them.
-    done: CallTable<bool>,
+    /// The most recent calls that completed in this session (a hash of the
+    /// id, and whether cstream closed it as cancelled), oldest first: a few
+    /// bytes each, so that a long session's memory does not grow with them.
+    done: VecDeque<(u64, bool)>,
     /// Output emitted per tool call (for cumulative snapshots).
     outputs: CallTable<Prefix>,
     usage_sum: Usage,
@@ -165,15 +176,24 @@ impl SessionState {
 
     /// Record that `call_id` completed (`cancelled`: closed by cstream).
     fn finish_call(&mut self, call_id: &str, cancelled: bool) {
-        // The first completion counts; past the cap the oldest is forgotten.
-        if !self.done.contains(call_id) {
-            self.done.insert(call_id, cancelled);
+        let h = id_hash(call_id);
+        if self.done.iter().any(|(d, _)| *d == h) {
+            return;
         }
+        if self.done.len() >= MAX_DONE_CALLS {
+            self.done.pop_front();
+        }
+        self.done.push_back((h, cancelled));
     }
 
     /// Whether `call_id` completed, and if so whether cstream closed it.
     fn completed(&self, call_id: &str) -> Option<bool> {
-        self.done.get(call_id).copied()
+        let h = id_hash(call_id);
+        self.done
+            .iter()
+            .rev()
+            .find(|(d, _)| *d == h)
+            .map(|(_, c)| *c)
     }
 
     fn forget_output(&mut self, call_id: &str) {
@@ -187,7 +207,7 @@ impl SessionState {
             thinking: ChannelText::default(),
             all_text: Prefix::default(),
             open: CallTable::default(),
-            done: CallTable::new(MAX_DONE_CALLS),
+            done: VecDeque::new(),
             outputs: CallTable::default(),
             usage_sum: Usage::default(),
             usage_emitted: false,
