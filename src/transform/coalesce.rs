@@ -17,6 +17,7 @@
 use std::borrow::Cow;
 use std::io;
 
+use crate::event::calls::CallTable;
 use crate::event::{Event, Kind, OutStream, Text, ToolStart};
 use crate::event::{Session, Sink};
 
@@ -56,7 +57,8 @@ pub struct Coalesce<'s> {
     inner: Box<dyn Sink + 's>,
     mode: CoalesceMode,
     run: Option<Run>,
-    open: Vec<OpenCall>,
+    /// Calls waiting for their completion, by id, oldest first.
+    open: CallTable<OpenCall>,
     /// The session the pending run belongs to.
     session: Option<Session>,
 }
@@ -67,7 +69,7 @@ impl<'s> Coalesce<'s> {
             inner,
             mode,
             run: None,
-            open: Vec::new(),
+            open: CallTable::default(),
             session: None,
         }
     }
@@ -135,28 +137,32 @@ impl<'s> Coalesce<'s> {
             }
             Kind::ToolCallStarted(t) => {
                 self.flush_run()?;
-                self.open.push(OpenCall {
+                let call = OpenCall {
                     ts: ev.ts,
                     start: t.clone().into_owned(),
                     streamed: String::new(),
-                });
-                Ok(())
+                };
+                // The normalizer in front holds the same cap and closes its
+                // oldest call first, so this table does not overflow behind
+                // it; if it did, the oldest start is passed on unmerged, as
+                // at the session's end.
+                match self.open.insert(&t.call_id, call) {
+                    Some((_, old)) => self
+                        .inner
+                        .event(s, &Event::at(old.ts, Kind::started(old.start))),
+                    None => Ok(()),
+                }
             }
             Kind::ToolCallProgress { call_id, .. } if self.is_open(call_id) => Ok(()),
             Kind::ShellOutputDelta { call_id, text, .. } if self.is_open(call_id) => {
-                if let Some(c) = self.open.iter_mut().find(|c| c.start.call_id == *call_id) {
+                if let Some(c) = self.open.get_mut(call_id) {
                     c.streamed.push_str(text);
                 }
                 Ok(())
             }
             Kind::ToolCallCompleted(end) if self.is_open(&end.call_id) => {
                 self.flush_run()?;
-                let i = self
-                    .open
-                    .iter()
-                    .position(|c| c.start.call_id == end.call_id)
-                    .expect("checked open");
-                let call = self.open.remove(i);
+                let call = self.open.remove(&end.call_id).expect("checked open");
                 let mut end = end.clone();
                 if end.output.is_none() && !call.streamed.is_empty() {
                     end.output = Some(Text::from(call.streamed));
@@ -175,7 +181,7 @@ impl<'s> Coalesce<'s> {
     }
 
     fn is_open(&self, call_id: &str) -> bool {
-        self.open.iter().any(|c| c.start.call_id == call_id)
+        self.open.contains(call_id)
     }
 
     fn burst(&mut self, s: &Session, ev: &Event<'_>) -> io::Result<()> {
@@ -198,7 +204,7 @@ impl<'s> Coalesce<'s> {
 impl Sink for Coalesce<'_> {
     fn begin(&mut self, s: &Session) -> io::Result<()> {
         self.session = Some(s.clone());
-        self.open.clear();
+        self.open = CallTable::default();
         self.inner.begin(s)
     }
 
@@ -217,7 +223,7 @@ impl Sink for Coalesce<'_> {
         self.flush_run()?;
         // The normalizer closes every call before a session ends; anything
         // still here had no completion, so its start is passed on unmerged.
-        for call in std::mem::take(&mut self.open) {
+        for (_, call) in self.open.drain() {
             self.inner
                 .event(s, &Event::at(call.ts, Kind::started(call.start)))?;
         }

@@ -29,11 +29,12 @@ pub mod coalesce;
 pub mod truncate;
 
 use std::borrow::Cow;
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
 use std::io;
 
 use crate::diag::{Diag, Warn};
 use crate::dialect::{Channel, Item};
+use crate::event::calls::CallTable;
 use crate::event::{Event, Json, Kind, OutStream, SessionResult, SessionStart, ToolEnd, Usage};
 use crate::event::{Session, Sink};
 use crate::prefix::Prefix;
@@ -45,10 +46,12 @@ pub const MAX_HELD_ITEMS: usize = 16;
 /// …and roughly this many bytes of text. They are also held no longer than
 /// until the input pauses ([`Normalizer::idle`]).
 pub const MAX_HELD_BYTES: usize = 8 * 1024 * 1024;
-/// Tool calls tracked as open at once; beyond it the oldest is closed.
-pub const MAX_OPEN_CALLS: usize = 4096;
 /// Completed calls remembered per session, to drop their repeats (late
-/// completions come soon after the call's end).
+/// completions come soon after the call's end). Its own bound, not the
+/// open-call cap: these calls are finished, a long session completes far
+/// more calls than it holds open, and each is kept as a hash (not a
+/// [`CallTable`] entry with its id) so that a long session's memory stays
+/// flat (tests/documents_memory.rs).
 pub const MAX_DONE_CALLS: usize = 1024;
 
 /// A 64-bit hash of a call id (a collision between two ids of one session
@@ -124,9 +127,9 @@ impl ChannelText {
     }
 }
 
+/// An open call, by id in [`SessionState::open`].
 #[derive(Debug)]
 struct OpenCall {
-    call_id: String,
     tool_name: String,
     ts: Option<i64>,
 }
@@ -139,17 +142,15 @@ struct SessionState {
     thinking: ChannelText,
     /// All assistant text of the session (for the result tail).
     all_text: Prefix,
-    /// Oldest first: a deque, since the cap evicts from the front.
-    open: VecDeque<OpenCall>,
-    /// The ids in `open`, so that telling whether a call is open does not
-    /// scan up to [`MAX_OPEN_CALLS`] of them for every start.
-    open_ids: HashSet<String>,
+    /// Open calls, oldest first; past the table's cap the oldest is closed
+    /// as cancelled.
+    open: CallTable<OpenCall>,
     /// The most recent calls that completed in this session (a hash of the
     /// id, and whether cstream closed it as cancelled), oldest first: a few
     /// bytes each, so that a long session's memory does not grow with them.
     done: VecDeque<(u64, bool)>,
-    /// Output emitted per tool call (for cumulative snapshots), most recent last.
-    outputs: Vec<(String, Prefix)>,
+    /// Output emitted per tool call (for cumulative snapshots).
+    outputs: CallTable<Prefix>,
     usage_sum: Usage,
     usage_emitted: bool,
     result_seen: bool,
@@ -165,17 +166,11 @@ struct SessionState {
 impl SessionState {
     /// The output emitted so far for `call_id` (created empty when new).
     fn output_of(&mut self, call_id: &str) -> &mut Prefix {
-        let i = match self.outputs.iter().rposition(|(id, _)| id == call_id) {
-            Some(i) => i,
-            None => {
-                if self.outputs.len() >= MAX_OPEN_CALLS {
-                    self.outputs.remove(0);
-                }
-                self.outputs.push((call_id.to_owned(), Prefix::default()));
-                self.outputs.len() - 1
-            }
-        };
-        &mut self.outputs[i].1
+        if !self.outputs.contains(call_id) {
+            // Past the cap the oldest call's record goes.
+            self.outputs.insert(call_id, Prefix::default());
+        }
+        self.outputs.get_mut(call_id).expect("just inserted")
     }
 
     /// Record that `call_id` completed (`cancelled`: closed by cstream).
@@ -201,9 +196,7 @@ impl SessionState {
     }
 
     fn forget_output(&mut self, call_id: &str) {
-        if let Some(i) = self.outputs.iter().rposition(|(id, _)| id == call_id) {
-            self.outputs.remove(i);
-        }
+        self.outputs.remove(call_id);
     }
 
     fn new(info: Session) -> Self {
@@ -212,10 +205,9 @@ impl SessionState {
             text: ChannelText::default(),
             thinking: ChannelText::default(),
             all_text: Prefix::default(),
-            open: VecDeque::new(),
-            open_ids: HashSet::new(),
+            open: CallTable::default(),
             done: VecDeque::new(),
-            outputs: Vec::new(),
+            outputs: CallTable::default(),
             usage_sum: Usage::default(),
             usage_emitted: false,
             result_seen: false,
@@ -471,13 +463,12 @@ impl Normalizer {
         let Some(st) = self.cur.as_mut() else {
             return Ok(());
         };
-        let open = std::mem::take(&mut st.open);
-        st.open_ids.clear();
-        for call in &open {
-            st.finish_call(&call.call_id, true);
+        let open: Vec<_> = st.open.drain().collect();
+        for (id, _) in &open {
+            st.finish_call(id, true);
         }
-        for call in open {
-            self.emit(sink, cancelled(call, ts))?;
+        for (id, call) in open {
+            self.emit(sink, cancelled(&id, call, ts))?;
         }
         Ok(())
     }
@@ -561,8 +552,7 @@ impl Normalizer {
                 let st = self.cur.as_ref().expect("open session");
                 match &ev.kind {
                     Kind::ToolCallStarted(t)
-                        if st.open_ids.contains(&*t.call_id)
-                            || st.completed(&t.call_id).is_some() =>
+                        if st.open.contains(&t.call_id) || st.completed(&t.call_id).is_some() =>
                     {
                         Ok(())
                     }
@@ -618,7 +608,7 @@ impl Normalizer {
         // its result closed the call) would make a second call of it.
         let again = match &ev.kind {
             Kind::ToolCallStarted(t) => st.completed(&t.call_id).map(|c| (&t.call_id, c, true)),
-            Kind::ToolCallCompleted(t) if !st.open_ids.contains(&*t.call_id) => {
+            Kind::ToolCallCompleted(t) if !st.open.contains(&t.call_id) => {
                 st.completed(&t.call_id).map(|c| (&t.call_id, c, false))
             }
             _ => None,
@@ -646,7 +636,7 @@ impl Normalizer {
         // (possibly with fuller arguments): pass it on as progress, so every
         // start keeps exactly one completion.
         if let Kind::ToolCallStarted(t) = &ev.kind
-            && st.open_ids.contains(&*t.call_id)
+            && st.open.contains(&t.call_id)
         {
             let Kind::ToolCallStarted(t) =
                 std::mem::replace(&mut ev.kind, Kind::TurnEnded { usage: None })
@@ -674,18 +664,15 @@ impl Normalizer {
             Kind::ToolCallStarted(t) => {
                 st.text.reset();
                 st.thinking.reset();
-                st.open_ids.insert(t.call_id.to_string());
-                st.open.push_back(OpenCall {
-                    call_id: t.call_id.to_string(),
+                // Not open (a repeated start became progress above), so
+                // inserting it adds a call; past the cap the oldest closes.
+                let call = OpenCall {
                     tool_name: t.tool_name.to_string(),
                     ts: ev.ts,
-                });
-                if st.open.len() > MAX_OPEN_CALLS
-                    && let Some(oldest) = st.open.pop_front()
-                {
-                    st.open_ids.remove(&oldest.call_id);
-                    st.finish_call(&oldest.call_id, true);
-                    let c = cancelled(oldest, ev.ts);
+                };
+                if let Some((id, oldest)) = st.open.insert(&t.call_id, call) {
+                    st.finish_call(&id, true);
+                    let c = cancelled(&id, oldest, ev.ts);
                     sink.event(&st.info, &c)?;
                 }
             }
@@ -695,14 +682,7 @@ impl Normalizer {
             Kind::ToolCallCompleted(t) => {
                 st.forget_output(&t.call_id);
                 st.finish_call(&t.call_id, false);
-                // Open ids are unique (a repeated start became progress
-                // above); the call that ends is most often a recent one.
-                if st.open_ids.remove(&*t.call_id)
-                    && let Some(call) = st
-                        .open
-                        .iter()
-                        .rposition(|c| c.call_id == t.call_id)
-                        .and_then(|i| st.open.remove(i))
+                if let Some(call) = st.open.remove(&t.call_id)
                     && t.duration_ms.is_none()
                     && let (Some(a), Some(b)) = (call.ts, ev.ts)
                 {
@@ -788,8 +768,12 @@ fn replacement<'a>(call_id: Cow<'a, str>, text: &str) -> Kind<'a> {
     }
 }
 
-fn cancelled(call: OpenCall, ts: Option<i64>) -> Event<'static> {
-    let mut end = ToolEnd::new(Cow::Owned(call.call_id), Cow::Owned(call.tool_name), false);
+fn cancelled(call_id: &str, call: OpenCall, ts: Option<i64>) -> Event<'static> {
+    let mut end = ToolEnd::new(
+        Cow::Owned(call_id.to_owned()),
+        Cow::Owned(call.tool_name),
+        false,
+    );
     end.cancelled = true;
     end.error = Some(Cow::Borrowed(
         "cancelled: the session ended before the call completed",

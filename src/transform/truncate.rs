@@ -13,13 +13,12 @@
 use std::borrow::Cow;
 use std::io;
 
+use crate::event::calls::CallTable;
 use crate::event::{Event, Kind, OutStream, Text, ToolEnd};
 use crate::event::{Session, Sink};
-use crate::transform::MAX_OPEN_CALLS;
 
 /// Per-call accounting of live output.
 struct CallOutput {
-    call_id: String,
     written: usize,
     withheld: u64,
     /// The last byte written was a newline (or nothing was written).
@@ -30,7 +29,8 @@ struct CallOutput {
 pub struct Truncate<'s> {
     inner: Box<dyn Sink + 's>,
     cap: usize,
-    calls: Vec<CallOutput>,
+    /// Per call, by id; past the table's cap the oldest call's count goes.
+    calls: CallTable<CallOutput>,
 }
 
 const LIVE_MARKER_START: &str = "[cstream: ";
@@ -95,24 +95,22 @@ impl<'s> Truncate<'s> {
         Truncate {
             inner,
             cap,
-            calls: Vec::new(),
+            calls: CallTable::default(),
         }
     }
 
     fn state(&mut self, call_id: &str) -> &mut CallOutput {
-        if let Some(i) = self.calls.iter().position(|c| c.call_id == call_id) {
-            return &mut self.calls[i];
+        if !self.calls.contains(call_id) {
+            self.calls.insert(
+                call_id,
+                CallOutput {
+                    written: 0,
+                    withheld: 0,
+                    at_line_start: true,
+                },
+            );
         }
-        if self.calls.len() >= MAX_OPEN_CALLS {
-            self.calls.remove(0);
-        }
-        self.calls.push(CallOutput {
-            call_id: call_id.to_owned(),
-            written: 0,
-            withheld: 0,
-            at_line_start: true,
-        });
-        self.calls.last_mut().expect("just pushed")
+        self.calls.get_mut(call_id).expect("just inserted")
     }
 
     fn delta(
@@ -159,21 +157,20 @@ impl<'s> Truncate<'s> {
     }
 
     fn completed(&mut self, s: &Session, ev: &Event<'_>, end: &ToolEnd<'_>) -> io::Result<()> {
-        if let Some(i) = self.calls.iter().position(|c| c.call_id == end.call_id) {
-            let st = self.calls.remove(i);
-            if st.withheld > 0 {
-                let nl = if st.at_line_start { "" } else { "\n" };
-                let marker = format!("{nl}{LIVE_MARKER_START}{}{LIVE_MARKER_END}", st.withheld);
-                let m = Event::at(
-                    ev.ts,
-                    Kind::ShellOutputDelta {
-                        call_id: Cow::Borrowed(&end.call_id),
-                        stream: OutStream::Stdout,
-                        text: Cow::Owned(marker),
-                    },
-                );
-                self.inner.event(s, &m)?;
-            }
+        if let Some(st) = self.calls.remove(&end.call_id)
+            && st.withheld > 0
+        {
+            let nl = if st.at_line_start { "" } else { "\n" };
+            let marker = format!("{nl}{LIVE_MARKER_START}{}{LIVE_MARKER_END}", st.withheld);
+            let m = Event::at(
+                ev.ts,
+                Kind::ShellOutputDelta {
+                    call_id: Cow::Borrowed(&end.call_id),
+                    stream: OutStream::Stdout,
+                    text: Cow::Owned(marker),
+                },
+            );
+            self.inner.event(s, &m)?;
         }
         match end
             .output
@@ -192,7 +189,7 @@ impl<'s> Truncate<'s> {
 
 impl Sink for Truncate<'_> {
     fn begin(&mut self, s: &Session) -> io::Result<()> {
-        self.calls.clear();
+        self.calls = CallTable::default();
         self.inner.begin(s)
     }
 
@@ -209,7 +206,7 @@ impl Sink for Truncate<'_> {
     }
 
     fn end(&mut self, s: &Session) -> io::Result<()> {
-        self.calls.clear();
+        self.calls = CallTable::default();
         self.inner.end(s)
     }
 
