@@ -370,7 +370,7 @@ fn claude_tool_results_keep_the_model_visible_text() {
             let lines: Vec<&str> = text
                 .lines()
                 .map(str::trim)
-                .filter(|l| !l.is_empty() && !(l.starts_with('<') && l.ends_with('>')))
+                .filter(|l| !(l.is_empty() || l.starts_with('<') && l.ends_with('>')))
                 .collect();
             let found = lines.iter().any(|l| {
                 let escaped = serde_json::to_string(l).unwrap();
