@@ -147,7 +147,7 @@ fn readme_names_only_files_a_clone_has() {
             );
         }
     }
-    for gone in ["research/", "seeds/", "SPEC"] {
+    for gone in ["research/", "seeds", "SPEC"] {
         assert!(
             !readme.contains(gone),
             "README cites {gone}, which a clone does not have"
