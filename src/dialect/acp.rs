@@ -41,6 +41,7 @@ use super::common::{
     unified_diff, without_output,
 };
 use super::{Item, Out, Parser, keep_unknown, read_line};
+use crate::event::calls::CallTable;
 use crate::event::{
     Event, Json, Kind, OutStream, SessionResult, SessionStart, Str, SummaryPhase, Text, ToolEnd,
     ToolStart, Usage, json_null,
@@ -154,7 +155,6 @@ struct Call {
     patch: Option<(String, u64, u64)>,
 }
 
-const MAX_CALLS: usize = 4096;
 /// A diff kept for a call's completion is capped at this many bytes.
 const MAX_PATCH: usize = 4 * 1024 * 1024;
 
@@ -171,7 +171,8 @@ pub struct AcpParser {
     cwd: Option<String>,
     /// Any request from the client was seen (responses can be matched).
     saw_requests: bool,
-    calls: Vec<Call>,
+    /// Calls seen and not completed, by id, oldest first.
+    calls: CallTable<Call>,
     in_thought: bool,
     /// The prompt turn ended (its response was the result): the next
     /// prompt, or the next update with content, opens the next session.
@@ -354,7 +355,7 @@ impl AcpParser {
         }
         self.session = Some(sid.unwrap_or("").to_owned());
         self.model = model.as_deref().map(str::to_owned);
-        self.calls.clear();
+        self.calls = CallTable::default();
         self.in_thought = false;
         out(Item::Event(Event::new(Kind::SessionStarted(
             SessionStart {
@@ -531,10 +532,6 @@ impl AcpParser {
         Ok(true)
     }
 
-    fn call_index(&self, id: &str) -> Option<usize> {
-        self.calls.iter().rposition(|c| c.id == id)
-    }
-
     /// `tool_call` and `tool_call_update`.
     fn tool<'a>(&mut self, u: &Update<'a>, initial: bool, out: Out<'_, 'a>) -> io::Result<()> {
         let id = u.tool_call_id.as_deref().unwrap_or("").to_owned();
@@ -545,17 +542,15 @@ impl AcpParser {
             .as_ref()
             .and_then(|m| m.claude_code)
             .and_then(Members::of);
-        let i = match self.call_index(&id) {
-            Some(i) => i,
-            None => {
-                let name = tool_name(
-                    claude.as_ref().and_then(|c| c.str("toolName")).as_deref(),
-                    u.kind.as_deref(),
-                );
-                if self.calls.len() >= MAX_CALLS {
-                    self.calls.remove(0);
-                }
-                self.calls.push(Call {
+        if !self.calls.contains(&id) {
+            let name = tool_name(
+                claude.as_ref().and_then(|c| c.str("toolName")).as_deref(),
+                u.kind.as_deref(),
+            );
+            // Past the table's cap the oldest call is forgotten.
+            self.calls.insert(
+                &id,
+                Call {
                     id: id.clone(),
                     name,
                     title: None,
@@ -565,25 +560,25 @@ impl AcpParser {
                     had_output: false,
                     claude: false,
                     patch: None,
-                });
-                self.calls.len() - 1
-            }
-        };
+                },
+            );
+        }
+        let call = self.calls.get_mut(&id).expect("just inserted");
         if let Some(t) = u.title.as_deref() {
-            self.calls[i].title = Some(t.to_owned());
+            call.title = Some(t.to_owned());
         }
         if claude.is_some() {
-            self.calls[i].claude = true;
+            call.claude = true;
         }
         let has_input = u.raw_input.is_some_and(|r| !is_empty_json(r));
         let status = u.status.as_deref();
-        if !self.calls[i].started {
+        if !call.started {
             // A pending call without arguments waits for the update that
             // brings them.
             let wait = initial && !has_input && matches!(status, None | Some("pending"));
             if !wait {
-                self.calls[i].started = true;
-                let start = self.start(i, u, meta.as_ref());
+                call.started = true;
+                let start = Self::start(call, u, meta.as_ref());
                 out(Item::Event(Event::new(Kind::started(start))))?;
             }
         } else if has_input && let Some(r) = u.raw_input {
@@ -592,7 +587,7 @@ impl AcpParser {
                 partial: Json::from(r),
             })))?;
         }
-        let shell = self.calls[i].name == "shell";
+        let shell = call.name == "shell";
         let call_id = || Cow::Owned(id.clone());
         if let Some(m) = &meta {
             if let Some(code) = m
@@ -600,14 +595,14 @@ impl AcpParser {
                 .and_then(Members::of)
                 .and_then(|t| t.int("exit_code").or_else(|| t.int("exitCode")))
             {
-                self.calls[i].exit_code = Some(code);
+                call.exit_code = Some(code);
             }
             if let Some(resp) = claude.as_ref().and_then(|c| c.get("toolResponse"))
                 && shell
                 && let Some(text) = response_text(resp)
             {
-                self.calls[i].has_response = true;
-                self.calls[i].had_output = true;
+                call.has_response = true;
+                call.had_output = true;
                 out(Item::OutputSnapshot {
                     ts: None,
                     call_id: call_id(),
@@ -620,8 +615,8 @@ impl AcpParser {
                 .and_then(Members::of)
                 .and_then(|t| t.str("data"))
             {
-                self.calls[i].had_output = true;
-                if self.calls[i].has_response {
+                call.had_output = true;
+                if call.has_response {
                     // claude-agent-acp: the whole output once, already seen.
                     out(Item::OutputSnapshot {
                         ts: None,
@@ -663,7 +658,7 @@ impl AcpParser {
                     if old.len() + new.len() <= MAX_PATCH {
                         let (p, a, d) = unified_diff(path, old, new);
                         // Content replaces content: the latest diff is the call's.
-                        self.calls[i].patch = Some((p, a, d));
+                        call.patch = Some((p, a, d));
                     }
                 }
                 _ => {}
@@ -671,7 +666,7 @@ impl AcpParser {
         }
         let text = text.map(|t| clean_output(&t).into_owned());
         let finished = matches!(status, Some("completed" | "failed"));
-        let c = &self.calls[i];
+        let c = &*call;
         // The content of the `tool_call` that announces a call describes it
         // (claude-agent-acp puts a Bash call's `description` there, a Task's
         // prompt): it is not output.
@@ -679,8 +674,8 @@ impl AcpParser {
         let snapshot = shell && !describes && !c.has_response && (!c.claude || finished);
         if snapshot && let Some(t) = &text {
             // The whole output so far (codex-acp re-sends it every time).
-            if !finished || self.calls[i].had_output {
-                self.calls[i].had_output = true;
+            if !finished || call.had_output {
+                call.had_output = true;
                 out(Item::OutputSnapshot {
                     ts: None,
                     call_id: call_id(),
@@ -690,26 +685,20 @@ impl AcpParser {
             }
         }
         if finished {
-            let call = self.calls.remove(i);
+            let mut call = self.calls.remove(&id).expect("in the table");
             if !call.started {
                 // Completed without ever starting: start it now.
-                let mut c = call;
-                c.started = true;
-                self.calls.push(c);
-                let j = self.calls.len() - 1;
-                let start = self.start(j, u, meta.as_ref());
+                call.started = true;
+                let start = Self::start(&call, u, meta.as_ref());
                 out(Item::Event(Event::new(Kind::started(start))))?;
-                let call = self.calls.remove(j);
-                return self.complete(call, u, text, out);
             }
             return self.complete(call, u, text, out);
         }
         Ok(())
     }
 
-    /// The start of call `i`, from the update that starts it.
-    fn start<'a>(&self, i: usize, u: &Update<'a>, meta: Option<&Meta<'a>>) -> ToolStart<'a> {
-        let c = &self.calls[i];
+    /// The start of call `c`, from the update that starts it.
+    fn start<'a>(c: &Call, u: &Update<'a>, meta: Option<&Meta<'a>>) -> ToolStart<'a> {
         let args: Json<'a> = u
             .raw_input
             .filter(|r| !is_empty_json(r))

@@ -50,6 +50,7 @@ use super::common::{
     normalize_tool_name, raw_object1, split_mcp_name, strip_persisted, without_output,
 };
 use super::{Channel, Item, Out, Parser, keep_unknown, read_line};
+use crate::event::calls::CallTable;
 use crate::event::{
     Event, Json, Kind, SessionResult, SessionStart, Str, SummaryPhase, Text, ToolEnd, ToolStart,
     Usage, json_null,
@@ -207,8 +208,6 @@ enum OpenKind {
 
 /// Arguments streamed for one `tool_use` are kept up to this many bytes.
 const MAX_TOOL_JSON: usize = 8 * 1024 * 1024;
-/// Tool calls remembered (id → name) until their result arrives.
-const MAX_CALLS: usize = 4096;
 /// Messages whose usage is still tracked individually.
 const USAGE_RING: usize = 16;
 /// Streamed message ids remembered (their whole lines are recaps).
@@ -308,8 +307,8 @@ fn max_usage(a: &Usage, b: &Usage) -> Usage {
 #[derive(Default)]
 pub struct ClaudeParser {
     hinted: bool,
-    /// Open tool calls: id and normalized name.
-    calls: Vec<(String, String)>,
+    /// Open tool calls: normalized name by id.
+    calls: CallTable<String>,
     /// Blocks being streamed.
     blocks: Vec<OpenBlock>,
     /// The message each stream (main, or a sub-agent's) is in: parent, id.
@@ -370,19 +369,16 @@ impl ClaudeParser {
     }
 
     fn started(&self, id: &str) -> bool {
-        self.calls.iter().any(|(i, _)| i == id)
+        self.calls.contains(id)
     }
 
     fn remember_call(&mut self, id: &str, name: &str) {
-        if self.calls.len() >= MAX_CALLS {
-            self.calls.remove(0);
-        }
-        self.calls.push((id.to_owned(), name.to_owned()));
+        // Callers check `started` first; past the cap the oldest goes.
+        self.calls.insert(id, name.to_owned());
     }
 
     fn take_call(&mut self, id: &str) -> Option<String> {
-        let i = self.calls.iter().position(|(c, _)| c == id)?;
-        Some(self.calls.remove(i).1)
+        self.calls.remove(id)
     }
 
     /// The main agent's message `id` is (still) the one in progress; a

@@ -32,6 +32,7 @@ use super::common::{
     base64_decode, count_patch_lines, join_argv, normalize_tool_name, render_todos,
 };
 use super::{Channel, Item, Out, Parser, keep_unknown, read_line};
+use crate::event::calls::CallTable;
 use crate::event::{
     Event, Json, Kind, OutStream, SessionResult, SessionStart, Str, SummaryPhase, Text, ToolEnd,
     ToolStart, Usage, json_null,
@@ -121,10 +122,9 @@ struct ItemObj<'a> {
 #[derive(Default)]
 pub struct CodexParser {
     started: bool,
-    /// Tool items started and not completed (their ids), with the name.
-    open: Vec<(String, String)>,
-    /// Items whose output was seen in an `item.updated` snapshot.
-    updated: Vec<String>,
+    /// Tool items started and not completed, by id: whether their output
+    /// was seen in an `item.updated` snapshot.
+    open: CallTable<bool>,
     /// The last agent message (the result's text).
     last_message: Option<String>,
     /// The last running total, for the turn's own usage.
@@ -140,8 +140,6 @@ pub struct CodexParser {
     /// The thread's running total when the current session began.
     base: Usage,
 }
-
-const MAX_OPEN: usize = 4096;
 
 impl Parser for CodexParser {
     fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
@@ -330,32 +328,23 @@ fn nonfatal(message: Str<'_>) -> Kind<'_> {
 }
 
 impl CodexParser {
-    fn open_call(&mut self, id: &str, name: &str) -> bool {
-        if self.open.iter().any(|(i, _)| i == id) {
+    fn open_call(&mut self, id: &str) -> bool {
+        if self.open.contains(id) {
             return false;
         }
-        if self.open.len() >= MAX_OPEN {
-            self.open.remove(0);
-        }
-        self.open.push((id.to_owned(), name.to_owned()));
+        // Past the cap the oldest call is forgotten.
+        self.open.insert(id, false);
         true
     }
 
     fn close_call(&mut self, id: &str) -> bool {
-        self.updated.retain(|u| u != id);
-        match self.open.iter().position(|(i, _)| i == id) {
-            Some(i) => {
-                self.open.remove(i);
-                true
-            }
-            None => false,
-        }
+        self.open.remove(id).is_some()
     }
 
     /// Emit a start for a tool item unless it is already open (an item may
     /// arrive only completed).
     fn ensure_start<'a>(&mut self, start: ToolStart<'a>, out: Out<'_, 'a>) -> io::Result<()> {
-        if self.open_call(&start.call_id, &start.tool_name) {
+        if self.open_call(&start.call_id) {
             out(Item::Event(Event::new(Kind::started(start))))?;
         }
         Ok(())
@@ -410,8 +399,9 @@ impl CodexParser {
                     Phase::Started => {}
                     Phase::Updated => {
                         if let Some(text) = it.aggregated_output.clone().get() {
-                            if !self.updated.contains(&id.to_string()) {
-                                self.updated.push(id.to_string());
+                            // Open: `ensure_start` above opened it.
+                            if let Some(updated) = self.open.get_mut(&id) {
+                                *updated = true;
                             }
                             out(Item::OutputSnapshot {
                                 ts: None,
@@ -423,7 +413,7 @@ impl CodexParser {
                     }
                     Phase::Completed => {
                         let output = it.aggregated_output.clone().get();
-                        if self.updated.contains(&id.to_string())
+                        if self.open.get(&id).copied().unwrap_or(false)
                             && let Some(text) = output.clone()
                         {
                             out(Item::OutputSnapshot {
@@ -831,7 +821,7 @@ impl CodexParser {
                 let mut s = ToolStart::new(id, Cow::Borrowed("shell"), Json::from(raw));
                 s.command = m.command.and_then(command_text);
                 s.cwd = m.cwd.get();
-                self.open_call(&s.call_id, "shell");
+                self.open_call(&s.call_id);
                 out(ev(Kind::started(s)))?;
             }
             Some("exec_command_output_delta") => {
@@ -883,7 +873,7 @@ impl CodexParser {
                 {
                     s.path = Some(c.0[0].0.clone());
                 }
-                self.open_call(&s.call_id, "edit");
+                self.open_call(&s.call_id);
                 out(ev(Kind::started(s)))?;
             }
             Some("patch_apply_end") => {
@@ -907,7 +897,7 @@ impl CodexParser {
                     let mut s = ToolStart::new(id, Cow::Borrowed("mcp"), args);
                     s.mcp_server = inv.as_ref().and_then(|i| i.str("server"));
                     s.mcp_tool = inv.as_ref().and_then(|i| i.str("tool"));
-                    self.open_call(&s.call_id, "mcp");
+                    self.open_call(&s.call_id);
                     out(ev(Kind::started(s)))?;
                 } else {
                     self.close_call(&id);

@@ -31,6 +31,7 @@ use super::common::{
     camel_usage, count_patch_lines, fill_start, join_output, normalize_tool_name, raw_object1,
 };
 use super::{Item, Out, Parser, keep_unknown, read_line};
+use crate::event::calls::CallTable;
 use crate::event::{
     Event, Json, Kind, OutStream, SessionResult, SessionStart, SummaryPhase, Text, ToolEnd,
     ToolStart, Usage, json_null,
@@ -107,10 +108,10 @@ struct ShellEvent<'a> {
 #[derive(Default)]
 pub struct CursorSdkParser {
     started: bool,
-    /// Shell calls in flight (their ids), most recent last.
-    shells: Vec<String>,
+    /// Shell calls in flight, by id, most recent last.
+    shells: CallTable<()>,
     /// Exit codes reported by `shell-output-delta` `exit`, per call.
-    exits: Vec<(String, i64)>,
+    exits: CallTable<i64>,
     /// The session's usage so far (the sum of its turns).
     total: Option<Usage>,
     /// A run-stream `status` gave the result the envelope's `result` repeats.
@@ -120,8 +121,6 @@ pub struct CursorSdkParser {
     turn_done: bool,
     session_id: Option<String>,
 }
-
-const MAX_SHELLS: usize = 256;
 
 impl Parser for CursorSdkParser {
     fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
@@ -234,10 +233,7 @@ impl CursorSdkParser {
                 match ty {
                     "tool-call-started" => {
                         if name == "shell" {
-                            if self.shells.len() >= MAX_SHELLS {
-                                self.shells.remove(0);
-                            }
-                            self.shells.push(id.to_string());
+                            self.shells.insert(&id, ());
                         }
                         out(ev(Kind::started(start(id, name, tc.args))))?;
                     }
@@ -246,12 +242,8 @@ impl CursorSdkParser {
                         partial: tc.args.map_or_else(json_null, Json::from),
                     }))?,
                     _ => {
-                        self.shells.retain(|s| *s != id);
-                        let exit = self
-                            .exits
-                            .iter()
-                            .position(|(c, _)| *c == id)
-                            .map(|i| self.exits.remove(i).1);
+                        self.shells.remove(&id);
+                        let exit = self.exits.remove(&id);
                         let mut end = end(id, name, tc.result);
                         if end.exit_code.is_none() {
                             end.exit_code = exit;
@@ -462,7 +454,7 @@ impl CursorSdkParser {
             .call_id_camel
             .clone()
             .get()
-            .or_else(|| self.shells.last().map(|s| Cow::Owned(s.clone())));
+            .or_else(|| self.shells.newest().map(|(s, _)| Cow::Owned(s.to_owned())));
         let value = e.value.and_then(Members::of);
         match e.case.as_deref() {
             Some(c @ ("stdout" | "stderr")) => {
@@ -487,10 +479,10 @@ impl CursorSdkParser {
                 if let (Some(id), Some(code)) =
                     (call_id, value.as_ref().and_then(|v| v.int("code")))
                 {
-                    if self.exits.len() >= MAX_SHELLS {
-                        self.exits.remove(0);
+                    // The first code reported for a call is the one it keeps.
+                    if !self.exits.contains(&id) {
+                        self.exits.insert(&id, code);
                     }
-                    self.exits.push((id.into_owned(), code));
                 }
             }
             Some("start") => {}

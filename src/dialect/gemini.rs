@@ -20,6 +20,7 @@ use serde_json::value::RawValue;
 
 use super::common::{fill_start, normalize_tool_name, without_output};
 use super::{Item, Out, Parser, keep_unknown, read_line};
+use crate::event::calls::CallTable;
 use crate::event::{
     Event, Json, Kind, SessionResult, SessionStart, Text, ToolEnd, ToolStart, Usage, json_null,
 };
@@ -64,11 +65,9 @@ struct Line<'a> {
 /// Parser state for one Gemini CLI input.
 #[derive(Default)]
 pub struct GeminiParser {
-    /// Tools started and not finished: id and normalized name.
-    calls: Vec<(String, String)>,
+    /// Tools started and not finished: normalized name by id.
+    calls: CallTable<String>,
 }
-
-const MAX_CALLS: usize = 4096;
 
 impl Parser for GeminiParser {
     fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
@@ -103,19 +102,15 @@ impl Parser for GeminiParser {
                 if let Some(m) = line.parameters.and_then(Members::of) {
                     fill_start(&mut t, &m);
                 }
-                if self.calls.len() >= MAX_CALLS {
-                    self.calls.remove(0);
-                }
-                self.calls
-                    .push((t.call_id.to_string(), t.tool_name.to_string()));
+                self.calls.insert(&t.call_id, t.tool_name.to_string());
                 out(ev(Kind::started(t)))?;
             }
             Some("tool_result") => {
                 let id = line.tool_id.get().unwrap_or_default();
-                let name = match self.calls.iter().position(|(c, _)| *c == id) {
-                    Some(i) => self.calls.remove(i).1,
-                    None => "unknown".to_owned(),
-                };
+                let name = self
+                    .calls
+                    .remove(&id)
+                    .unwrap_or_else(|| "unknown".to_owned());
                 let ok = line.status.as_deref() != Some("error");
                 let mut t = ToolEnd::new(id, Cow::Owned(name), ok);
                 let output = line.output.and_then(raw_as_str);

@@ -83,8 +83,26 @@ impl<V> CallTable<V> {
     /// Forget `id`, returning what was remembered.
     pub fn remove(&mut self, id: &str) -> Option<V> {
         let (_, v) = self.map.remove(id)?;
+        // Keep the newest live call at the back, so `newest` is O(1); each
+        // slot is popped once, so this is amortized O(1) too.
+        while self
+            .order
+            .back()
+            .is_some_and(|(seq, id)| self.map.get(id).is_none_or(|(s, _)| s != seq))
+        {
+            self.order.pop_back();
+        }
         self.compact();
         Some(v)
+    }
+
+    /// The call remembered last.
+    pub fn newest(&self) -> Option<(&str, &V)> {
+        // The back of the queue is live: inserting pushes a live slot, and
+        // removing pops the dead ones behind it.
+        let (seq, id) = self.order.back()?;
+        let (s, v) = self.map.get(id)?;
+        (s == seq).then_some((&**id, v))
     }
 
     /// The number of calls remembered.
@@ -213,6 +231,10 @@ mod tests {
                 let got: Vec<(String, u32)> = t.iter().map(|(i, v)| (i.to_owned(), *v)).collect();
                 prop_assert_eq!(&got, &model);
                 prop_assert_eq!(t.len(), model.len());
+                prop_assert_eq!(
+                    t.newest().map(|(i, v)| (i.to_owned(), *v)),
+                    model.last().cloned()
+                );
                 prop_assert!(t.order.len() <= 2 * t.map.len() + 17);
             }
         }
