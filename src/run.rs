@@ -223,6 +223,9 @@ impl<'s> Pipeline<'s> {
     /// Report the sessions that ended badly since the last call (with
     /// `-e`), one line each.
     fn report_endings(&mut self, diag: &mut Diag) {
+        if !self.norm.has_ended() {
+            return;
+        }
         for e in self.norm.take_ended() {
             if !self.report_sessions {
                 continue;
@@ -321,14 +324,19 @@ impl Handler for Pipeline<'_> {
         let norm = &mut self.norm;
         let sink = &mut *self.sink;
         let (mut unknown, mut known) = (false, false);
+        // Only a forced dialect's first records are judged (check_dialect):
+        // the common path does not look at the items at all.
+        let judge = self.forced.is_some() && !self.dialect_checked;
         let parsed = self.parser.parse(rec, &mut |mut item| {
-            match &item {
-                Item::Event(Event {
-                    kind: Kind::Unknown { .. },
-                    ..
-                }) => unknown = true,
-                Item::Event(_) => known = true,
-                _ => {}
+            if judge {
+                match &item {
+                    Item::Event(Event {
+                        kind: Kind::Unknown { .. },
+                        ..
+                    }) => unknown = true,
+                    Item::Event(_) => known = true,
+                    _ => {}
+                }
             }
             drop_impossible_ts(&mut item, Some(line), diag);
             norm.item(item, sink, diag)

@@ -274,6 +274,11 @@ impl Normalizer {
     /// The sessions that failed or ended without a result since the last
     /// call (the pipeline takes them after every record, so this stays
     /// small).
+    /// Whether a session ended since the last [`Normalizer::take_ended`].
+    pub fn has_ended(&self) -> bool {
+        !self.ended.is_empty()
+    }
+
     pub fn take_ended(&mut self) -> Vec<Ended> {
         std::mem::take(&mut self.ended)
     }
