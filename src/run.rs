@@ -352,7 +352,7 @@ impl Handler for Pipeline<'_> {
     }
 
     fn bad_line(&mut self, text: &str, _line: u64, diag: &mut Diag) -> io::Result<()> {
-        let cut = floor_char_boundary(text, ERROR_LINE_BYTES);
+        let cut = crate::strings::floor_char_boundary(text, ERROR_LINE_BYTES);
         let ev = Event::new(Kind::Error {
             message: text[..cut].into(),
             fatal: false,
@@ -408,18 +408,6 @@ fn drop_impossible_ts(item: &mut Item<'_>, line: Option<u64>, diag: &mut Diag) {
             }
         }
     }
-}
-
-/// The largest index ≤ `max` that is a char boundary of `s`.
-pub fn floor_char_boundary(s: &str, max: usize) -> usize {
-    if s.len() <= max {
-        return s.len();
-    }
-    let mut i = max;
-    while !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
 }
 
 /// Convert `inputs` in order, writing to `out` and reporting on `diag`.

@@ -146,7 +146,7 @@ pub fn visible(s: &str, keep_newlines: bool) -> Cow<'_, str> {
 /// [`visible`], with SGR colour sequences kept, stripped or escaped.
 pub fn sanitize(s: &str, keep_newlines: bool, sgr: Sgr) -> Cow<'_, str> {
     let needs = |c: char| is_unsafe(c) && !(keep_newlines && (c == '\n' || c == '\t'));
-    if !s.chars().any(needs) {
+    if !any_unsafe(s.as_bytes(), keep_newlines) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
@@ -192,6 +192,47 @@ pub fn sanitize(s: &str, keep_newlines: bool, sgr: Sgr) -> Cow<'_, str> {
         out.push_str(RESET);
     }
     Cow::Owned(out)
+}
+
+/// Whether `s` holds a character [`sanitize`] would change (`\n` and `\t`
+/// allowed when `keep_newlines`), decided on the bytes: every unsafe
+/// character is a C0 byte, DEL, or starts with the lead byte 0xC2 (C1
+/// controls, U+0080-U+009F) or 0xE2 (the bidi controls, U+202A-U+202E and
+/// U+2066-U+2069); lead bytes never occur inside another character. Text is
+/// mostly safe, and this is the per-character check's cost on every piece
+/// the transcript writes.
+fn any_unsafe(b: &[u8], keep_newlines: bool) -> bool {
+    // Blocks with only printable ASCII (the common case) are passed over by
+    // a branch-free test the compiler vectorizes; a block with a control or a
+    // non-ASCII byte is looked at byte by byte (looking ahead past the block
+    // where a sequence continues).
+    const BLOCK: usize = 32;
+    let mut start = 0;
+    while start < b.len() {
+        let end = (start + BLOCK).min(b.len());
+        let suspect = b[start..end]
+            .iter()
+            .fold(false, |a, &x| a | !(0x20..0x7f).contains(&x));
+        if suspect && (start..end).any(|i| unsafe_at(b, i, keep_newlines)) {
+            return true;
+        }
+        start = end;
+    }
+    false
+}
+
+/// Whether an unsafe character starts at byte `i` of `b`.
+fn unsafe_at(b: &[u8], i: usize, keep_newlines: bool) -> bool {
+    match b[i] {
+        b'\n' | b'\t' => !keep_newlines,
+        0..=0x1f | 0x7f => true,
+        0xc2 => matches!(b.get(i + 1), Some(0x80..=0x9f)),
+        0xe2 => matches!(
+            (b.get(i + 1), b.get(i + 2)),
+            (Some(0x80), Some(0xaa..=0xae)) | (Some(0x81), Some(0xa6..=0xa9))
+        ),
+        _ => false,
+    }
 }
 
 /// Grapheme clusters of text without ESC, each with its width in columns.
@@ -283,6 +324,20 @@ pub fn excerpt(s: &str, max: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 512, ..Default::default() })]
+
+        /// The byte scan agrees with the per-character rule.
+        #[test]
+        fn byte_scan_agrees_with_the_character_rule(
+            s in "(\\PC|[\\x00-\\x1f\\x7f\\u{80}-\\u{9f}\\u{2028}-\\u{206f}\\u{200c}\\u{200d}]){0,160}",
+            keep in proptest::prelude::any::<bool>(),
+        ) {
+            let needs = |c: char| is_unsafe(c) && !(keep && (c == '\n' || c == '\t'));
+            proptest::prop_assert_eq!(any_unsafe(s.as_bytes(), keep), s.chars().any(needs));
+        }
+    }
     use super::*;
 
     #[test]

@@ -57,8 +57,8 @@ use crate::event::{
 };
 use crate::input::Parsed;
 use crate::json::{LaxBool, LaxF64, LaxInt, LaxStr, Members, S, raw_as_str};
+use crate::prefix::Prefix;
 use crate::time::iso_ms;
-use crate::transform::prefix::Prefix;
 
 /// One Claude Code line: the union of the fields the parser reads.
 #[derive(Deserialize)]

@@ -357,7 +357,7 @@ impl<W: Write> TextSink<W> {
         if out.is_empty() {
             return Ok(());
         }
-        let total = out.split('\n').count();
+        let total = memchr::memchr_iter(b'\n', out.as_bytes()).count() + 1;
         let skip = self.shell_lines.map_or(0, |n| total.saturating_sub(n));
         if skip > 0 {
             let note = format!(

@@ -26,7 +26,6 @@
 //! open calls and held items are capped.
 
 pub mod coalesce;
-pub mod prefix;
 pub mod truncate;
 
 use std::borrow::Cow;
@@ -38,7 +37,7 @@ use crate::dialect::{Channel, Item};
 use crate::event::calls::CallTable;
 use crate::event::{Event, Json, Kind, OutStream, SessionResult, SessionStart, ToolEnd, Usage};
 use crate::event::{Session, Sink};
-use prefix::Prefix;
+use crate::prefix::Prefix;
 
 /// Items held before an input's first init are capped at this many: the
 /// few an agent writes before its init (a prompt echo, a notice), not a
@@ -80,7 +79,7 @@ pub struct Ended {
 }
 
 fn cut_error(message: &str) -> String {
-    message[..crate::run::floor_char_boundary(message, ERROR_BYTES)].to_owned()
+    message[..crate::strings::floor_char_boundary(message, ERROR_BYTES)].to_owned()
 }
 
 /// How sessions ended, for `-e` and `--stats`.
@@ -292,8 +291,10 @@ impl Normalizer {
     /// Take one parsed item.
     pub fn item(&mut self, item: Item<'_>, sink: &mut dyn Sink, diag: &mut Diag) -> io::Result<()> {
         let r = self.take(item, sink, diag);
-        for w in self.warnings.drain(..) {
-            diag.warn(Warn::Format, self.line, w);
+        if !self.warnings.is_empty() {
+            for w in self.warnings.drain(..) {
+                diag.warn(Warn::Format, self.line, w);
+            }
         }
         r
     }

@@ -297,3 +297,163 @@ fn forcing_the_right_dialect_never_warns_and_a_foreign_one_does() {
     }
     assert!(foreign_warned > 20, "{foreign_warned}");
 }
+
+/// Claude Code inputs: every fixture of the dialect and every real capture.
+fn claude_inputs() -> Vec<std::path::PathBuf> {
+    let mut all: Vec<_> = common::fixtures()
+        .into_iter()
+        .filter(|p| common::fixture_dialect(p) == Some("claude"))
+        .collect();
+    all.extend(corpus("claude-code"));
+    all
+}
+
+/// The input's JSON lines.
+fn input_lines(path: &std::path::Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+/// The text a `tool_result` block shows the model: its string content, or
+/// its text parts joined.
+fn tool_result_text(block: &Value) -> Option<String> {
+    match &block["content"] {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(parts) => {
+            let texts: Vec<&str> = parts
+                .iter()
+                .filter(|p| p["type"] == "text")
+                .filter_map(|p| p["text"].as_str())
+                .collect();
+            (!texts.is_empty()).then(|| texts.concat())
+        }
+        _ => None,
+    }
+}
+
+/// A Claude `tool_result`'s model-visible text is the call's output, whether
+/// or not the line also carries the structured `tool_use_result`: for every
+/// tool_result with text in every Claude input, the completion of its call
+/// carries that text (in `result` or, for shell calls, `output`).
+#[test]
+fn claude_tool_results_keep_the_model_visible_text() {
+    let mut checked = 0;
+    for path in claude_inputs() {
+        let mut want: HashMap<String, String> = HashMap::new();
+        for line in input_lines(&path) {
+            let Some(blocks) = line["message"]["content"].as_array() else {
+                continue;
+            };
+            for b in blocks.iter().filter(|b| b["type"] == "tool_result") {
+                if let (Some(id), Some(text)) = (b["tool_use_id"].as_str(), tool_result_text(b))
+                    && !text.trim().is_empty()
+                {
+                    want.entry(id.to_owned()).or_insert(text);
+                }
+            }
+        }
+        let evs = events(&cstream_file(&["--to", "events"], &path).out());
+        for (id, text) in want {
+            let Some(end) = evs
+                .iter()
+                .find(|e| e["type"] == "tool_call_completed" && e["callId"] == id.as_str())
+            else {
+                continue; // a call cut off before its start: covered elsewhere
+            };
+            let shown = format!("{}{}", end["result"], end["output"]);
+            // Some line of the text must be there, as the event writes it
+            // (JSON-escaped): a `<persisted-output>` stub loses its tags,
+            // and a shell call's "Exit code N" becomes `exitCode`.
+            let lines: Vec<&str> = text
+                .lines()
+                .map(str::trim)
+                .filter(|l| !(l.is_empty() || l.starts_with('<') && l.ends_with('>')))
+                .collect();
+            let found = lines.iter().any(|l| {
+                let escaped = serde_json::to_string(l).unwrap();
+                shown.contains(escaped.trim_matches('"'))
+            });
+            assert!(
+                found,
+                "{}: call {id}: none of the tool_result text {lines:?} is in {end}",
+                path.display()
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 3, "only {checked} tool results checked");
+}
+
+/// `rate_limit_event` is a known Claude Code line: never an `unknown`
+/// event; a status other than `allowed` is a notice (a non-fatal error from
+/// `rate_limit`).
+#[test]
+fn claude_rate_limit_events_are_known() {
+    let mut notices = 0;
+    for path in claude_inputs() {
+        let limited = input_lines(&path)
+            .iter()
+            .filter(|l| l["type"] == "rate_limit_event")
+            .filter(|l| {
+                let info = &l["rate_limit_info"];
+                info["status"] != "allowed" && l["status"] != "allowed" && !info.is_null()
+            })
+            .count();
+        let evs = events(&cstream_file(&["--to", "events"], &path).out());
+        for e in &evs {
+            assert!(
+                !(e["type"] == "unknown" && e["raw"]["type"] == "rate_limit_event"),
+                "{}: {e}",
+                path.display()
+            );
+        }
+        let shown = evs
+            .iter()
+            .filter(|e| e["type"] == "error" && e["source"] == "rate_limit")
+            .count();
+        assert!(
+            shown >= limited.min(1),
+            "{}: no rate-limit notice",
+            path.display()
+        );
+        notices += shown;
+    }
+    assert!(notices > 0, "no fixture shows a rate-limit notice");
+}
+
+/// The model a Claude session names: the init's, else the model the
+/// message right after the init names (never `unknown` then). The init is
+/// held for that one line only, so nothing else waits for it; a prompt echo
+/// between the two (`--replay-user-messages`) still leaves it unknown.
+#[test]
+fn claude_model_comes_from_the_messages_when_the_init_lacks_it() {
+    let model_of = |l: &Value| {
+        let m = l["message"]["model"]
+            .as_str()
+            .or(l["event"]["message"]["model"].as_str())?;
+        (m != "<synthetic>" && !m.is_empty()).then(|| m.to_owned())
+    };
+    let mut checked = 0;
+    for path in claude_inputs() {
+        let lines = input_lines(&path);
+        let named = lines.windows(2).any(|w| {
+            w[0]["type"] == "system" && w[0]["subtype"] == "init" && model_of(&w[1]).is_some()
+        });
+        if !named {
+            continue;
+        }
+        checked += 1;
+        let evs = events(&cstream_file(&["--to", "events"], &path).out());
+        for s in evs.iter().filter(|e| e["type"] == "session_started") {
+            let model = s["model"].as_str().unwrap_or("unknown");
+            assert_ne!(model, "unknown", "{}: {s}", path.display());
+        }
+    }
+    assert!(
+        checked > 0,
+        "no Claude input names its model after the init"
+    );
+}
