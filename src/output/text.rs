@@ -24,6 +24,7 @@ use std::io::{self, Write};
 use owo_colors::{OwoColorize, Style};
 
 use super::{OutputOptions, Session, Sink};
+use crate::event::calls::CallTable;
 use crate::event::{Event, Kind, OutStream, SessionResult, ToolEnd, ToolStart, Usage};
 use crate::terminal::{Sgr, SharedLine, sanitize, truncate, unfinished_sgr, visible, width};
 
@@ -73,7 +74,6 @@ enum Block {
 }
 
 struct OpenCall {
-    call_id: String,
     /// `shell  sleep 5`: name and key argument, already made visible.
     label: String,
     /// Output arrived live, so none is repeated at completion.
@@ -116,7 +116,9 @@ pub struct TextSink<W: Write> {
     block: Block,
     /// A tool line written without its newline, awaiting its outcome.
     pending: Option<String>,
-    open: Vec<OpenCall>,
+    /// Calls started and not completed, by id (the normalizer in front
+    /// closes its oldest at the same cap, so none is evicted here).
+    open: CallTable<OpenCall>,
     thinking_shown: bool,
     tally: Tally,
     sessions: usize,
@@ -144,7 +146,7 @@ impl<W: Write> TextSink<W> {
             at_line_start: true,
             block: Block::None,
             pending: None,
-            open: Vec::new(),
+            open: CallTable::default(),
             thinking_shown: false,
             tally: Tally::default(),
             sessions: 0,
@@ -296,23 +298,19 @@ impl<W: Write> TextSink<W> {
             self.plain(&arg)?;
         }
         self.pending = Some(t.call_id.to_string());
-        if let Some(i) = self.open.iter().position(|c| c.call_id == t.call_id) {
-            self.open.remove(i);
-        }
-        self.open.push(OpenCall {
-            call_id: t.call_id.to_string(),
-            label,
-            streamed: false,
-        });
+        // A start repeated for an open call replaces it as the newest.
+        self.open.insert(
+            &t.call_id,
+            OpenCall {
+                label,
+                streamed: false,
+            },
+        );
         Ok(())
     }
 
     fn tool_end(&mut self, t: &ToolEnd) -> io::Result<()> {
-        let call = self
-            .open
-            .iter()
-            .position(|c| c.call_id == t.call_id)
-            .map(|i| self.open.remove(i));
+        let call = self.open.remove(&t.call_id);
         let inline = self.pending.as_deref() == Some(&t.call_id) && self.block == Block::None;
         if inline {
             self.plain("  ")?;
@@ -461,7 +459,7 @@ impl<W: Write> Sink for TextSink<W> {
     fn begin(&mut self, _s: &Session) -> io::Result<()> {
         self.break_line()?;
         self.block = Block::None;
-        self.open.clear();
+        self.open = CallTable::default();
         self.thinking_shown = false;
         self.tally = Tally::default();
         Ok(())
@@ -543,8 +541,7 @@ impl<W: Write> TextSink<W> {
         if text.is_empty() {
             return Ok(());
         }
-        // Live output most often belongs to the newest call.
-        if let Some(c) = self.open.iter_mut().rev().find(|c| c.call_id == call_id) {
+        if let Some(c) = self.open.get_mut(call_id) {
             c.streamed = true;
         }
         self.enter(Block::Output(call_id.to_owned()))?;

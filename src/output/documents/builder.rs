@@ -2,13 +2,13 @@
 //! its documents out (through [`DocOut`]).
 
 use std::borrow::Cow;
-use std::collections::VecDeque;
 use std::io;
 
 use super::meta::{
     doc_type, end_meta, error_meta, fence_meta, start_meta, text_meta, tool_content, tool_result,
 };
 use super::{Doc, DocOptions, DocOut, J, Summary};
+use crate::event::calls::CallTable;
 use crate::event::{Event, Kind, ToolEnd, ToolStart, Usage};
 use crate::output::Session;
 use crate::output::markdown::{Fence, Seg, Segmenter};
@@ -123,8 +123,9 @@ pub struct Builder {
     code: Option<OpenCode>,
     thinking: Flow,
     thinking_ms: Option<u64>,
-    /// Open tool calls, oldest first.
-    tools: VecDeque<OpenTool>,
+    /// Open tool calls by id, oldest first (the normalizer in front closes
+    /// its oldest at the same cap, so none is evicted here).
+    tools: CallTable<OpenTool>,
     usage_sum: Option<Usage>,
     result: Option<ResultSeen>,
     /// A fatal error was reported (as an `AGENT_ERROR` document).
@@ -149,7 +150,7 @@ impl Builder {
             code: None,
             thinking: Flow::default(),
             thinking_ms: None,
-            tools: VecDeque::new(),
+            tools: CallTable::default(),
             usage_sum: None,
             result: None,
             fatal: false,
@@ -199,12 +200,7 @@ impl Builder {
             }
             Kind::ToolCallStarted(t) => self.tool_start(t, out)?,
             Kind::ShellOutputDelta { call_id, text, .. } => {
-                if let Some(t) = self
-                    .tools
-                    .iter_mut()
-                    .rev()
-                    .find(|t| t.start.call_id == *call_id)
-                {
+                if let Some(t) = self.tools.get_mut(call_id) {
                     t.output.get_or_insert_with(String::new).push_str(text);
                 }
             }
@@ -256,7 +252,7 @@ impl Builder {
         self.close_flows(out)?;
         // The normalizer closes open calls before a session ends; a call
         // still open here is closed as cancelled all the same.
-        while let Some(t) = self.tools.back() {
+        while let Some((_, t)) = self.tools.newest() {
             let mut e = ToolEnd::new(t.start.call_id.clone(), t.start.tool_name.clone(), false);
             e.cancelled = true;
             self.tool_end(&e, out)?;
@@ -470,6 +466,18 @@ impl Builder {
     // -------------------------------------------------------------- tools
 
     fn tool_start(&mut self, t: &ToolStart<'_>, out: &mut dyn DocOut) -> io::Result<()> {
+        // Open ids are unique (the normalizer makes a repeated start
+        // progress); should one come back all the same, the call open under
+        // it is closed as cancelled rather than left without an end.
+        if let Some(old) = self.tools.get(&t.call_id) {
+            let mut e = ToolEnd::new(
+                old.start.call_id.clone(),
+                old.start.tool_name.clone(),
+                false,
+            );
+            e.cancelled = true;
+            self.tool_end(&e, out)?;
+        }
         self.close_flows(out)?;
         self.tool_calls += 1;
         let seq = self.seq();
@@ -482,31 +490,18 @@ impl Builder {
         if let Some(c) = tool_content(ty, t) {
             out.delta(seq, &c)?;
         }
-        self.tools.push_back(OpenTool {
+        let open = OpenTool {
             seq,
             ty,
             start: t.clone().into_owned(),
             output: None,
-        });
+        };
+        self.tools.insert(&t.call_id, open);
         Ok(())
     }
 
     fn tool_end(&mut self, e: &ToolEnd<'_>, out: &mut dyn DocOut) -> io::Result<()> {
-        // Open ids are unique (the normalizer makes a repeated start
-        // progress). The oldest call is the one the normalizer evicts when
-        // too many are open: look there first, then from the newest.
-        let at = if self
-            .tools
-            .front()
-            .is_some_and(|t| t.start.call_id == e.call_id)
-        {
-            Some(0)
-        } else {
-            self.tools
-                .iter()
-                .rposition(|t| t.start.call_id == e.call_id)
-        };
-        let open = match at.and_then(|i| self.tools.remove(i)) {
+        let open = match self.tools.remove(&e.call_id) {
             Some(t) => t,
             None => {
                 // A completion whose start was never seen is a call all the same.
@@ -516,7 +511,7 @@ impl Builder {
                     crate::event::json_null(),
                 );
                 self.tool_start(&start, out)?;
-                match self.tools.pop_back() {
+                match self.tools.remove(&e.call_id) {
                     Some(t) => t,
                     None => return Ok(()),
                 }
