@@ -715,3 +715,63 @@ fn the_checker_refuses_malformed_output() {
         }
     }
 }
+
+// ------------------------------------------------------------ open calls
+
+/// More calls open at once than the call table holds: each start still
+/// gets exactly one completion, the calls past the cap are closed as
+/// cancelled oldest first, and the rest at the session's end in the order
+/// they started; every format stays well formed.
+#[test]
+fn more_open_calls_than_the_cap_close_oldest_first() {
+    const CAP: usize = 4096;
+    const OVER: usize = 50;
+    let mut input = String::from(
+        r#"{"type":"system","subtype":"init","session_id":"s1","model":"m","cwd":"/w"}"#,
+    );
+    input.push('\n');
+    for i in 0..CAP + OVER {
+        input.push_str(&format!(
+            r#"{{"type":"tool_call","subtype":"started","call_id":"c{i}","tool_call":{{"shellToolCall":{{"args":{{"command":"sleep {i}"}}}}}},"session_id":"s1"}}"#
+        ));
+        input.push('\n');
+    }
+    input.push_str(r#"{"type":"result","subtype":"success","is_error":false,"duration_ms":5,"result":"","session_id":"s1"}"#);
+    input.push('\n');
+    let run = cstream(&["--to", "events"], input.as_bytes());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let evs = events(&String::from_utf8(run.stdout).unwrap());
+    let ids = |ty: &str| -> Vec<String> {
+        evs.iter()
+            .filter(|e| e["type"] == ty)
+            .map(|e| e["callId"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let started = ids("tool_call_started");
+    let completed = ids("tool_call_completed");
+    let want: Vec<String> = (0..CAP + OVER).map(|i| format!("c{i}")).collect();
+    assert_eq!(started, want);
+    assert_eq!(completed, want, "closed oldest first, once each");
+    // The first OVER are closed as the cap is passed (each just before the
+    // start that passes it), the rest only at the session's end.
+    let at = |ty: &str, id: &str| {
+        evs.iter()
+            .position(|e| e["type"] == ty && e["callId"] == id)
+            .unwrap()
+    };
+    assert_eq!(
+        at("tool_call_completed", "c0") + 1,
+        at("tool_call_started", &format!("c{CAP}"))
+    );
+    let last = format!("c{}", CAP + OVER - 1);
+    assert!(at("tool_call_completed", &format!("c{}", OVER - 1)) < at("tool_call_started", &last));
+    assert!(at("tool_call_completed", &format!("c{OVER}")) > at("tool_call_started", &last));
+    assert!(
+        evs.iter()
+            .filter(|e| e["type"] == "tool_call_completed")
+            .all(|e| e["cancelled"] == true)
+    );
+    each_base_format(&[], input.as_bytes(), |name, run| {
+        assert_eq!(run.code, 0, "{name}: {}", run.stderr);
+    });
+}
