@@ -185,14 +185,7 @@ impl Parser for CodexParser {
                 // event), so a further turn of the same thread is a session
                 // of its own: one result per session, as every format expects.
                 if std::mem::take(&mut self.turn_done) {
-                    self.base = self.last_total;
-                    out(Item::Event(Event::new(Kind::SessionStarted(
-                        SessionStart {
-                            session_id: self.thread_id.clone().map(Cow::Owned),
-                            dialect: Cow::Borrowed("codex"),
-                            ..SessionStart::default()
-                        },
-                    ))))?;
+                    self.next_turn(out)?;
                 }
             }
             Some("item.started" | "item.updated" | "item.completed") => {
@@ -274,14 +267,7 @@ impl Parser for CodexParser {
             None if line.prompt.0.is_some() => {
                 // The prompt of a later task (legacy form) opens its session.
                 if std::mem::take(&mut self.turn_done) {
-                    self.base = self.last_total;
-                    out(Item::Event(Event::new(Kind::SessionStarted(
-                        SessionStart {
-                            session_id: self.thread_id.clone().map(Cow::Owned),
-                            dialect: Cow::Borrowed("codex"),
-                            ..SessionStart::default()
-                        },
-                    ))))?;
+                    self.next_turn(out)?;
                 }
                 let text = line.prompt.get().unwrap_or_default();
                 out(Item::Event(Event::new(Kind::UserMessage { text })))?;
@@ -328,6 +314,19 @@ fn nonfatal(message: Str<'_>) -> Kind<'_> {
 }
 
 impl CodexParser {
+    /// A further turn of the same thread: a session of its own, whose usage
+    /// counts from the thread's running total so far.
+    fn next_turn(&mut self, out: Out<'_, '_>) -> io::Result<()> {
+        self.base = self.last_total;
+        out(Item::Event(Event::new(Kind::SessionStarted(
+            SessionStart {
+                session_id: self.thread_id.clone().map(Cow::Owned),
+                dialect: Cow::Borrowed("codex"),
+                ..SessionStart::default()
+            },
+        ))))
+    }
+
     fn open_call(&mut self, id: &str) -> bool {
         if self.open.contains(id) {
             return false;

@@ -98,8 +98,9 @@ impl Run {
     }
 }
 
+/// A writer a test can look into while the run is going on.
 #[derive(Clone, Default)]
-struct Shared(Rc<RefCell<Vec<u8>>>);
+pub struct Shared(pub Rc<RefCell<Vec<u8>>>);
 
 impl Write for Shared {
     fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {

@@ -10,11 +10,9 @@
 
 use crate::common;
 
-use std::cell::RefCell;
 use std::collections::{BTreeMap, HashSet};
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
 
 use common::{corpus, cstream, cstream_file, fixture_args, fixtures};
 use cstream::diag::Diag;
@@ -339,19 +337,7 @@ fn several_sessions_warn_once_for_sse() {
     assert!(r.stderr.is_empty());
 }
 
-/// A writer the test can look into while the run is going on.
-#[derive(Clone, Default)]
-struct Shared(Rc<RefCell<Vec<u8>>>);
-
-impl Write for Shared {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        self.0.borrow_mut().extend_from_slice(b);
-        Ok(b.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
+use crate::common::Shared;
 
 /// Gives one line per read, and records what had been written by then.
 struct Trickle {
