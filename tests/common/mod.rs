@@ -73,6 +73,13 @@ pub fn to_values() -> impl Iterator<Item = &'static str> {
     cstream::output::Format::ALL.into_iter().map(|f| f.name())
 }
 
+/// Every `--from` value: `auto`, then the library's one list of dialects.
+pub fn from_values() -> Vec<&'static str> {
+    std::iter::once("auto")
+        .chain(cstream::dialect::Dialect::ALL.into_iter().map(|d| d.name()))
+        .collect()
+}
+
 /// The `--to` value and colour of a [`FORMATS`] row.
 pub fn format_of(args: &[&str]) -> (&'static str, bool) {
     let to = args

@@ -69,17 +69,6 @@ fn small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
         .expect("the run panicked (or overflowed its stack)")
 }
 
-const DIALECTS: [&str; 8] = [
-    "auto",
-    "cursor",
-    "claude",
-    "codex",
-    "gemini",
-    "acp",
-    "cursor-sdk",
-    "events",
-];
-
 fn init(sid: &str) -> String {
     json!({"type":"system","subtype":"init","apiKeySource":"login","cwd":"/w","session_id":sid,"model":"Auto","permissionMode":"default"}).to_string()
 }
@@ -260,7 +249,7 @@ fn deep_inputs() -> Vec<(&'static str, Vec<u8>)> {
 fn deep_nesting_never_overflows_the_stack() {
     small_stack(|| {
         for (shape, input) in deep_inputs() {
-            for from in DIALECTS {
+            for from in common::from_values() {
                 each_format(&["--from", from], &input, |name, run| {
                     assert!(
                         run.code <= 1,
@@ -398,7 +387,7 @@ fn duplicate_keys() {
         r#"{"type":"result","subtype":"success","subtype":"error","is_error":false,"is_error":true,"result":"a","result":"b","session_id":"s"}"#.to_owned(),
         r#"{"type":"tool_call","subtype":"started","call_id":"a","call_id":"b","tool_call":{"shellToolCall":{"args":{"command":"x"}},"shellToolCall":{}},"session_id":"s"}"#.to_owned(),
     ]);
-    for from in DIALECTS {
+    for from in common::from_values() {
         for (name, run) in every_format(&["--from", from], &input) {
             // Kept (as unknown events or read one way), never "not JSON".
             assert!(run.code == 0, "--from {from} {name}: {}", run.stderr);
@@ -516,7 +505,7 @@ fn binary_garbage() {
     for input in &inputs {
         // Without NULs, or the binary check would skip it all unread.
         let input: Vec<u8> = input.iter().map(|&b| b.max(1)).collect();
-        for from in DIALECTS {
+        for from in common::from_values() {
             for (name, run) in every_format(&["--from", from], &input) {
                 assert!(run.code <= 1, "--from {from} {name}: exit {}", run.code);
             }

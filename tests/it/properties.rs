@@ -440,17 +440,6 @@ fn mutate(mut b: Vec<u8>, muts: &[Mutation]) -> Vec<u8> {
     b
 }
 
-const FROM: [&str; 8] = [
-    "auto",
-    "cursor",
-    "claude",
-    "codex",
-    "gemini",
-    "acp",
-    "cursor-sdk",
-    "events",
-];
-
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
@@ -467,13 +456,13 @@ proptest! {
     #[test]
     fn mutated_fixtures_give_well_formed_output(
         pick in any::<prop::sample::Index>(),
-        from in 0..FROM.len(),
+        from in 0..common::from_values().len(),
         muts in prop::collection::vec(mutation(), 1..8),
     ) {
         let all = fixtures();
         let path = pick.get(&all);
         let input = mutate(std::fs::read(path).unwrap(), &muts);
-        check_every_format(&["--from", FROM[from]], &input)
+        check_every_format(&["--from", common::from_values()[from]], &input)
             .map_err(|e| TestCaseError::fail(format!("{}: {e}", path.display())))?;
     }
 }
