@@ -37,8 +37,8 @@ use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
 
 use super::common::{
-    clean_output, fill_start, join_output, normalize_tool_name, render_todos, split_mcp_name,
-    unified_diff, without_output,
+    clean_output, error_text, fill_start, join_output, normalize_tool_name, render_todos,
+    split_mcp_name, unified_diff, without_output,
 };
 use super::{Item, Out, Parser, keep_unknown, read_line};
 use crate::event::calls::CallTable;
@@ -424,11 +424,7 @@ impl AcpParser {
         out: Out<'_, 'a>,
     ) -> io::Result<()> {
         let m = Members::of(err);
-        let mut message = m
-            .as_ref()
-            .and_then(|m| m.nonempty_str("message"))
-            .or_else(|| raw_as_str(err))
-            .unwrap_or(Cow::Borrowed("JSON-RPC error"));
+        let mut message = error_text(err).unwrap_or(Cow::Borrowed("JSON-RPC error"));
         if let Some(code) = m.as_ref().and_then(|m| m.int("code")) {
             message = Cow::Owned(format!("{message} (JSON-RPC {code})"));
         }

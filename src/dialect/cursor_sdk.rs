@@ -28,7 +28,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::common::{
-    camel_usage, count_patch_lines, fill_start, join_output, normalize_tool_name, raw_object1,
+    camel_usage, count_patch_lines, error_text, fill_start, join_output, normalize_tool_name,
+    raw_object1,
 };
 use super::{Item, Out, Parser, keep_unknown, read_line};
 use crate::event::calls::CallTable;
@@ -550,9 +551,7 @@ fn end<'a>(id: Cow<'a, str>, name: String, result: Option<&'a RawValue>) -> Tool
     match r.str("status").as_deref() {
         Some("error") => {
             t.ok = false;
-            t.error = r.get("error").and_then(|e| {
-                raw_as_str(e).or_else(|| Members::of(e).and_then(|m| m.nonempty_str("message")))
-            });
+            t.error = r.get("error").and_then(error_text);
             if t.error.is_none() {
                 t.error = Some(Cow::Borrowed("error"));
             }

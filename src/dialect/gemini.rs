@@ -18,7 +18,7 @@ use std::io;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::common::{fill_start, normalize_tool_name, without_output};
+use super::common::{error_text, fill_start, normalize_tool_name, without_output};
 use super::{Item, Out, Parser, keep_unknown, read_line};
 use crate::event::calls::CallTable;
 use crate::event::{
@@ -124,8 +124,7 @@ impl Parser for GeminiParser {
                     t.result = line.output.map(Json::from);
                 }
                 if let Some(e) = line.error {
-                    t.error = raw_as_str(e)
-                        .or_else(|| Members::of(e).and_then(|m| m.nonempty_str("message")));
+                    t.error = error_text(e);
                     if t.result.is_none() {
                         t.result = Some(Json::from(e));
                     }
@@ -163,13 +162,7 @@ impl Parser for GeminiParser {
                 } else {
                     Some(
                         line.error
-                            .and_then(|e| {
-                                raw_as_str(e).or_else(|| {
-                                    Members::of(e).and_then(|m| {
-                                        m.nonempty_str("message").or_else(|| m.nonempty_str("type"))
-                                    })
-                                })
-                            })
+                            .and_then(error_text)
                             .unwrap_or(Cow::Borrowed("error")),
                     )
                 };

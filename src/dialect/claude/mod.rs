@@ -46,8 +46,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::common::{
-    anthropic_usage, count_patch_lines, fill_start, join_output, normalize_tool_name, raw_object1,
-    split_mcp_name, strip_persisted, without_output,
+    anthropic_usage, count_patch_lines, error_text, fill_start, join_output, normalize_tool_name,
+    raw_object1, split_mcp_name, strip_persisted, without_output,
 };
 use super::{Channel, Item, Out, Parser, keep_unknown, read_line};
 use crate::event::calls::CallTable;
@@ -767,18 +767,6 @@ fn rate_limit_notice(raw: &RawValue) -> Option<String> {
         msg.push_str(&format!(", resets at {}", crate::time::iso8601(at)));
     }
     Some(msg)
-}
-
-/// The message of an error value: a string, or its `message` (nested in
-/// `error` the way the Anthropic API nests it).
-fn error_text(raw: &RawValue) -> Option<Str<'_>> {
-    if let Some(s) = raw_as_str(raw) {
-        return Some(s);
-    }
-    let m = Members::of(raw)?;
-    m.nonempty_str("message")
-        .or_else(|| m.obj("error").and_then(|e| e.nonempty_str("message")))
-        .or_else(|| m.nonempty_str("type"))
 }
 
 #[derive(Deserialize)]

@@ -28,7 +28,7 @@ use std::io;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::common::join_argv;
+use super::common::{error_text, join_argv};
 use super::{Item, Out, Parser, read_line};
 use crate::event::calls::CallTable;
 use crate::event::{Event, Kind, SessionStart, Str, ToolStart, Usage};
@@ -197,10 +197,9 @@ fn openai_usage(m: &Members<'_>) -> Option<Usage> {
     })
 }
 
-/// The message of `{"message": …}` (or a bare string), made readable.
+/// The message of an error value, made readable.
 fn error_message(raw: &RawValue) -> Option<String> {
-    let s = raw_as_str(raw).or_else(|| Members::of(raw).and_then(|m| m.str("message")))?;
-    Some(readable_error(&s))
+    error_text(raw).map(|s| readable_error(&s))
 }
 
 /// Codex passes API errors on as their JSON text

@@ -21,7 +21,7 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
-use super::common::{fill_start, fill_start_owned, normalize_tool_name};
+use super::common::{error_text, fill_start, fill_start_owned, normalize_tool_name};
 use super::{Channel, Item, Out, Parser, keep_unknown, read_line};
 use crate::event::{
     Event, Json, Kind, OutStream, SessionResult, SessionStart, Str, Text, ToolEnd, ToolStart,
@@ -903,7 +903,7 @@ fn result<'a>(line: &Line<'a>) -> SessionResult<'a> {
             .is_some_and(|s| s.starts_with("error"));
     let error = if failed {
         line.error
-            .and_then(|e| raw_as_str(e).or_else(|| Members::of(e).and_then(|m| m.str("message"))))
+            .and_then(error_text)
             .or_else(|| text.clone().filter(|t| !t.is_empty()))
             .or_else(|| line.subtype.0.clone())
     } else {
