@@ -19,7 +19,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::common::{error_text, fill_start, normalize_tool_name, without_output};
-use super::{Item, Out, Parser, keep_unknown, read_line};
+use super::{Item, Out, Parser, Probe, keep_unknown, read_line};
 use crate::event::calls::CallTable;
 use crate::event::{
     Event, Json, Kind, SessionResult, SessionStart, Text, ToolEnd, ToolStart, Usage, json_null,
@@ -60,6 +60,19 @@ struct Line<'a> {
     message: LaxStr<'a>,
     #[serde(borrow, default)]
     stats: Option<&'a RawValue>,
+}
+
+/// Detection: Gemini's own line types with what marks them as Gemini's (an
+/// ISO `timestamp`, `severity`, `stats`); its `result` is told from the
+/// others' by `stats`, or by `status` without a `subtype`.
+pub(super) fn sniff(p: &Probe<'_>) -> bool {
+    match p.ty() {
+        "init" => p.iso_ts() || p.session_id.is_some(),
+        "message" | "tool_use" | "tool_result" => p.iso_ts(),
+        "error" => p.severity.is_some(),
+        "result" => p.stats.is_some() || (p.status.is_some() && p.subtype.0.is_none()),
+        _ => false,
+    }
 }
 
 /// Parser state for one Gemini CLI input.

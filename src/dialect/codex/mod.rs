@@ -29,7 +29,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::common::{error_text, join_argv};
-use super::{Item, Out, Parser, read_line};
+use super::{Item, Out, Parser, Probe, read_line};
 use crate::event::calls::CallTable;
 use crate::event::{Event, Kind, SessionStart, Str, ToolStart, Usage};
 use crate::input::Parsed;
@@ -72,6 +72,12 @@ struct Line<'a> {
     /// The legacy form's second line: the prompt.
     #[serde(borrow, default)]
     prompt: LaxStr<'a>,
+}
+
+/// Detection: a dotted `type` (`thread.started`, `item.completed`, …), or
+/// the legacy form's `msg` object.
+pub(super) fn sniff(p: &Probe<'_>) -> bool {
+    p.ty().contains('.') || p.msg.is_some_and(|m| m.get().starts_with('{'))
 }
 
 /// Parser state for one Codex input.
