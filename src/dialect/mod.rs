@@ -417,7 +417,7 @@ pub fn detect(rec: &str) -> Option<Dialect> {
     }
 }
 
-/// What `rec` says about its dialect: the first rule of [`DETECTION`]
+/// What `rec` says about its dialect: the first rule of the `DETECTION` table
 /// that claims it. No single key decides where dialects share a shape
 /// (Claude Code and cursor-agent both write `system`/`init`, `assistant`
 /// and `result` lines): a line with none of the keys that tell them apart
