@@ -11,7 +11,7 @@ use std::rc::Rc;
 use std::time::Instant;
 
 use crate::diag::{Diag, Warn};
-use crate::dialect::{AutoParser, Dialect, Item, Parser};
+use crate::dialect::{AutoParser, Dialect, Item};
 use crate::event::{Event, Kind};
 use crate::input::{FrameError, Framer, HUGE_RECORD_BYTES, Handler, Parsed};
 use crate::output::{self, Format, OutputOptions, Sink};
@@ -172,10 +172,10 @@ struct Pipeline<'s> {
     unknown_records: u64,
     /// The current input was checked against the forced dialect.
     dialect_checked: bool,
-    /// The items of a huge record, detached from it, and its line and
-    /// outcome: written by [`Handler::released`].
-    held: Vec<Item<'static>>,
-    held_from: Option<(u64, Parsed)>,
+    /// The items of a huge record, detached from it, each with its line,
+    /// and the record's outcome: written by [`Handler::released`].
+    held: Vec<(u64, Item<'static>)>,
+    held_from: Option<Parsed>,
     /// Records this long or longer are detached ([`HUGE_RECORD_BYTES`];
     /// tests lower it to send every record that way).
     huge: usize,
@@ -360,7 +360,6 @@ impl Handler for Pipeline<'_> {
     fn record(&mut self, bytes: &[u8], line: u64, diag: &mut Diag) -> io::Result<Parsed> {
         // Whatever an earlier record of this line held goes first.
         self.released(diag)?;
-        self.norm.line = line;
         // One validation of the whole record lets the parsers read it as
         // `str`, where serde_json does not check every string again.
         // Invalid UTF-8 goes back to the framer, which repairs it.
@@ -374,11 +373,11 @@ impl Handler for Pipeline<'_> {
             // (documents keep the content for `finalContent`), so the line,
             // that copy and the outputs' would otherwise be held at once.
             let held = &mut self.held;
-            let parsed = self.parser.parse(rec, &mut |item| {
-                held.push(item.into_owned());
+            let parsed = self.parser.parse(rec, line, &mut |line, item| {
+                held.push((line, item.into_owned()));
                 Ok(())
             })?;
-            self.held_from = Some((line, parsed));
+            self.held_from = Some(parsed);
             return Ok(parsed);
         }
         let norm = &mut self.norm;
@@ -387,11 +386,14 @@ impl Handler for Pipeline<'_> {
         // Only a forced dialect's first records are judged (check_dialect):
         // the common path does not look at the items at all.
         let judge = self.forced.is_some() && !self.dialect_checked;
-        let parsed = self.parser.parse(rec, &mut |mut item| {
+        // Each item comes with the line of its record: a record detection
+        // kept until a later one told the dialect is not this one.
+        let parsed = self.parser.parse(rec, line, &mut |line, mut item| {
             if judge {
                 judge_item(&item, &mut unknown, &mut known);
             }
-            drop_impossible_ts(&mut item, Some(line), diag);
+            drop_impossible_ts(&mut item, line, diag);
+            norm.line = line;
             norm.item(item, sink, diag)
         })?;
         self.recorded(parsed, unknown && !known, diag)?;
@@ -399,18 +401,18 @@ impl Handler for Pipeline<'_> {
     }
 
     fn released(&mut self, diag: &mut Diag) -> io::Result<()> {
-        let Some((line, parsed)) = self.held_from.take() else {
+        let Some(parsed) = self.held_from.take() else {
             return Ok(());
         };
-        self.norm.line = line;
         let (mut unknown, mut known) = (false, false);
         let judge = self.forced.is_some() && !self.dialect_checked;
         let mut held = std::mem::take(&mut self.held);
-        for mut item in held.drain(..) {
+        for (line, mut item) in held.drain(..) {
             if judge {
                 judge_item(&item, &mut unknown, &mut known);
             }
-            drop_impossible_ts(&mut item, Some(line), diag);
+            drop_impossible_ts(&mut item, line, diag);
+            self.norm.line = line;
             self.norm.item(item, &mut *self.sink, diag)?;
         }
         // The emptied list keeps its (small) capacity for the next one.
@@ -418,7 +420,7 @@ impl Handler for Pipeline<'_> {
         self.recorded(parsed, unknown && !known, diag)
     }
 
-    fn bad_line(&mut self, text: &str, _line: u64, diag: &mut Diag) -> io::Result<()> {
+    fn bad_line(&mut self, text: &str, line: u64, diag: &mut Diag) -> io::Result<()> {
         // What a record before it on this line held goes first.
         self.released(diag)?;
         let cut = crate::strings::floor_char_boundary(text, ERROR_LINE_BYTES);
@@ -427,6 +429,7 @@ impl Handler for Pipeline<'_> {
             fatal: false,
             source: Some("stdout".into()),
         });
+        self.norm.line = line;
         self.norm.item(Item::Event(ev), &mut *self.sink, diag)?;
         self.report_endings(diag);
         self.check_sessions(diag);
@@ -465,21 +468,17 @@ impl Handler for Pipeline<'_> {
 /// A timestamp beyond year 9999 or before year 0 is no time an agent wrote
 /// down: no date format can carry it (documents' `created` would not be
 /// RFC 3339), so it is dropped, with a warning, as if the line had none.
-/// `line` is `None` for items a parser released at the end of its input.
-fn drop_impossible_ts(item: &mut Item<'_>, line: Option<u64>, diag: &mut Diag) {
+fn drop_impossible_ts(item: &mut Item<'_>, line: u64, diag: &mut Diag) {
     if let Some(ts) = item.ts_mut()
         && let Some(ms) = *ts
         && !crate::time::TS_RANGE_MS.contains(&ms)
     {
         *ts = None;
-        let msg = format_args!("timestamp {ms} ms is outside years 0000-9999; ignored");
-        match line {
-            Some(line) => diag.warn(Warn::Format, line, msg),
-            None => {
-                let file = diag.file.clone();
-                diag.note(format_args!("{file}: {msg}"));
-            }
-        }
+        diag.warn(
+            Warn::Format,
+            line,
+            format_args!("timestamp {ms} ms is outside years 0000-9999; ignored"),
+        );
     }
 }
 
@@ -613,15 +612,16 @@ fn one_input<R: Read>(
         // waiting for its repeat) belong to this input.
         let norm = &mut p.norm;
         let sink = &mut *p.sink;
-        p.parser.finish(&mut |mut item| {
-            drop_impossible_ts(&mut item, None, diag);
+        p.parser.finish(&mut |line, mut item| {
+            drop_impossible_ts(&mut item, line, diag);
+            norm.line = line;
             norm.item(item, sink, diag)
         })?;
     }
-    if p.parser.undecided() {
+    if let Some(line) = p.parser.guessed_at() {
         diag.warn(
             Warn::Format,
-            1,
+            line,
             "could not tell which agent wrote this input; reading it as cursor-agent (use --from to say)",
         );
     }
