@@ -20,6 +20,13 @@ use crate::transform::NormalizeOptions;
 use crate::transform::coalesce::CoalesceMode;
 use crate::transform::truncate::parse_size;
 
+/// A `--redact-pattern`: checked here so that a bad one stops the run before it reads.
+fn parse_regex(s: &str) -> Result<String, String> {
+    regex::Regex::new(s)
+        .map(|_| s.to_owned())
+        .map_err(|e| e.to_string())
+}
+
 /// Output buffer size.
 pub const WRITE_BUFFER_BYTES: usize = 64 * 1024;
 
@@ -169,6 +176,15 @@ pub struct Cli {
     /// marker; the completed output keeps its last SIZE bytes
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub truncate_shell: Option<usize>,
+
+    /// Replace secrets (provider API keys, cloud keys, GitHub and Slack tokens, JWTs, PEM private
+    /// keys) with [REDACTED:<kind>] in every field of every format; counted by --stats
+    #[arg(long)]
+    pub redact: bool,
+
+    /// Also redact what REGEX matches (kind `custom`; repeatable; implies --redact)
+    #[arg(long, value_name = "REGEX", value_parser = parse_regex)]
+    pub redact_pattern: Vec<String>,
 
     /// With --to events: merge deltas into whole messages and tool calls (whole, the default), or
     /// merge adjacent deltas that arrived together (burst)
@@ -570,6 +586,8 @@ impl Cli {
             },
             strict: self.strict,
             truncate_shell: self.truncate_shell,
+            redact: (self.redact || !self.redact_pattern.is_empty())
+                .then(|| self.redact_pattern.clone()),
             coalesce: self.coalesce.map(|c| match c {
                 CoalesceArg::Whole => CoalesceMode::Whole,
                 CoalesceArg::Burst => CoalesceMode::Burst,

@@ -17,6 +17,7 @@ use crate::input::{FrameError, Framer, HUGE_RECORD_BYTES, Handler, Parsed};
 use crate::output::{self, Format, OutputOptions, Sink};
 use crate::stats::{Counters, CountingSink, CountingWriter, Stats};
 use crate::transform::coalesce::{Coalesce, CoalesceMode};
+use crate::transform::redact::{Redact, RedactCounts, Redactor};
 use crate::transform::truncate::Truncate;
 use crate::transform::{NormalizeOptions, Normalizer, Outcomes};
 
@@ -53,6 +54,9 @@ pub struct Config {
     pub truncate_shell: Option<usize>,
     /// `--coalesce`: merge deltas before writing (`--to events`).
     pub coalesce: Option<CoalesceMode>,
+    /// `--redact`: replace secrets, with these user patterns besides the
+    /// built-in ones (valid regexes: the command line checks them).
+    pub redact: Option<Vec<String>>,
     /// `--stats`: count what the run reads and writes, and print the
     /// summary line on the diagnostics stream at the end.
     pub stats: bool,
@@ -161,6 +165,8 @@ struct Pipeline<'s> {
     notices: u64,
     /// `--stats`: the counting adapters' counters.
     counters: Option<Rc<Counters>>,
+    /// `--redact`: matches per kind.
+    redacted: Option<RedactCounts>,
     started: Instant,
     /// `-e`: report sessions that did not end well.
     report_sessions: bool,
@@ -206,6 +212,14 @@ impl<'s> Pipeline<'s> {
         if let Some(cap) = cfg.truncate_shell {
             sink = Box::new(Truncate::new(sink, cap));
         }
+        // Outermost, so that nothing downstream (coalescing, truncation
+        // markers, the format) ever sees a secret.
+        let mut redacted = None;
+        if let Some(user) = &cfg.redact {
+            let r = Redactor::new(user).expect("--redact-pattern checked on the command line");
+            redacted = Some(r.counter());
+            sink = Box::new(Redact::new(sink, r));
+        }
         Pipeline {
             parser: AutoParser::new(cfg.from),
             norm: Normalizer::new(cfg.normalize),
@@ -218,6 +232,7 @@ impl<'s> Pipeline<'s> {
             begun: false,
             notices: 0,
             counters,
+            redacted,
             started,
             report_sessions: cfg.report_sessions,
             forced: cfg.from,
@@ -295,6 +310,7 @@ impl<'s> Pipeline<'s> {
             failed: o.failed,
             incomplete: o.incomplete,
             events: c.events(),
+            redacted: self.redacted.as_ref().map(RedactCounts::nonzero),
             elapsed: self.started.elapsed(),
         })
     }

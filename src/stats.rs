@@ -35,6 +35,8 @@ pub struct Stats {
     pub incomplete: u64,
     /// Events handed to the output format, per type (indexed as [`TYPE_NAMES`]).
     pub events: [u64; KINDS],
+    /// `--redact`: secrets replaced, per kind (`None` without `--redact`).
+    pub redacted: Option<Vec<(&'static str, u64)>>,
     /// Wall time of the run.
     pub elapsed: Duration,
 }
@@ -74,6 +76,12 @@ impl fmt::Display for Stats {
         for (name, n) in TYPE_NAMES.iter().zip(self.events) {
             if n > 0 {
                 write!(f, " {name}={n}")?;
+            }
+        }
+        if let Some(r) = &self.redacted {
+            write!(f, " redacted={}", r.iter().map(|(_, n)| n).sum::<u64>())?;
+            for (kind, n) in r {
+                write!(f, " redacted_{kind}={n}")?;
             }
         }
         write!(f, " elapsed={:.3}s", self.elapsed.as_secs_f64())

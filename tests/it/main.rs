@@ -25,6 +25,7 @@ mod layout;
 mod openai;
 mod properties;
 mod readme;
+mod redact;
 mod regression;
 mod roundtrip;
 mod snapshots;

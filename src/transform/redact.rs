@@ -1,0 +1,491 @@
+//! `--redact` (docs/redact.md): replace secrets with `[REDACTED:<kind>]`.
+//!
+//! A sink adapter between the normalizer and the output format, so it
+//! applies to every format and every text-bearing field: prompts, text and
+//! thinking, tool arguments, live and final tool output, patches, results,
+//! errors and unknown records. Built-in patterns are high-precision (a
+//! provider's fixed prefix plus a long token); `--redact-pattern REGEX`
+//! adds the user's own (kind `custom`).
+//!
+//! Streams: a secret split across two deltas of one stream (text, thinking,
+//! or one call's stdout/stderr) is still caught. When a delta ends in what
+//! could be the start of a built-in secret (a run of token characters that
+//! begins like one, or an unclosed PEM header), that tail — at most
+//! [`WINDOW`] bytes — is held and put in front of the stream's next delta.
+//! It is released at the latest when any other event comes (the block
+//! ended), when the input goes idle, and when the session or run ends, so
+//! output is never held longer than that. User patterns are matched within
+//! each field (and across deltas only when a held tail happens to cover
+//! them).
+
+use std::borrow::Cow;
+use std::cell::Cell;
+use std::io;
+use std::rc::Rc;
+
+use regex::Regex;
+
+use crate::event::{Event, Json, Kind, OutStream, Text, ToolEnd, ToolStart};
+use crate::event::{Session, Sink, Starts};
+
+/// The most bytes of one stream held back to join a secret split across
+/// deltas: a PEM private key (an RSA-4096 key is about 3.3 KB) fits.
+pub const WINDOW: usize = 4096;
+
+/// Built-in kinds, in the order `--stats` reports them.
+pub const KINDS: &[(&str, &str)] = &[
+    (
+        "pem_private_key",
+        r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----[\s\S]{1,8192}?-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----",
+    ),
+    ("anthropic_key", r"\bsk-ant-[A-Za-z0-9_\-]{20,}"),
+    (
+        "openai_key",
+        r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}",
+    ),
+    ("google_api_key", r"\bAIza[0-9A-Za-z_\-]{35}"),
+    ("aws_access_key_id", r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
+    (
+        "github_token",
+        r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
+    ),
+    ("slack_token", r"\bxox[abprs]-[A-Za-z0-9\-]{10,}"),
+    (
+        "jwt",
+        r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
+    ),
+];
+
+/// How each built-in secret begins: a tail of a delta that is a prefix of
+/// one of these (or starts with one) may be a secret cut in two.
+const STARTS: &[&str] = &[
+    "sk-",
+    "AIza",
+    "AKIA",
+    "ASIA",
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "github_pat_",
+    "xoxa-",
+    "xoxb-",
+    "xoxp-",
+    "xoxr-",
+    "xoxs-",
+    "eyJ",
+];
+/// The shortest tail held: a secret cut within its first two characters
+/// is not joined (docs/redact.md).
+pub const MIN_HELD: usize = 3;
+const PEM_BEGIN: &str = "-----BEGIN ";
+
+fn is_token_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')
+}
+
+/// Matches secrets in text.
+pub struct Redactor {
+    /// Built-ins then user patterns, with the kind each reports.
+    patterns: Vec<(&'static str, Regex)>,
+    /// Matches per kind, in `patterns` order.
+    counts: Rc<Vec<Cell<u64>>>,
+}
+
+impl Redactor {
+    /// The built-in patterns plus `user` (each a regex; kind `custom`).
+    pub fn new(user: &[String]) -> Result<Self, regex::Error> {
+        let mut patterns = Vec::new();
+        for (kind, re) in KINDS {
+            patterns.push((*kind, Regex::new(re).expect("built-in pattern is valid")));
+        }
+        for re in user {
+            patterns.push(("custom", Regex::new(re)?));
+        }
+        let counts = Rc::new(patterns.iter().map(|_| Cell::new(0)).collect());
+        Ok(Redactor { patterns, counts })
+    }
+
+    /// Counts per kind, shared with the caller, for `--stats`.
+    pub fn counter(&self) -> RedactCounts {
+        RedactCounts {
+            kinds: self.patterns.iter().map(|(k, _)| *k).collect(),
+            counts: Rc::clone(&self.counts),
+        }
+    }
+
+    /// `s` with every secret replaced, or `None` when it has none.
+    pub fn redact(&self, s: &str) -> Option<String> {
+        let mut out: Option<String> = None;
+        for (i, (kind, re)) in self.patterns.iter().enumerate() {
+            let cur = out.as_deref().unwrap_or(s);
+            if !re.is_match(cur) {
+                continue;
+            }
+            let mut n = 0;
+            let marker = format!("[REDACTED:{kind}]");
+            let r = re
+                .replace_all(cur, |_: &regex::Captures<'_>| {
+                    n += 1;
+                    marker.clone()
+                })
+                .into_owned();
+            // An empty match (a user pattern like `x*`) replaces nothing real.
+            if r != cur {
+                self.counts[i].set(self.counts[i].get() + n);
+                out = Some(r);
+            }
+        }
+        out
+    }
+
+    /// A JSON value with the secrets in its text replaced; still valid
+    /// JSON (a user pattern whose match spans JSON syntax is applied to
+    /// the value's strings instead).
+    fn redact_json<'a>(&self, j: &Json<'a>) -> Option<Json<'static>> {
+        let r = self.redact(j.get())?;
+        if serde_json::from_str::<serde::de::IgnoredAny>(&r).is_ok() {
+            return Some(Json::assembled(r));
+        }
+        let mut v: serde_json::Value = serde_json::from_str(j.get()).ok()?;
+        self.redact_value(&mut v);
+        Some(Json::assembled(v.to_string()))
+    }
+
+    fn redact_value(&self, v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::String(s) => {
+                if let Some(r) = self.redact(s) {
+                    *s = r;
+                }
+            }
+            serde_json::Value::Array(a) => a.iter_mut().for_each(|x| self.redact_value(x)),
+            serde_json::Value::Object(o) => o.values_mut().for_each(|x| self.redact_value(x)),
+            _ => {}
+        }
+    }
+
+    fn str<'a>(&self, s: &mut Cow<'a, str>) -> bool {
+        match self.redact(s) {
+            Some(r) => {
+                *s = Cow::Owned(r);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn opt(&self, s: &mut Option<Cow<'_, str>>) -> bool {
+        s.as_mut().is_some_and(|s| self.str(s))
+    }
+
+    fn json(&self, j: &mut Json<'_>) -> bool {
+        match self.redact_json(j) {
+            Some(r) => {
+                *j = r;
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn start(&self, t: &mut ToolStart<'_>) -> bool {
+        let mut hit = self.json(&mut t.args);
+        for f in [
+            &mut t.command,
+            &mut t.cwd,
+            &mut t.path,
+            &mut t.pattern,
+            &mut t.url,
+            &mut t.query,
+            &mut t.description,
+        ] {
+            hit |= self.opt(f);
+        }
+        if let Some(d) = &mut t.details {
+            for f in [
+                &mut d.old_string,
+                &mut d.new_string,
+                &mut d.file_content,
+                &mut d.plan,
+                &mut d.title,
+                &mut d.overview,
+            ] {
+                hit |= self.opt(f);
+            }
+        }
+        hit
+    }
+
+    fn end(&self, t: &mut ToolEnd<'_>) -> bool {
+        let mut hit = false;
+        if let Some(r) = &mut t.result {
+            hit |= self.json(r);
+        }
+        if let Some(o) = &t.output
+            && let Some(r) = self.redact(&o.as_str())
+        {
+            t.output = Some(Text::Plain(Cow::Owned(r)));
+            hit = true;
+        }
+        hit |= self.opt(&mut t.patch);
+        hit |= self.opt(&mut t.error);
+        if let Some(s) = &mut t.start {
+            hit |= self.start(s);
+        }
+        hit
+    }
+
+    /// Redact every text-bearing field of `k` in place; true if any changed.
+    fn kind(&self, k: &mut Kind<'_>) -> bool {
+        match k {
+            Kind::UserMessage { text }
+            | Kind::ThinkingDelta { text }
+            | Kind::TextDelta { text }
+            | Kind::ShellOutputDelta { text, .. }
+            | Kind::AssistantMessage { text }
+            | Kind::Thinking { text, .. } => self.str(text),
+            Kind::Summary { text, .. } => self.opt(text),
+            Kind::ToolCallStarted(t) => self.start(t),
+            Kind::ToolCallProgress { partial, .. } => self.json(partial),
+            Kind::ToolCallCompleted(t) => self.end(t),
+            Kind::ToolCall(b) => {
+                let (s, e) = &mut **b;
+                self.start(s) | self.end(e)
+            }
+            Kind::Result(r) => self.opt(&mut r.text) | self.opt(&mut r.error),
+            Kind::Error {
+                message, source, ..
+            } => self.str(message) | self.opt(source),
+            Kind::Unknown { raw } => self.json(raw),
+            Kind::SessionStarted(_)
+            | Kind::ThinkingCompleted { .. }
+            | Kind::UsageDelta(_)
+            | Kind::TurnEnded { .. } => false,
+        }
+    }
+}
+
+/// Where in `s` a possible secret's unfinished beginning starts (`None`:
+/// nothing to hold). Bounded by [`WINDOW`].
+pub fn held_from(s: &str) -> Option<usize> {
+    let min = s.len().saturating_sub(WINDOW);
+    // An unclosed PEM header.
+    if let Some(b) = s[min..].rfind(PEM_BEGIN).map(|b| b + min)
+        && !s[b..]
+            .find("-----END ")
+            .is_some_and(|e| s[b + e..].contains("PRIVATE KEY-----"))
+    {
+        return Some(b);
+    }
+    // A PEM header itself cut in two ("-----BEG") after a space or line break.
+    let mut pem = None;
+    for k in (1..PEM_BEGIN.len()).rev() {
+        let at = s.len().saturating_sub(k);
+        if s.len() >= k
+            && s.is_char_boundary(at)
+            && PEM_BEGIN.starts_with(&s[at..])
+            && (at == 0 || s.as_bytes()[at - 1].is_ascii_whitespace())
+        {
+            pem = Some(at);
+            break;
+        }
+    }
+    let bytes = s.as_bytes();
+    let mut i = s.len();
+    while i > min && is_token_byte(bytes[i - 1]) {
+        i -= 1;
+    }
+    // The run must begin at a word boundary, as the patterns do.
+    // A run shorter than [`MIN_HELD`] is not held: a delta ending in a
+    // word's first letter is common, a secret cut there is not.
+    if s.len() - i < MIN_HELD || (i > 0 && is_token_byte(bytes[i - 1])) {
+        return pem;
+    }
+    let run = &s[i..];
+    let token = STARTS
+        .iter()
+        .any(|p| run.starts_with(p) || p.starts_with(run))
+        .then_some(i);
+    match (token, pem) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// `--stats` counts per kind.
+#[derive(Clone)]
+pub struct RedactCounts {
+    kinds: Vec<&'static str>,
+    counts: Rc<Vec<Cell<u64>>>,
+}
+
+impl RedactCounts {
+    /// `(kind, count)` for kinds that matched, a kind's user patterns summed.
+    pub fn nonzero(&self) -> Vec<(&'static str, u64)> {
+        let mut out: Vec<(&'static str, u64)> = Vec::new();
+        for (k, c) in self.kinds.iter().zip(self.counts.iter()) {
+            if c.get() == 0 {
+                continue;
+            }
+            match out.iter_mut().find(|(n, _)| n == k) {
+                Some(e) => e.1 += c.get(),
+                None => out.push((k, c.get())),
+            }
+        }
+        out
+    }
+}
+
+/// Which stream a held tail belongs to.
+#[derive(PartialEq, Eq)]
+enum Stream {
+    Text,
+    Thinking,
+    Shell(String, OutStream),
+}
+
+struct Held {
+    session: Session,
+    stream: Stream,
+    ts: Option<i64>,
+    text: String,
+}
+
+/// Redacts events, then hands them on to `inner`.
+pub struct Redact<'s> {
+    inner: Box<dyn Sink + 's>,
+    r: Redactor,
+    held: Option<Held>,
+}
+
+impl<'s> Redact<'s> {
+    pub fn new(inner: Box<dyn Sink + 's>, r: Redactor) -> Self {
+        Redact {
+            inner,
+            r,
+            held: None,
+        }
+    }
+
+    fn delta_event(stream: &Stream, ts: Option<i64>, text: String) -> Event<'static> {
+        let text = Cow::Owned(text);
+        let kind = match stream {
+            Stream::Text => Kind::TextDelta { text },
+            Stream::Thinking => Kind::ThinkingDelta { text },
+            Stream::Shell(id, out) => Kind::ShellOutputDelta {
+                call_id: Cow::Owned(id.clone()),
+                stream: *out,
+                text,
+            },
+        };
+        Event::at(ts, kind)
+    }
+
+    /// Write the held tail (redacted) as a delta of its stream.
+    fn release(&mut self) -> io::Result<()> {
+        if let Some(h) = self.held.take() {
+            let text = self.r.redact(&h.text).unwrap_or(h.text);
+            self.inner
+                .event(&h.session, &Self::delta_event(&h.stream, h.ts, text))?;
+        }
+        Ok(())
+    }
+
+    fn delta(&mut self, s: &Session, ev: &Event<'_>, stream: Stream, text: &str) -> io::Result<()> {
+        let same = self
+            .held
+            .as_ref()
+            .is_some_and(|h| h.stream == stream && h.session == *s);
+        if !same {
+            self.release()?;
+            if held_from(text).is_none() {
+                // Nothing held on either side: the event as it came.
+                return self.plain(s, ev);
+            }
+        }
+        let whole = match self.held.take() {
+            Some(h) => h.text + text,
+            None => text.to_owned(),
+        };
+        let cut = held_from(&whole).unwrap_or(whole.len());
+        let now = &whole[..cut];
+        let out = (!now.is_empty()).then(|| self.r.redact(now).unwrap_or_else(|| now.to_owned()));
+        if cut < whole.len() {
+            self.held = Some(Held {
+                session: s.clone(),
+                stream: stream_of(ev).expect("a delta"),
+                ts: ev.ts,
+                text: whole[cut..].to_owned(),
+            });
+        }
+        match out {
+            Some(t) => self.inner.event(s, &Self::delta_event(&stream, ev.ts, t)),
+            None => Ok(()),
+        }
+    }
+
+    fn plain(&mut self, s: &Session, ev: &Event<'_>) -> io::Result<()> {
+        let mut kind = ev.kind.clone();
+        if self.r.kind(&mut kind) {
+            self.inner.event(s, &Event::at(ev.ts, kind))
+        } else {
+            self.inner.event(s, ev)
+        }
+    }
+}
+
+fn stream_of(ev: &Event<'_>) -> Option<Stream> {
+    match &ev.kind {
+        Kind::TextDelta { .. } => Some(Stream::Text),
+        Kind::ThinkingDelta { .. } => Some(Stream::Thinking),
+        Kind::ShellOutputDelta {
+            call_id, stream, ..
+        } => Some(Stream::Shell(call_id.to_string(), *stream)),
+        _ => None,
+    }
+}
+
+impl Sink for Redact<'_> {
+    fn starts(&self) -> Starts {
+        self.inner.starts()
+    }
+
+    fn begin(&mut self, s: &Session) -> io::Result<()> {
+        self.inner.begin(s)
+    }
+
+    fn event(&mut self, s: &Session, ev: &Event<'_>) -> io::Result<()> {
+        let text = match &ev.kind {
+            Kind::TextDelta { text } | Kind::ThinkingDelta { text } => text,
+            Kind::ShellOutputDelta { text, .. } => text,
+            _ => {
+                self.release()?;
+                return self.plain(s, ev);
+            }
+        };
+        let stream = stream_of(ev).expect("a delta");
+        self.delta(s, ev, stream, text)
+    }
+
+    fn end(&mut self, s: &Session) -> io::Result<()> {
+        self.release()?;
+        self.inner.end(s)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+
+    fn idle(&mut self) -> io::Result<()> {
+        // Held text never waits for input that may not come.
+        self.release()?;
+        self.inner.idle()
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        self.release()?;
+        self.inner.finish()
+    }
+}

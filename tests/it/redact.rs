@@ -1,0 +1,166 @@
+//! `--redact` (docs/redact.md): secrets never reach the output, in any
+//! format, however the stream splits them; output without secrets is
+//! unchanged.
+
+use cstream::transform::redact::Redactor;
+use proptest::prelude::*;
+
+use crate::common::{FORMATS, cstream, cstream_file, fixtures, run_fixture};
+
+/// The secrets planted in fixtures/events/redact_every-kind-split-deltas-tool-output.jsonl.
+const PLANTED: &[&str] = &[
+    "sk-proj-FAKEfake0123456789abcdefABCDEF",
+    "internal-424242",
+    "xoxb-1234567890-FAKEfakeFAKE",
+    "sk-ant-api03-FAKEfake0123456789abcdefghij",
+    "AIzaSyFAKEfake0123456789abcdefghijklm12",
+    "AKIAIOSFODNN7EXAMPLE",
+    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.FAKEsignature0123",
+    "ghp_FAKEfake0123456789abcdefghijklmnopqr",
+    "MIIEFAKEfakeFAKEfake",
+    "github_pat_FAKE0123456789abcdefghijkl",
+    "ghs_FAKEfake0123456789abcdefghijklmnopqr",
+    // Each half of the secrets split across two deltas.
+    "FAKEfake0123456789abcdefghij",
+    "0123456789abcdefghijklmnopqr",
+];
+
+fn the_fixture() -> std::path::PathBuf {
+    crate::common::fixtures_dir().join("events/redact_every-kind-split-deltas-tool-output.jsonl")
+}
+
+#[test]
+fn planted_secrets_never_reach_any_format() {
+    let f = the_fixture();
+    for (row, args) in FORMATS {
+        let out = run_fixture(&f, args).out();
+        for s in PLANTED {
+            assert!(!out.contains(s), "{row}: {s} in\n{out}");
+        }
+        assert!(out.contains("[REDACTED:"), "{row}: nothing redacted");
+        // Near misses stay.
+        if !args.contains(&"openai-sse") && !args.contains(&"openai") {
+            assert!(out.contains("sk-short"), "{row}: a false positive");
+        }
+    }
+    let plain = cstream_file(&["--to", "events"], &f).out();
+    assert!(plain.contains(PLANTED[0]), "the fixture plants secrets");
+}
+
+#[test]
+fn stats_count_each_kind() {
+    let run = cstream_file(
+        &[
+            "--redact",
+            "--redact-pattern",
+            "internal-[0-9]{6}",
+            "--stats",
+        ],
+        &the_fixture(),
+    );
+    for kind in [
+        "redacted_pem_private_key=1",
+        "redacted_anthropic_key=1",
+        "redacted_openai_key=1",
+        "redacted_google_api_key=1",
+        "redacted_aws_access_key_id=1",
+        "redacted_slack_token=1",
+        "redacted_jwt=1",
+        "redacted_custom=1",
+    ] {
+        assert!(run.stderr.contains(kind), "{kind} missing: {}", run.stderr);
+    }
+    let off = cstream_file(&["--stats"], &the_fixture());
+    assert!(!off.stderr.contains("redacted"), "{}", off.stderr);
+}
+
+/// Over every fixture and format: with `--redact`, no text the built-in
+/// patterns match is left; a fixture without any is written byte for byte
+/// as without `--redact`.
+#[test]
+fn every_fixture_redacted_or_unchanged() {
+    let r = Redactor::new(&[]).unwrap();
+    for f in fixtures() {
+        let input = std::fs::read_to_string(&f).unwrap_or_default();
+        let clean = r.redact(&input).is_none();
+        for (row, args) in FORMATS {
+            let mut with: Vec<&str> = args.to_vec();
+            with.push("--redact");
+            let red = run_fixture(&f, &with);
+            assert!(
+                r.redact(&String::from_utf8_lossy(&red.stdout)).is_none(),
+                "{}: {row}: a secret left",
+                f.display()
+            );
+            if clean {
+                let plain = run_fixture(&f, args);
+                assert!(
+                    plain.stdout == red.stdout,
+                    "{}: {row}: --redact changed output without secrets",
+                    f.display()
+                );
+            }
+        }
+    }
+}
+
+fn stream(parts: &[&str]) -> Vec<u8> {
+    let mut s =
+        String::from("{\"type\":\"session_started\",\"sessionId\":\"p\",\"dialect\":\"cursor\"}\n");
+    for p in parts {
+        let text = serde_json::to_string(p).unwrap();
+        s.push_str(&format!(
+            "{{\"type\":\"text_delta\",\"sessionId\":\"p\",\"text\":{text}}}\n"
+        ));
+    }
+    s.into_bytes()
+}
+
+const SECRETS: &[&str] = &[
+    "sk-proj-FAKEfake0123456789abcdefABCDEF",
+    "sk-ant-api03-FAKEfake0123456789abcdefghij",
+    "AIzaSyFAKEfake0123456789abcdefghijklm12",
+    "ASIAIOSFODNN7EXAMPLE",
+    "gho_FAKEfake0123456789abcdefghijklmnopqr",
+    "xoxp-1234567890-FAKEfakeFAKE",
+    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.FAKEsignature0123",
+    "-----BEGIN PRIVATE KEY-----\nMIIEFAKEfakeFAKEfake\n-----END PRIVATE KEY-----",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// A text with a secret, cut into deltas at any points: the secret
+    /// never appears, every other byte does, in order.
+    #[test]
+    fn split_anywhere_still_redacted(
+        which in 0..SECRETS.len(),
+        before in "[a-z ]{0,12}",
+        after in "[ .,][a-z ]{0,12}",
+        cuts in proptest::collection::vec(any::<prop::sample::Index>(), 0..4),
+    ) {
+        let secret = SECRETS[which];
+        let text = format!("{before} {secret}{after}");
+        // Not within the secret's first two characters (MIN_HELD).
+        let start = before.len() + 1;
+        let mut points: Vec<usize> = cuts
+            .iter()
+            .map(|i| i.index(text.len() + 1))
+            .filter(|p| !(start < *p && *p < start + 3))
+            .collect();
+        points.sort_unstable();
+        points.dedup();
+        let mut parts = Vec::new();
+        let mut last = 0;
+        for p in points {
+            parts.push(&text[last..p]);
+            last = p;
+        }
+        parts.push(&text[last..]);
+        let out = cstream(&["--from", "events", "--to", "text", "--redact"], &stream(&parts)).out();
+        prop_assert!(!out.contains(secret), "{out}");
+        let expect = format!("{before} [REDACTED:");
+        prop_assert!(out.contains(&expect), "{out}");
+        prop_assert!(out.contains(&after), "{out}");
+    }
+}
