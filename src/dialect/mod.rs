@@ -403,14 +403,6 @@ pub enum Detected {
     Invalid,
 }
 
-/// Tell the dialect from one JSON object, or `None` when it cannot be told.
-pub fn detect(rec: &str) -> Option<Dialect> {
-    match detect_record(rec) {
-        Detected::Is(d) => Some(d),
-        _ => None,
-    }
-}
-
 /// The detection table (docs/dialects.md#detection). No single key decides
 /// where dialects share a shape: Claude Code and cursor-agent both write
 /// `system`/`init`, `assistant` and `result` lines, so those are told apart
