@@ -139,6 +139,7 @@ pub mod __internal {
     #[cfg(feature = "cli")]
     pub use crate::cli::{Cli, ColorEnv, Generate, generate, main};
     pub use crate::diag::Diag;
+    pub use crate::output::transcript::markdown::OUTPUT_CAP_BYTES;
     pub use crate::run::{BINARY_SNIFF_BYTES, DIALECT_CHECK_RECORDS, convert, run_with_stdin};
     pub use crate::terminal::is_unsafe;
 }
