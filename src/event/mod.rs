@@ -458,8 +458,8 @@ impl<'a> ToolStart<'a> {
 
     /// A detached copy with only what a one-line label reads: the id, the
     /// tool name and the fields [`ToolStart::key_arg`] chooses from
-    /// ([`Starts::Label`]); the arguments are `null`.
-    pub fn label_copy(&self) -> ToolStart<'static> {
+    /// (`Starts::Label`); the arguments are `null`.
+    pub(crate) fn label_copy(&self) -> ToolStart<'static> {
         let own = |s: &Option<Str<'_>>| s.as_deref().map(|s| Cow::Owned(s.to_owned()));
         ToolStart {
             command: own(&self.command),
@@ -528,9 +528,10 @@ pub struct ToolEnd<'a> {
     /// Synthesized for a call still open when its session ended.
     pub cancelled: bool,
     /// The call's start, handed on by the normalizer to the sinks that ask
-    /// for it ([`Sink::starts`]), so that no format keeps its own table of
+    /// for it (`Sink::starts`), so that no format keeps its own table of
     /// starts: `None` when the start never came (a capture cut before it)
-    /// or no sink asked. Never written by the events format.
+    /// or no sink asked (`for_each_event` does not). Never written by the
+    /// events format.
     pub start: Option<Box<ToolStart<'a>>>,
     /// Live output (`shell_output_delta`) of the call went out while it was
     /// open, so its `output` repeats it. Set only with [`ToolEnd::start`]
