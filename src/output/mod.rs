@@ -7,6 +7,7 @@
 //! the next line is read; whole-value formats (`documents`, `openai-json`)
 //! hold one session's result and write it at `end`.
 
+pub mod anthropic;
 pub mod chat;
 pub mod documents;
 pub mod events;
@@ -36,16 +37,22 @@ pub enum Format {
     Documents,
     /// The same documents as a live SSE stream.
     DocumentsSse,
+    /// Anthropic Messages streaming (named SSE events).
+    AnthropicSse,
+    /// The non-streaming Anthropic `Message` object, one per session.
+    AnthropicJson,
 }
 
 impl Format {
     /// Every format, in the order `--help` lists them. The command line,
     /// the man page, the completions and the tests all derive from this list.
-    pub const ALL: [Format; 6] = [
+    pub const ALL: [Format; 8] = [
         Format::Text,
         Format::Events,
         Format::OpenAiSse,
         Format::OpenAiJson,
+        Format::AnthropicSse,
+        Format::AnthropicJson,
         Format::Documents,
         Format::DocumentsSse,
     ];
@@ -59,6 +66,8 @@ impl Format {
             Format::OpenAiJson => "openai-json",
             Format::Documents => "documents",
             Format::DocumentsSse => "documents-sse",
+            Format::AnthropicSse => "anthropic-sse",
+            Format::AnthropicJson => "anthropic-json",
         }
     }
 
@@ -73,6 +82,8 @@ impl Format {
                 "One ChatResponse JSON per session, the answer split into typed documents"
             }
             Format::DocumentsSse => "The same documents as a live Server-Sent Events stream",
+            Format::AnthropicSse => "Anthropic Messages streaming (SSE), one stream per session",
+            Format::AnthropicJson => "The Anthropic Message object, one per session",
         }
     }
 
@@ -83,7 +94,10 @@ impl Format {
 
     /// True for formats that write one SSE stream per session.
     pub fn is_sse(self) -> bool {
-        matches!(self, Format::OpenAiSse | Format::DocumentsSse)
+        matches!(
+            self,
+            Format::OpenAiSse | Format::DocumentsSse | Format::AnthropicSse
+        )
     }
 }
 
@@ -138,5 +152,7 @@ pub fn sink<'w, W: Write + 'w>(format: Format, opts: &OutputOptions, w: W) -> Bo
         Format::OpenAiJson => Box::new(openai::JsonSink::new(w, opts)),
         Format::Documents => Box::new(documents::DocumentsSink::new(w, opts)),
         Format::DocumentsSse => Box::new(documents::sse::DocumentsSseSink::new(w, opts)),
+        Format::AnthropicSse => Box::new(anthropic::SseSink::new(w, opts)),
+        Format::AnthropicJson => Box::new(anthropic::JsonSink::new(w, opts)),
     }
 }
