@@ -24,7 +24,7 @@ use serde_json::value::RawValue;
 
 use super::chat::{ChatOptions, Ending, Failure, Header, Piece, Stop, Turn};
 use super::{OutputOptions, Session, Sink};
-use crate::event::{Event, Usage};
+use crate::event::{Event, Starts, Usage};
 use crate::json::write_str;
 
 fn turn(opts: &OutputOptions) -> Turn {
@@ -323,6 +323,10 @@ impl<W: Write> SseSink<W> {
 }
 
 impl<W: Write> Sink for SseSink<W> {
+    fn starts(&self) -> Starts {
+        self.core.starts()
+    }
+
     fn begin(&mut self, s: &Session) -> io::Result<()> {
         self.core.begin(s);
         self.wire = SseWire::default();
@@ -394,6 +398,10 @@ impl<W: Write> JsonSink<W> {
 }
 
 impl<W: Write> Sink for JsonSink<W> {
+    fn starts(&self) -> Starts {
+        self.core.starts()
+    }
+
     fn begin(&mut self, s: &Session) -> io::Result<()> {
         self.core.begin(s);
         self.blocks.clear();

@@ -14,6 +14,7 @@ pub mod events;
 pub mod markdown;
 pub mod openai;
 pub mod text;
+pub mod transcript;
 
 use std::io::Write;
 
@@ -41,12 +42,14 @@ pub enum Format {
     AnthropicSse,
     /// The non-streaming Anthropic `Message` object, one per session.
     AnthropicJson,
+    /// A transcript to read and share: one Markdown document per session.
+    Markdown,
 }
 
 impl Format {
     /// Every format, in the order `--help` lists them. The command line,
     /// the man page, the completions and the tests all derive from this list.
-    pub const ALL: [Format; 8] = [
+    pub const ALL: [Format; 9] = [
         Format::Text,
         Format::Events,
         Format::OpenAiSse,
@@ -55,6 +58,7 @@ impl Format {
         Format::AnthropicJson,
         Format::Documents,
         Format::DocumentsSse,
+        Format::Markdown,
     ];
 
     /// The name `--to` takes.
@@ -68,6 +72,7 @@ impl Format {
             Format::DocumentsSse => "documents-sse",
             Format::AnthropicSse => "anthropic-sse",
             Format::AnthropicJson => "anthropic-json",
+            Format::Markdown => "markdown",
         }
     }
 
@@ -84,6 +89,9 @@ impl Format {
             Format::DocumentsSse => "The same documents as a live Server-Sent Events stream",
             Format::AnthropicSse => "Anthropic Messages streaming (SSE), one stream per session",
             Format::AnthropicJson => "The Anthropic Message object, one per session",
+            Format::Markdown => {
+                "A transcript to read and share: one Markdown document per session, tools and thinking collapsible"
+            }
         }
     }
 
@@ -154,5 +162,8 @@ pub fn sink<'w, W: Write + 'w>(format: Format, opts: &OutputOptions, w: W) -> Bo
         Format::DocumentsSse => Box::new(documents::sse::DocumentsSseSink::new(w, opts)),
         Format::AnthropicSse => Box::new(anthropic::SseSink::new(w, opts)),
         Format::AnthropicJson => Box::new(anthropic::JsonSink::new(w, opts)),
+        Format::Markdown => Box::new(transcript::Transcript::new(
+            transcript::markdown::Markdown::new(w),
+        )),
     }
 }

@@ -30,4 +30,5 @@ mod regression;
 mod roundtrip;
 mod snapshots;
 mod text_terminal;
+mod transcript;
 mod transforms;
