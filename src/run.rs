@@ -167,7 +167,7 @@ struct Pipeline<'s> {
     /// The dialect `--from` forced (`None` with auto-detection).
     forced: Option<Dialect>,
     /// Records of the current input, and those of them that only gave
-    /// `unknown` events (counted with a forced dialect).
+    /// `unknown` events (counted with a forced dialect, until it is judged).
     records: u64,
     unknown_records: u64,
     /// The current input was checked against the forced dialect.
@@ -221,11 +221,17 @@ impl<'s> Pipeline<'s> {
     }
 
     /// Report the sessions that ended badly since the last call (with
-    /// `-e`), one line each.
+    /// `-e`), one line each. Called after every record: the check is
+    /// inlined, the report is not.
+    #[inline]
     fn report_endings(&mut self, diag: &mut Diag) {
-        if !self.norm.has_ended() {
-            return;
+        if self.norm.has_ended() {
+            self.report_ended(diag);
         }
+    }
+
+    #[cold]
+    fn report_ended(&mut self, diag: &mut Diag) {
         for e in self.norm.take_ended() {
             if !self.report_sessions {
                 continue;
@@ -339,7 +345,7 @@ impl Handler for Pipeline<'_> {
                 }
             }
             drop_impossible_ts(&mut item, Some(line), diag);
-            norm.item(item, sink, diag)
+            norm.item(&mut item, sink, diag)
         })?;
         self.name_dialect();
         if parsed == Parsed::Done {
@@ -347,9 +353,11 @@ impl Handler for Pipeline<'_> {
                 self.begun = true;
                 self.notices = 0;
             }
-            self.records += 1;
-            self.unknown_records += u64::from(unknown && !known);
-            self.check_dialect(diag, false);
+            if judge {
+                self.records += 1;
+                self.unknown_records += u64::from(unknown && !known);
+                self.check_dialect(diag, false);
+            }
         }
         self.report_endings(diag);
         self.check_sessions(diag);
@@ -366,7 +374,8 @@ impl Handler for Pipeline<'_> {
             fatal: false,
             source: Some("stdout".into()),
         });
-        self.norm.item(Item::Event(ev), &mut *self.sink, diag)?;
+        self.norm
+            .item(&mut Item::Event(ev), &mut *self.sink, diag)?;
         self.report_endings(diag);
         self.check_sessions(diag);
         if self.strict {
@@ -538,7 +547,7 @@ fn one_input<R: Read>(
         let sink = &mut *p.sink;
         p.parser.finish(&mut |mut item| {
             drop_impossible_ts(&mut item, None, diag);
-            norm.item(item, sink, diag)
+            norm.item(&mut item, sink, diag)
         })?;
     }
     if p.parser.undecided() {
