@@ -439,7 +439,8 @@ impl Handler for Pipeline<'_> {
             source: Some("stdout".into()),
         });
         self.norm.line = line;
-        self.norm.item(&mut Item::Event(ev), &mut *self.sink, diag)?;
+        self.norm
+            .item(&mut Item::Event(ev), &mut *self.sink, diag)?;
         self.report_endings(diag);
         self.check_sessions(diag);
         if self.strict {
