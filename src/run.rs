@@ -173,7 +173,7 @@ struct Pipeline<'s> {
     /// The dialect `--from` forced (`None` with auto-detection).
     forced: Option<Dialect>,
     /// Records of the current input, and those of them that only gave
-    /// `unknown` events (counted with a forced dialect).
+    /// `unknown` events (counted with a forced dialect, until it is judged).
     records: u64,
     unknown_records: u64,
     /// The current input was checked against the forced dialect.
@@ -251,11 +251,17 @@ impl<'s> Pipeline<'s> {
     }
 
     /// Report the sessions that ended badly since the last call (with
-    /// `-e`), one line each.
+    /// `-e`), one line each. Called after every record: the check is
+    /// inlined, the report is not.
+    #[inline]
     fn report_endings(&mut self, diag: &mut Diag) {
-        if !self.norm.has_ended() {
-            return;
+        if self.norm.has_ended() {
+            self.report_ended(diag);
         }
+    }
+
+    #[cold]
+    fn report_ended(&mut self, diag: &mut Diag) {
         for e in self.norm.take_ended() {
             if !self.report_sessions {
                 continue;
@@ -350,9 +356,12 @@ impl<'s> Pipeline<'s> {
                 self.begun = true;
                 self.notices = 0;
             }
-            self.records += 1;
-            self.unknown_records += u64::from(unknown);
-            self.check_dialect(diag, false);
+            // Counted only while a forced dialect is being judged.
+            if self.forced.is_some() && !self.dialect_checked {
+                self.records += 1;
+                self.unknown_records += u64::from(unknown);
+                self.check_dialect(diag, false);
+            }
         }
         self.report_endings(diag);
         self.check_sessions(diag);
@@ -414,7 +423,7 @@ impl Handler for Pipeline<'_> {
             }
             drop_impossible_ts(&mut item, line, diag);
             norm.line = line;
-            norm.item(item, sink, diag)
+            norm.item(&mut item, sink, diag)
         })?;
         self.recorded(parsed, unknown && !known, diag)?;
         Ok(parsed)
@@ -433,7 +442,7 @@ impl Handler for Pipeline<'_> {
             }
             drop_impossible_ts(&mut item, line, diag);
             self.norm.line = line;
-            self.norm.item(item, &mut *self.sink, diag)?;
+            self.norm.item(&mut item, &mut *self.sink, diag)?;
         }
         // The emptied list keeps its (small) capacity for the next one.
         self.held = held;
@@ -450,7 +459,8 @@ impl Handler for Pipeline<'_> {
             source: Some("stdout".into()),
         });
         self.norm.line = line;
-        self.norm.item(Item::Event(ev), &mut *self.sink, diag)?;
+        self.norm
+            .item(&mut Item::Event(ev), &mut *self.sink, diag)?;
         self.report_endings(diag);
         self.check_sessions(diag);
         if self.strict {
@@ -635,7 +645,7 @@ fn one_input<R: Read>(
         p.parser.finish(&mut |line, mut item| {
             drop_impossible_ts(&mut item, line, diag);
             norm.line = line;
-            norm.item(item, sink, diag)
+            norm.item(&mut item, sink, diag)
         })?;
     }
     if let Some(line) = p.parser.guessed_at() {
