@@ -29,6 +29,7 @@ mod readme;
 mod regression;
 mod roundtrip;
 mod snapshots;
+mod summary;
 mod text_terminal;
 mod transcript;
 mod transforms;
