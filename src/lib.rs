@@ -60,6 +60,7 @@ mod prefix;
 mod run;
 mod stats;
 mod strings;
+mod summary;
 mod terminal;
 mod time;
 mod transform;
