@@ -12,6 +12,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod anthropic;
 mod backpressure;
 mod bench_gen;
 mod cli;
@@ -28,6 +29,7 @@ mod readme;
 mod regression;
 mod roundtrip;
 mod snapshots;
+mod summary;
 mod text_terminal;
 mod transcript;
 mod transforms;
