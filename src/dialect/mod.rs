@@ -15,6 +15,7 @@ pub mod cursor;
 pub mod cursor_sdk;
 pub mod events;
 pub mod gemini;
+pub mod sessions;
 
 use std::io;
 
@@ -207,13 +208,15 @@ pub enum Dialect {
     CursorSdk,
     /// cstream's own `--to events` output.
     Events,
+    /// Claude Code's saved project transcripts (`~/.claude/projects`).
+    ClaudeProject,
 }
 
 impl Dialect {
     /// Every dialect, in the order `--help` lists them (after `auto`). The
     /// command line, the man page, the completions and the tests derive
     /// from this list.
-    pub const ALL: [Dialect; 7] = [
+    pub const ALL: [Dialect; 8] = [
         Dialect::Cursor,
         Dialect::Claude,
         Dialect::Codex,
@@ -221,6 +224,7 @@ impl Dialect {
         Dialect::Acp,
         Dialect::CursorSdk,
         Dialect::Events,
+        Dialect::ClaudeProject,
     ];
 
     /// One line for `--help`.
@@ -233,6 +237,7 @@ impl Dialect {
             Dialect::Acp => "Agent Client Protocol traffic (JSON-RPC session/update)",
             Dialect::CursorSdk => "Cursor SDK InteractionUpdate deltas or SDKMessage run stream",
             Dialect::Events => "cstream's own --to events output",
+            Dialect::ClaudeProject => "Claude Code saved transcripts (~/.claude/projects/*/*.jsonl)",
         }
     }
 
@@ -251,6 +256,7 @@ impl Dialect {
             Dialect::Acp => "acp",
             Dialect::CursorSdk => "cursor-sdk",
             Dialect::Events => "events",
+            Dialect::ClaudeProject => sessions::claude_project::NAME,
         }
     }
 
@@ -264,6 +270,9 @@ impl Dialect {
             Dialect::Acp => Box::new(acp::AcpParser::default()),
             Dialect::CursorSdk => Box::new(cursor_sdk::CursorSdkParser::default()),
             Dialect::Events => Box::new(events::EventsParser::default()),
+            Dialect::ClaudeProject => {
+                Box::new(sessions::claude_project::ClaudeProjectParser::default())
+            }
         }
     }
 }
@@ -354,6 +363,13 @@ struct Probe<'a> {
     status: Has,
     #[serde(default)]
     summary: Has,
+    // Saved session files.
+    #[serde(rename = "parentUuid", default)]
+    parent_uuid: sessions::Present,
+    #[serde(rename = "leafUuid", default)]
+    leaf_uuid: Has,
+    #[serde(rename = "isSidechain", default)]
+    is_sidechain: Has,
 }
 
 /// Keys of an `assistant`/`user` line's `message` that only Claude Code
@@ -441,6 +457,9 @@ pub fn detect_record(rec: &str) -> Detected {
             .is_some_and(|m| m.starts_with("session/"))
     {
         return Detected::Is(Acp);
+    }
+    if let Some(d) = sessions_rule(&p, ty) {
+        return Detected::Is(d);
     }
     if p.session_id_camel.is_some() && events::is_event_type(ty) {
         return Detected::Is(Events);
@@ -541,6 +560,18 @@ pub fn detect_record(rec: &str) -> Detected {
         }
         _ => Detected::Undecided,
     }
+}
+
+/// The saved session files: a Claude Code transcript's records carry their
+/// place in the conversation's chain (`parentUuid`, `isSidechain`) or are
+/// its bookkeeping (`summary` with `leafUuid`, file snapshots, queue
+/// operations), which no live stream writes.
+fn sessions_rule(p: &Probe<'_>, ty: &str) -> Option<Dialect> {
+    let claude_project = p.parent_uuid.0
+        || p.leaf_uuid.is_some()
+        || p.is_sidechain.is_some()
+        || matches!(ty, "file-history-snapshot" | "queue-operation");
+    claude_project.then_some(Dialect::ClaudeProject)
 }
 
 /// A parser that picks its dialect from the first records it sees.

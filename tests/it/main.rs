@@ -27,6 +27,7 @@ mod properties;
 mod readme;
 mod regression;
 mod roundtrip;
+mod sessions;
 mod snapshots;
 mod text_terminal;
 mod transforms;
