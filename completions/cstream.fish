@@ -3,7 +3,8 @@ events\t'Normalized events, one compact JSON object per line'
 openai-sse\t'OpenAI Chat Completions streaming (SSE), one stream per session'
 openai-json\t'The OpenAI chat.completion object, one per session'
 documents\t'One ChatResponse JSON per session, the answer split into typed documents'
-documents-sse\t'The same documents as a live Server-Sent Events stream'"
+documents-sse\t'The same documents as a live Server-Sent Events stream'
+markdown\t'A transcript to read and share: one Markdown document per session, tools and thinking collapsible'"
 complete -c cstream -s f -l from -d 'Input dialect (auto: detected from each input\'s first lines)' -r -f -a "auto\t'Detect from each input\'s first lines'
 cursor\t'cursor-agent --output-format stream-json'
 claude\t'Claude Code -p --output-format stream-json --verbose'

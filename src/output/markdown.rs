@@ -144,6 +144,26 @@ impl Segmenter {
         self.mode == Mode::Prose && self.held.is_empty() && self.line == (Line::Start { spaces: 0 })
     }
 
+    /// The fence a writer that copies the text so far must add to end it
+    /// well formed: `(character, length)` of an open code block, counting
+    /// an opening fence on the unfinished last line as open and a closing
+    /// fence there as closed (both take effect at the line break the
+    /// writer adds). `None` when no block is open.
+    pub fn unclosed_fence(&self) -> Option<(u8, usize)> {
+        match (self.mode, self.line) {
+            (Mode::Prose, Line::Run { ch, count } | Line::Info { ch, count }) if count >= 3 => {
+                Some((ch, count))
+            }
+            (Mode::Prose, _) => None,
+            (Mode::Code { len, .. }, Line::Run { count, .. } | Line::Trailing { count })
+                if count >= len =>
+            {
+                None
+            }
+            (Mode::Code { ch, len, .. }, _) => Some((ch, len)),
+        }
+    }
+
     /// Segment the next piece of text.
     pub fn push(&mut self, text: &str, out: &mut dyn FnMut(Seg<'_>)) {
         let bytes = text.as_bytes();
@@ -382,6 +402,22 @@ impl Segmenter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unclosed_fence_counts_the_unfinished_line() {
+        let state = |text: &str| {
+            let mut s = Segmenter::new();
+            s.push(text, &mut |_| {});
+            s.unclosed_fence()
+        };
+        assert_eq!(state("prose\n"), None);
+        assert_eq!(state("```rust\nfn main"), Some((b'`', 3)));
+        assert_eq!(state("````\ncode\n```"), Some((b'`', 4)));
+        assert_eq!(state("````\ncode\n````"), None);
+        assert_eq!(state("~~~\ncode\n~~~  "), None);
+        assert_eq!(state("text\n```py"), Some((b'`', 3)));
+        assert_eq!(state("```\ncode\n```\n"), None);
+    }
 
     /// A segment as a test sees it: `None` for prose, else the block's fence.
     type Segs = Vec<(Option<Fence>, String)>;

@@ -13,6 +13,7 @@ pub mod events;
 pub mod markdown;
 pub mod openai;
 pub mod text;
+pub mod transcript;
 
 use std::io::Write;
 
@@ -36,18 +37,21 @@ pub enum Format {
     Documents,
     /// The same documents as a live SSE stream.
     DocumentsSse,
+    /// A transcript to read and share: one Markdown document per session.
+    Markdown,
 }
 
 impl Format {
     /// Every format, in the order `--help` lists them. The command line,
     /// the man page, the completions and the tests all derive from this list.
-    pub const ALL: [Format; 6] = [
+    pub const ALL: [Format; 7] = [
         Format::Text,
         Format::Events,
         Format::OpenAiSse,
         Format::OpenAiJson,
         Format::Documents,
         Format::DocumentsSse,
+        Format::Markdown,
     ];
 
     /// The name `--to` takes.
@@ -59,6 +63,7 @@ impl Format {
             Format::OpenAiJson => "openai-json",
             Format::Documents => "documents",
             Format::DocumentsSse => "documents-sse",
+            Format::Markdown => "markdown",
         }
     }
 
@@ -73,6 +78,9 @@ impl Format {
                 "One ChatResponse JSON per session, the answer split into typed documents"
             }
             Format::DocumentsSse => "The same documents as a live Server-Sent Events stream",
+            Format::Markdown => {
+                "A transcript to read and share: one Markdown document per session, tools and thinking collapsible"
+            }
         }
     }
 
@@ -138,5 +146,8 @@ pub fn sink<'w, W: Write + 'w>(format: Format, opts: &OutputOptions, w: W) -> Bo
         Format::OpenAiJson => Box::new(openai::JsonSink::new(w, opts)),
         Format::Documents => Box::new(documents::DocumentsSink::new(w, opts)),
         Format::DocumentsSse => Box::new(documents::sse::DocumentsSseSink::new(w, opts)),
+        Format::Markdown => Box::new(transcript::Transcript::new(
+            transcript::markdown::Markdown::new(w),
+        )),
     }
 }

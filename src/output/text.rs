@@ -698,7 +698,7 @@ impl<W: Write> TextSink<W> {
 }
 
 /// `exit 0 · 5.4s`, `+12 −3 · 20ms`, `cancelled`…
-fn outcome(t: &ToolEnd) -> String {
+pub(crate) fn outcome(t: &ToolEnd) -> String {
     let mut parts: Vec<String> = Vec::new();
     if t.cancelled {
         parts.push("cancelled".into());

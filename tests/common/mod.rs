@@ -66,6 +66,7 @@ pub const FORMATS: &[(&str, &[&str])] = &[
         "documents_sse",
         &["--to", "documents-sse", "--created", "1700000000"],
     ),
+    ("markdown", &["--to", "markdown"]),
 ];
 
 /// Every `--to` value, from the library's one list of formats.

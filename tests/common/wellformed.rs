@@ -11,7 +11,11 @@
 //!   line, every stream ending with `data: [DONE]`;
 //! - `documents-sse`: the same, with an optional `event: <name>` line
 //!   before each data line;
-//! - `openai-json`, `documents`: a sequence of JSON objects.
+//! - `openai-json`, `documents`: a sequence of JSON objects;
+//! - `markdown`: nothing a terminal or a bidi-aware viewer would interpret
+//!   (as `text` without colour), every code fence closed (block quotes
+//!   apart: a fence opened in a quote ends with it), and the `<details>`
+//!   lines cstream writes balanced outside code blocks.
 //!
 //! JSON is checked by the grammar with an explicit stack (any depth); the
 //! file needs nothing but std, so the fuzz crate can include it.
@@ -27,6 +31,7 @@ pub fn check(format: &str, color: bool, out: &[u8]) -> Result<(), String> {
         "openai-sse" => sse(s, false),
         "documents-sse" => sse(s, true),
         "openai-json" | "documents" => json_values(s),
+        "markdown" => markdown(s),
         other => Err(format!("unknown format {other:?}")),
     }
 }
@@ -313,6 +318,76 @@ fn json_values(s: &str) -> Result<(), String> {
     }
     if !s.is_empty() && !s.ends_with('\n') {
         return Err("output does not end with a newline".into());
+    }
+    Ok(())
+}
+
+/// A line that opens or closes a CommonMark code fence: up to three spaces,
+/// then three or more backticks or tildes. Returns the character, the run's
+/// length and what follows it.
+fn fence_of(line: &str) -> Option<(u8, usize, &str)> {
+    let rest = line.trim_start_matches(' ');
+    if line.len() - rest.len() > 3 {
+        return None;
+    }
+    let ch = *rest.as_bytes().first()?;
+    if ch != b'`' && ch != b'~' {
+        return None;
+    }
+    let run = rest.bytes().take_while(|b| *b == ch).count();
+    (run >= 3).then(|| (ch, run, &rest[run..]))
+}
+
+/// Fence state across lines: `Some((ch, len))` inside a code block.
+fn fence_step(open: &mut Option<(u8, usize)>, line: &str) {
+    match (*open, fence_of(line)) {
+        (None, Some((ch, len, info))) if !(ch == b'`' && info.contains('`')) => {
+            *open = Some((ch, len));
+        }
+        (Some((ch, len)), Some((c, run, rest)))
+            if c == ch && run >= len && rest.trim().is_empty() =>
+        {
+            *open = None;
+        }
+        _ => {}
+    }
+}
+
+fn markdown(s: &str) -> Result<(), String> {
+    text(s, false)?;
+    let mut fence: Option<(u8, usize)> = None;
+    let mut quoted: Option<(u8, usize)> = None;
+    let mut depth = 0usize;
+    for (n, line) in s.lines().enumerate() {
+        let n = n + 1;
+        if let Some(q) = line.strip_prefix('>') {
+            fence_step(&mut quoted, q.strip_prefix(' ').unwrap_or(q));
+            continue;
+        }
+        // A quote ends at a line outside it, and its code block with it.
+        quoted = None;
+        let was_code = fence.is_some();
+        fence_step(&mut fence, line);
+        if was_code || fence.is_some() {
+            continue;
+        }
+        match line {
+            "<details>" => depth += 1,
+            "</details>" if depth == 0 => {
+                return Err(format!("line {n}: </details> without <details>"));
+            }
+            "</details>" => depth -= 1,
+            _ => {}
+        }
+    }
+    if let Some((ch, len)) = fence {
+        return Err(format!(
+            "a code fence of {len} x {:?} is never closed",
+            char::from(ch)
+        ));
+    }
+    if depth != 0 {
+        return Err(format!("{depth} <details> never closed"));
     }
     Ok(())
 }

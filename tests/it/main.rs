@@ -30,4 +30,5 @@ mod roundtrip;
 mod sessions;
 mod snapshots;
 mod text_terminal;
+mod transcript;
 mod transforms;
