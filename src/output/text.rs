@@ -345,7 +345,9 @@ impl<W: Write> TextSink<W> {
         if let Some(w) = self.width {
             // What the line holds before the outcome: "▸ label  ✗ " when
             // the outcome completes its start's line, else "✗ label  ".
-            let label = call.as_ref().map_or_else(|| width(&t.tool_name), |c| width(&c.label));
+            let label = call
+                .as_ref()
+                .map_or_else(|| width(&t.tool_name), |c| width(&c.label));
             let used = label + if inline { 6 } else { 4 };
             outcome = truncate(&outcome, w.saturating_sub(used).max(16)).into_owned();
         }

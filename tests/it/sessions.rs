@@ -196,7 +196,11 @@ fn claude_rewound_turns_are_left_out() {
     );
     // The compaction summary is a summary, not a prompt.
     assert!(!t.contains("being continued"), "{t}");
-    assert!(evs.iter().any(|e| ty(e) == "summary"
-        && e["phase"] == "completed"
-        && e["text"].as_str().is_some_and(|s| s.contains("being continued"))));
+    assert!(evs.iter().any(|e| {
+        ty(e) == "summary"
+            && e["phase"] == "completed"
+            && e["text"]
+                .as_str()
+                .is_some_and(|s| s.contains("being continued"))
+    }));
 }

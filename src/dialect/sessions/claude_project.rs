@@ -342,7 +342,12 @@ impl ClaudeProjectParser {
         let Some(id) = m.id.as_deref().or(line.request_id.as_deref()) else {
             return Ok(());
         };
-        let Some(u) = m.usage.and_then(Members::of).as_ref().and_then(anthropic_usage) else {
+        let Some(u) = m
+            .usage
+            .and_then(Members::of)
+            .as_ref()
+            .and_then(anthropic_usage)
+        else {
             return Ok(());
         };
         if self.counted.iter().any(|c| c == id) {
