@@ -37,10 +37,10 @@ use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
 
 use super::common::{
-    clean_output, fill_start, join_output, normalize_tool_name, render_todos, split_mcp_name,
-    unified_diff, without_output,
+    clean_output, error_text, fill_start, join_output, normalize_tool_name, render_todos,
+    split_mcp_name, unified_diff, without_output,
 };
-use super::{Item, Out, Parser, keep_unknown, read_line};
+use super::{Item, Out, Parser, Probe, keep_unknown, read_line};
 use crate::event::calls::CallTable;
 use crate::event::{
     Event, Json, Kind, OutStream, SessionResult, SessionStart, Str, SummaryPhase, Text, ToolEnd,
@@ -157,6 +157,17 @@ struct Call {
 
 /// A diff kept for a call's completion is capped at this many bytes.
 const MAX_PATCH: usize = 4 * 1024 * 1024;
+
+/// Detection: JSON-RPC traffic (a `jsonrpc` key), or a bare `session/update`
+/// notification or update (a `method` starting with `session/`, a
+/// `sessionUpdate` key).
+pub(super) fn sniff(p: &Probe<'_>) -> bool {
+    p.jsonrpc.is_some()
+        || p.session_update.is_some()
+        || p.method
+            .as_deref()
+            .is_some_and(|m| m.starts_with("session/"))
+}
 
 /// Parser state for one ACP input.
 #[derive(Default)]
@@ -424,11 +435,7 @@ impl AcpParser {
         out: Out<'_, 'a>,
     ) -> io::Result<()> {
         let m = Members::of(err);
-        let mut message = m
-            .as_ref()
-            .and_then(|m| m.nonempty_str("message"))
-            .or_else(|| raw_as_str(err))
-            .unwrap_or(Cow::Borrowed("JSON-RPC error"));
+        let mut message = error_text(err).unwrap_or(Cow::Borrowed("JSON-RPC error"));
         if let Some(code) = m.as_ref().and_then(|m| m.int("code")) {
             message = Cow::Owned(format!("{message} (JSON-RPC {code})"));
         }

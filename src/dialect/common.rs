@@ -1,7 +1,8 @@
 //! Helpers every dialect reader shares: the tool-name vocabulary, the
 //! normalized tool fields, ISO timestamps, shell output joining, the
 //! clean-up of agent-decorated output (markdown fences, `<persisted-output>`
-//! stubs), small unified diffs and todo-list rendering.
+//! stubs), the message of an error value, small unified diffs and todo-list
+//! rendering.
 //!
 //! Keeping these in one place is what makes `toolName`, `command`, `path`…
 //! mean the same thing whichever agent wrote the stream (docs/events.md#tool-calls).
@@ -334,6 +335,23 @@ pub fn without_output(raw: &RawValue) -> Option<Box<RawValue>> {
     Some(m.to_json_without(OUTPUT_KEYS))
 }
 
+// ------------------------------------------------------------- errors
+
+/// The message of an error value, however an agent wraps it: a string, an
+/// object's `message`, the `message` of its nested `error` (the Anthropic and
+/// OpenAI APIs nest it so), or else its `type` (the kind of error, when
+/// nothing says more). An empty string says nothing: `None`, so the caller's
+/// own wording (or the next source it knows) takes over.
+pub(crate) fn error_text(raw: &RawValue) -> Option<Str<'_>> {
+    if let Some(s) = raw_as_str(raw) {
+        return Some(s).filter(|s| !s.is_empty());
+    }
+    let m = Members::of(raw)?;
+    m.nonempty_str("message")
+        .or_else(|| m.obj("error").and_then(|e| e.nonempty_str("message")))
+        .or_else(|| m.nonempty_str("type"))
+}
+
 // ------------------------------------------------------------- usage
 
 /// Anthropic-style usage (`input_tokens` excludes cache reads and writes):
@@ -600,6 +618,34 @@ pub use crate::json::object1 as raw_object1;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn error_text_reads_every_dialects_wrapping() {
+        let text = |json: &str| {
+            let raw: Box<RawValue> = serde_json::from_str(json).unwrap();
+            error_text(&raw).map(Cow::into_owned)
+        };
+        for (json, want) in [
+            (r#""plain""#, Some("plain")),
+            (r#"{"message":"m","type":"t"}"#, Some("m")),
+            (
+                r#"{"type":"error","error":{"type":"x","message":"nested"}}"#,
+                Some("nested"),
+            ),
+            (r#"{"code":-32000,"message":"rpc"}"#, Some("rpc")),
+            (r#"{"type":"overloaded_error"}"#, Some("overloaded_error")),
+            (r#"{"message":"","type":"t"}"#, Some("t")),
+            // Nothing to say: the caller's own wording takes over.
+            (r#""""#, None),
+            (r#"{"message":""}"#, None),
+            (r#"{"code":1}"#, None),
+            ("42", None),
+            ("null", None),
+            ("[]", None),
+        ] {
+            assert_eq!(text(json).as_deref(), want, "{json}");
+        }
+    }
 
     #[test]
     fn tool_names() {

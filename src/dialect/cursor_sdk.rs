@@ -28,9 +28,10 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::common::{
-    camel_usage, count_patch_lines, fill_start, join_output, normalize_tool_name, raw_object1,
+    camel_usage, count_patch_lines, error_text, fill_start, join_output, normalize_tool_name,
+    raw_object1,
 };
-use super::{Item, Out, Parser, keep_unknown, read_line};
+use super::{Item, Out, Parser, Probe, keep_unknown, read_line};
 use crate::event::calls::CallTable;
 use crate::event::{
     Event, Json, Kind, OutStream, SessionResult, SessionStart, SummaryPhase, Text, ToolEnd,
@@ -102,6 +103,36 @@ struct ShellEvent<'a> {
     case: LaxStr<'a>,
     #[serde(borrow, default)]
     value: Option<&'a RawValue>,
+}
+
+/// The kebab-case `type`s of the SDK's `InteractionUpdate`.
+const UPDATE_TYPES: &[&str] = &[
+    "text-delta",
+    "thinking-delta",
+    "thinking-completed",
+    "tool-call-started",
+    "partial-tool-call",
+    "tool-call-completed",
+    "tool-call-delta",
+    "user-message-appended",
+    "token-delta",
+    "summary-started",
+    "summary-completed",
+    "shell-output-delta",
+    "turn-ended",
+    "step-started",
+    "step-completed",
+    "tool-requests-listed",
+];
+
+/// Detection: an `InteractionUpdate` type (or a `summary` update), or the
+/// run stream's agent and run ids (snake or camel case).
+pub(super) fn sniff(p: &Probe<'_>) -> bool {
+    let ty = p.ty();
+    UPDATE_TYPES.contains(&ty)
+        || (ty == "summary" && p.summary.is_some())
+        || (p.agent_id.is_some() && p.run_id.is_some())
+        || (p.agent_id_camel.is_some() && p.run_id_camel.is_some())
 }
 
 /// Parser state for one Cursor SDK input.
@@ -550,9 +581,7 @@ fn end<'a>(id: Cow<'a, str>, name: String, result: Option<&'a RawValue>) -> Tool
     match r.str("status").as_deref() {
         Some("error") => {
             t.ok = false;
-            t.error = r.get("error").and_then(|e| {
-                raw_as_str(e).or_else(|| Members::of(e).and_then(|m| m.nonempty_str("message")))
-            });
+            t.error = r.get("error").and_then(error_text);
             if t.error.is_none() {
                 t.error = Some(Cow::Borrowed("error"));
             }

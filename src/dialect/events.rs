@@ -14,7 +14,7 @@ use std::io;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::{Item, Out, Parser};
+use super::{Item, Out, Parser, Probe};
 use crate::event::{
     Choice, Event, Json, Kind, OutStream, Question, SessionResult, SessionStart, SummaryPhase,
     Text, Todo, ToolDetails, ToolEnd, ToolStart, Usage, json_null,
@@ -179,6 +179,12 @@ struct ChoiceLine<'a> {
 /// `Option` would turn into `None`. A missing field is `None` (`default`).
 fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
     <&RawValue>::deserialize(d).map(Some)
+}
+
+/// Detection: a `type` of cstream's events beside the `sessionId` every
+/// event carries.
+pub(super) fn sniff(p: &Probe<'_>) -> bool {
+    p.session_id_camel.is_some() && is_event_type(p.ty())
 }
 
 /// Reads cstream events.

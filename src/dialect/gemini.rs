@@ -18,8 +18,8 @@ use std::io;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::common::{fill_start, normalize_tool_name, without_output};
-use super::{Item, Out, Parser, keep_unknown, read_line};
+use super::common::{error_text, fill_start, normalize_tool_name, without_output};
+use super::{Item, Out, Parser, Probe, keep_unknown, read_line};
 use crate::event::calls::CallTable;
 use crate::event::{
     Event, Json, Kind, SessionResult, SessionStart, Text, ToolEnd, ToolStart, Usage, json_null,
@@ -60,6 +60,19 @@ struct Line<'a> {
     message: LaxStr<'a>,
     #[serde(borrow, default)]
     stats: Option<&'a RawValue>,
+}
+
+/// Detection: Gemini's own line types with what marks them as Gemini's (an
+/// ISO `timestamp`, `severity`, `stats`); its `result` is told from the
+/// others' by `stats`, or by `status` without a `subtype`.
+pub(super) fn sniff(p: &Probe<'_>) -> bool {
+    match p.ty() {
+        "init" => p.iso_ts() || p.session_id.is_some(),
+        "message" | "tool_use" | "tool_result" => p.iso_ts(),
+        "error" => p.severity.is_some(),
+        "result" => p.stats.is_some() || (p.status.is_some() && p.subtype.0.is_none()),
+        _ => false,
+    }
 }
 
 /// Parser state for one Gemini CLI input.
@@ -124,8 +137,7 @@ impl Parser for GeminiParser {
                     t.result = line.output.map(Json::from);
                 }
                 if let Some(e) = line.error {
-                    t.error = raw_as_str(e)
-                        .or_else(|| Members::of(e).and_then(|m| m.nonempty_str("message")));
+                    t.error = error_text(e);
                     if t.result.is_none() {
                         t.result = Some(Json::from(e));
                     }
@@ -163,13 +175,7 @@ impl Parser for GeminiParser {
                 } else {
                     Some(
                         line.error
-                            .and_then(|e| {
-                                raw_as_str(e).or_else(|| {
-                                    Members::of(e).and_then(|m| {
-                                        m.nonempty_str("message").or_else(|| m.nonempty_str("type"))
-                                    })
-                                })
-                            })
+                            .and_then(error_text)
                             .unwrap_or(Cow::Borrowed("error")),
                     )
                 };

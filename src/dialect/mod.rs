@@ -237,9 +237,7 @@ impl Dialect {
             Dialect::Acp => "Agent Client Protocol traffic (JSON-RPC session/update)",
             Dialect::CursorSdk => "Cursor SDK InteractionUpdate deltas or SDKMessage run stream",
             Dialect::Events => "cstream's own --to events output",
-            Dialect::ClaudeProject => {
-                "Claude Code saved transcripts (~/.claude/projects/*/*.jsonl)"
-            }
+            Dialect::ClaudeProject => "Claude Code saved transcripts (~/.claude/projects/*/*.jsonl)",
         }
     }
 
@@ -374,38 +372,45 @@ struct Probe<'a> {
     is_sidechain: Has,
 }
 
-/// Keys of an `assistant`/`user` line's `message` that only Claude Code
-/// (an Anthropic Messages API message) has.
-#[derive(Deserialize)]
-struct MessageProbe {
-    #[serde(default)]
-    id: Has,
-    #[serde(default)]
-    model: Has,
-    #[serde(default)]
-    usage: Has,
-    #[serde(default)]
-    stop_reason: Has,
+impl Probe<'_> {
+    /// The record's `type` (empty when it has none, or not a string).
+    fn ty(&self) -> &str {
+        self.ty.as_deref().unwrap_or("")
+    }
+
+    /// The record's `subtype` (empty when it has none).
+    fn sub(&self) -> &str {
+        self.subtype.as_deref().unwrap_or("")
+    }
+
+    /// The record has an ISO 8601 `timestamp` (Gemini CLI's and Claude
+    /// Code's lines; cursor-agent writes `timestamp_ms`).
+    fn iso_ts(&self) -> bool {
+        self.timestamp
+            .as_deref()
+            .is_some_and(|t| crate::time::iso_ms(t).is_some())
+    }
 }
 
-/// The kebab-case `type`s of the Cursor SDK's `InteractionUpdate`.
-const CURSOR_SDK_TYPES: &[&str] = &[
-    "text-delta",
-    "thinking-delta",
-    "thinking-completed",
-    "tool-call-started",
-    "partial-tool-call",
-    "tool-call-completed",
-    "tool-call-delta",
-    "user-message-appended",
-    "token-delta",
-    "summary-started",
-    "summary-completed",
-    "shell-output-delta",
-    "turn-ended",
-    "step-started",
-    "step-completed",
-    "tool-requests-listed",
+/// A detection rule: true when a record is surely its dialect's.
+type Rule = fn(&Probe<'_>) -> bool;
+
+/// The detection table (docs/dialects.md#detection), tried in this order:
+/// the first rule that claims a record decides its input's dialect, and a
+/// record no rule claims is undecided. Each rule sits beside its dialect's
+/// parser and only says yes to what that dialect alone writes; where two
+/// dialects share a shape, the order settles it: Claude Code's rule comes
+/// before cursor-agent's, since a line of the shapes they share is
+/// cursor-agent's only when it has none of Claude Code's keys.
+const DETECTION: &[(Dialect, Rule)] = &[
+    (Dialect::Acp, acp::sniff),
+    (Dialect::ClaudeProject, sessions::claude_project::sniff),
+    (Dialect::Events, events::sniff),
+    (Dialect::Codex, codex::sniff),
+    (Dialect::CursorSdk, cursor_sdk::sniff),
+    (Dialect::Gemini, gemini::sniff),
+    (Dialect::Claude, claude::sniff),
+    (Dialect::Cursor, cursor::sniff),
 ];
 
 /// What one record says about its dialect.
@@ -429,11 +434,11 @@ pub fn detect(rec: &str) -> Option<Dialect> {
     }
 }
 
-/// The detection table (docs/dialects.md#detection). No single key decides
-/// where dialects share a shape: Claude Code and cursor-agent both write
-/// `system`/`init`, `assistant` and `result` lines, so those are told apart
-/// by any of several keys only one of them writes, and a line with none of
-/// them is left undecided for the next lines to settle.
+/// What `rec` says about its dialect: the first rule of the `DETECTION` table
+/// that claims it. No single key decides where dialects share a shape
+/// (Claude Code and cursor-agent both write `system`/`init`, `assistant`
+/// and `result` lines): a line with none of the keys that tell them apart
+/// is left undecided for the next lines to settle.
 pub fn detect_record(rec: &str) -> Detected {
     let p: Probe = match serde_json::from_str(rec) {
         Ok(p) => p,
@@ -449,131 +454,10 @@ pub fn detect_record(rec: &str) -> Detected {
         }
         Err(_) => return Detected::Invalid,
     };
-    use Dialect::*;
-    let ty = p.ty.as_deref().unwrap_or("");
-    let sub = p.subtype.as_deref().unwrap_or("");
-    if p.jsonrpc.is_some()
-        || p.session_update.is_some()
-        || p.method
-            .as_deref()
-            .is_some_and(|m| m.starts_with("session/"))
-    {
-        return Detected::Is(Acp);
+    match DETECTION.iter().find(|(_, rule)| rule(&p)) {
+        Some(&(d, _)) => Detected::Is(d),
+        None => Detected::Undecided,
     }
-    if let Some(d) = sessions_rule(&p, ty) {
-        return Detected::Is(d);
-    }
-    if p.session_id_camel.is_some() && events::is_event_type(ty) {
-        return Detected::Is(Events);
-    }
-    if ty.contains('.') {
-        return Detected::Is(Codex);
-    }
-    if let Some(m) = p.msg
-        && m.get().starts_with('{')
-    {
-        return Detected::Is(Codex);
-    }
-    if CURSOR_SDK_TYPES.contains(&ty) || (ty == "summary" && p.summary.is_some()) {
-        return Detected::Is(CursorSdk);
-    }
-    if (p.agent_id.is_some() && p.run_id.is_some())
-        || (p.agent_id_camel.is_some() && p.run_id_camel.is_some())
-    {
-        return Detected::Is(CursorSdk);
-    }
-    let iso_ts = p
-        .timestamp
-        .as_deref()
-        .is_some_and(|t| crate::time::iso_ms(t).is_some());
-    let claude_marks = [
-        p.claude_code_version.is_some(),
-        p.tools.is_some(),
-        p.mcp_servers.is_some(),
-        p.uuid.is_some(),
-        p.output_style.is_some(),
-        p.slash_commands.is_some(),
-        p.agents.is_some(),
-        p.skills.is_some(),
-        p.plugins.is_some(),
-        p.parent_tool_use_id.is_some(),
-        p.tool_use_result.is_some(),
-        p.num_turns.is_some(),
-        p.total_cost_usd.is_some(),
-        p.model_usage.is_some(),
-    ]
-    .into_iter()
-    .filter(|b| *b)
-    .count();
-    let cursor_marks = p.timestamp_ms.is_some() || p.model_call_id.is_some();
-    match ty {
-        "init" if iso_ts || p.session_id.is_some() => Detected::Is(Gemini),
-        "message" | "tool_use" | "tool_result" if iso_ts => Detected::Is(Gemini),
-        "error" if p.severity.is_some() => Detected::Is(Gemini),
-        "result" if p.stats.is_some() || (p.status.is_some() && p.subtype.0.is_none()) => {
-            Detected::Is(Gemini)
-        }
-        "stream_event"
-        | "control_request"
-        | "control_response"
-        | "control_cancel_request"
-        | "rate_limit_event" => Detected::Is(Claude),
-        "system" => match sub {
-            _ if claude_marks > 0 => Detected::Is(Claude),
-            "init" if p.api_key_source.is_some() || p.permission_mode.is_some() => {
-                Detected::Is(Cursor)
-            }
-            "hook_started" | "hook_progress" | "hook_response" | "status" | "compact_boundary"
-            | "thinking_tokens" | "api_retry" => Detected::Is(Claude),
-            _ => Detected::Undecided,
-        },
-        "assistant" | "user" => {
-            let claude_msg = p
-                .message
-                .and_then(|m| serde_json::from_str::<MessageProbe>(m.get()).ok())
-                .is_some_and(|m| {
-                    m.id.is_some()
-                        || m.model.is_some()
-                        || m.usage.is_some()
-                        || m.stop_reason.is_some()
-                });
-            if claude_marks > 0 || claude_msg || iso_ts {
-                Detected::Is(Claude)
-            } else if cursor_marks {
-                Detected::Is(Cursor)
-            } else {
-                Detected::Undecided
-            }
-        }
-        "thinking" | "tool_call"
-            if cursor_marks || p.call_id.is_some() || p.tool_call.is_some() =>
-        {
-            Detected::Is(Cursor)
-        }
-        "result" => {
-            if claude_marks > 0 {
-                Detected::Is(Claude)
-            } else if p.result.is_some() || sub == "success" || sub.starts_with("error") {
-                // cursor-agent's result has neither Claude's cost nor turns.
-                Detected::Is(Cursor)
-            } else {
-                Detected::Undecided
-            }
-        }
-        _ => Detected::Undecided,
-    }
-}
-
-/// The saved session files: a Claude Code transcript's records carry their
-/// place in the conversation's chain (`parentUuid`, `isSidechain`) or are
-/// its bookkeeping (`summary` with `leafUuid`, file snapshots, queue
-/// operations), which no live stream writes.
-fn sessions_rule(p: &Probe<'_>, ty: &str) -> Option<Dialect> {
-    let claude_project = p.parent_uuid.0
-        || p.leaf_uuid.is_some()
-        || p.is_sidechain.is_some()
-        || matches!(ty, "file-history-snapshot" | "queue-operation");
-    claude_project.then_some(Dialect::ClaudeProject)
 }
 
 /// A parser that picks its dialect from the first records it sees.
@@ -672,5 +556,30 @@ impl Parser for AutoParser {
             Some(p) => p.finish(out),
             None => Ok(()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_dialect_has_one_detection_rule() {
+        for d in Dialect::ALL {
+            let rows = DETECTION.iter().filter(|(r, _)| *r == d).count();
+            assert_eq!(rows, 1, "{} has {rows} rows in DETECTION", d.name());
+        }
+        assert_eq!(DETECTION.len(), Dialect::ALL.len());
+    }
+
+    #[test]
+    fn claude_is_tried_before_cursor() {
+        // The shapes they share are cursor-agent's only without Claude's keys.
+        let at = |d| DETECTION.iter().position(|(r, _)| *r == d);
+        assert!(at(Dialect::Claude) < at(Dialect::Cursor));
+        let shared = r#"{"type":"system","subtype":"init","apiKeySource":"login","tools":[]}"#;
+        assert_eq!(detect_record(shared), Detected::Is(Dialect::Claude));
+        let cursor = r#"{"type":"system","subtype":"init","apiKeySource":"login"}"#;
+        assert_eq!(detect_record(cursor), Detected::Is(Dialect::Cursor));
     }
 }

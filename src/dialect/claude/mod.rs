@@ -46,10 +46,10 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::common::{
-    anthropic_usage, count_patch_lines, fill_start, join_output, normalize_tool_name, raw_object1,
-    split_mcp_name, strip_persisted, without_output,
+    anthropic_usage, count_patch_lines, error_text, fill_start, join_output, normalize_tool_name,
+    raw_object1, split_mcp_name, strip_persisted, without_output,
 };
-use super::{Channel, Item, Out, Parser, keep_unknown, read_line};
+use super::{Channel, Has, Item, Out, Parser, Probe, keep_unknown, read_line};
 use crate::event::calls::CallTable;
 use crate::event::{
     Event, Json, Kind, SessionResult, SessionStart, Str, SummaryPhase, Text, ToolEnd, ToolStart,
@@ -159,6 +159,77 @@ struct Block<'a> {
     content: Option<&'a RawValue>,
     #[serde(default)]
     is_error: LaxBool,
+}
+
+/// Keys of an `assistant`/`user` line's `message` that only Claude Code
+/// (an Anthropic Messages API message) has.
+#[derive(Deserialize)]
+struct MessageProbe {
+    #[serde(default)]
+    id: Has,
+    #[serde(default)]
+    model: Has,
+    #[serde(default)]
+    usage: Has,
+    #[serde(default)]
+    stop_reason: Has,
+}
+
+/// Detection: line types only Claude Code writes, and the `system`,
+/// `assistant`, `user` and `result` lines it shares with cursor-agent when
+/// they carry a key only Claude Code writes (a "mark"), an Anthropic
+/// message, an ISO `timestamp`, or a `system` subtype of its own. It comes
+/// before cursor-agent's rule in the table, which is what tells a
+/// `system`/`init` with a mark from cursor-agent's.
+pub(super) fn sniff(p: &Probe<'_>) -> bool {
+    let marked = p.claude_code_version.is_some()
+        || p.tools.is_some()
+        || p.mcp_servers.is_some()
+        || p.uuid.is_some()
+        || p.output_style.is_some()
+        || p.slash_commands.is_some()
+        || p.agents.is_some()
+        || p.skills.is_some()
+        || p.plugins.is_some()
+        || p.parent_tool_use_id.is_some()
+        || p.tool_use_result.is_some()
+        || p.num_turns.is_some()
+        || p.total_cost_usd.is_some()
+        || p.model_usage.is_some();
+    match p.ty() {
+        "stream_event"
+        | "control_request"
+        | "control_response"
+        | "control_cancel_request"
+        | "rate_limit_event" => true,
+        "system" => {
+            marked
+                || matches!(
+                    p.sub(),
+                    "hook_started"
+                        | "hook_progress"
+                        | "hook_response"
+                        | "status"
+                        | "compact_boundary"
+                        | "thinking_tokens"
+                        | "api_retry"
+                )
+        }
+        "assistant" | "user" => {
+            marked
+                || p.iso_ts()
+                || p.message
+                    .and_then(|m| serde_json::from_str::<MessageProbe>(m.get()).ok())
+                    .is_some_and(|m| {
+                        m.id.is_some()
+                            || m.model.is_some()
+                            || m.usage.is_some()
+                            || m.stop_reason.is_some()
+                    })
+        }
+        "result" => marked,
+        _ => false,
+    }
 }
 
 /// Parser state for one Claude Code input.
@@ -768,18 +839,6 @@ fn rate_limit_notice(raw: &RawValue) -> Option<String> {
         msg.push_str(&format!(", resets at {}", crate::time::iso8601(at)));
     }
     Some(msg)
-}
-
-/// The message of an error value: a string, or its `message` (nested in
-/// `error` the way the Anthropic API nests it).
-fn error_text(raw: &RawValue) -> Option<Str<'_>> {
-    if let Some(s) = raw_as_str(raw) {
-        return Some(s);
-    }
-    let m = Members::of(raw)?;
-    m.nonempty_str("message")
-        .or_else(|| m.obj("error").and_then(|e| e.nonempty_str("message")))
-        .or_else(|| m.nonempty_str("type"))
 }
 
 #[derive(Deserialize)]

@@ -9,8 +9,8 @@ use std::io;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::{Block, ClaudeParser, Message, error_text, text_out, tool_start};
-use crate::dialect::common::fill_start_owned;
+use super::{Block, ClaudeParser, Message, text_out, tool_start};
+use crate::dialect::common::{error_text, fill_start_owned};
 use crate::dialect::{Channel, Item, Out};
 use crate::event::{Event, Json, Kind, Str, json_null};
 use crate::json::{LaxInt, LaxStr, Members};

@@ -28,8 +28,8 @@ use std::io;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::common::join_argv;
-use super::{Item, Out, Parser, read_line};
+use super::common::{error_text, join_argv};
+use super::{Item, Out, Parser, Probe, read_line};
 use crate::event::calls::CallTable;
 use crate::event::{Event, Kind, SessionStart, Str, ToolStart, Usage};
 use crate::input::Parsed;
@@ -72,6 +72,12 @@ struct Line<'a> {
     /// The legacy form's second line: the prompt.
     #[serde(borrow, default)]
     prompt: LaxStr<'a>,
+}
+
+/// Detection: a dotted `type` (`thread.started`, `item.completed`, …), or
+/// the legacy form's `msg` object.
+pub(super) fn sniff(p: &Probe<'_>) -> bool {
+    p.ty().contains('.') || p.msg.is_some_and(|m| m.get().starts_with('{'))
 }
 
 /// Parser state for one Codex input.
@@ -197,10 +203,9 @@ fn openai_usage(m: &Members<'_>) -> Option<Usage> {
     })
 }
 
-/// The message of `{"message": …}` (or a bare string), made readable.
+/// The message of an error value, made readable.
 fn error_message(raw: &RawValue) -> Option<String> {
-    let s = raw_as_str(raw).or_else(|| Members::of(raw).and_then(|m| m.str("message")))?;
-    Some(readable_error(&s))
+    error_text(raw).map(|s| readable_error(&s))
 }
 
 /// Codex passes API errors on as their JSON text

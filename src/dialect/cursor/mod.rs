@@ -21,8 +21,8 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
-use super::common::{fill_start, fill_start_owned, normalize_tool_name};
-use super::{Channel, Item, Out, Parser, keep_unknown, read_line};
+use super::common::{error_text, fill_start, fill_start_owned, normalize_tool_name};
+use super::{Channel, Item, Out, Parser, Probe, keep_unknown, read_line};
 use crate::event::{
     Event, Json, Kind, OutStream, SessionResult, SessionStart, Str, Text, ToolEnd, ToolStart,
     Usage, json_null,
@@ -72,6 +72,22 @@ struct Line<'a> {
 }
 
 mod fast;
+
+/// Detection: `thinking` and `tool_call` lines, and the lines cursor-agent
+/// shares with Claude Code (tried after Claude Code's rule) when they carry
+/// what only cursor-agent writes: `timestamp_ms`, `model_call_id`, an
+/// init's `apiKeySource`/`permissionMode`, a result's `result` or outcome.
+pub(super) fn sniff(p: &Probe<'_>) -> bool {
+    let marked = p.timestamp_ms.is_some() || p.model_call_id.is_some();
+    let sub = p.sub();
+    match p.ty() {
+        "system" => sub == "init" && (p.api_key_source.is_some() || p.permission_mode.is_some()),
+        "assistant" | "user" => marked,
+        "thinking" | "tool_call" => marked || p.call_id.is_some() || p.tool_call.is_some(),
+        "result" => p.result.is_some() || sub == "success" || sub.starts_with("error"),
+        _ => false,
+    }
+}
 
 /// Parser state for one cursor-agent input.
 #[derive(Default)]
@@ -903,7 +919,7 @@ fn result<'a>(line: &Line<'a>) -> SessionResult<'a> {
             .is_some_and(|s| s.starts_with("error"));
     let error = if failed {
         line.error
-            .and_then(|e| raw_as_str(e).or_else(|| Members::of(e).and_then(|m| m.str("message"))))
+            .and_then(error_text)
             .or_else(|| text.clone().filter(|t| !t.is_empty()))
             .or_else(|| line.subtype.0.clone())
     } else {

@@ -56,7 +56,7 @@ use serde_json::value::RawValue;
 
 use crate::dialect::claude::ClaudeParser;
 use crate::dialect::common::anthropic_usage;
-use crate::dialect::{Item, Out, Parser, read_line};
+use crate::dialect::{Item, Out, Parser, Probe, read_line};
 use crate::event::{Event, Kind, SessionResult, SessionStart, SummaryPhase, Usage};
 use crate::input::Parsed;
 use crate::json::{LaxBool, LaxStr, Members, raw_as_str};
@@ -68,6 +68,19 @@ pub const NAME: &str = "claude-project";
 /// A turn held back longer than this many bytes is written out before its
 /// end is known (a rewind past it is then reported, not undone).
 pub const HOLD_BYTES: usize = 8 * 1024 * 1024;
+
+/// Detection: a transcript's records carry their place in the
+/// conversation's chain (`parentUuid`, even `null`; `isSidechain`) or are its
+/// bookkeeping (`summary` with `leafUuid`, file snapshots, queue operations),
+/// which no live stream writes. It comes before the live dialects' rules:
+/// a transcript's `summary` line would pass for the Cursor SDK's, its
+/// `assistant` lines for Claude Code's stream.
+pub(in crate::dialect) fn sniff(p: &Probe<'_>) -> bool {
+    p.parent_uuid.0
+        || p.leaf_uuid.is_some()
+        || p.is_sidechain.is_some()
+        || matches!(p.ty(), "file-history-snapshot" | "queue-operation")
+}
 
 /// The envelope every transcript record carries, plus the message keys this
 /// reader decides on.
