@@ -237,7 +237,9 @@ impl Dialect {
             Dialect::Acp => "Agent Client Protocol traffic (JSON-RPC session/update)",
             Dialect::CursorSdk => "Cursor SDK InteractionUpdate deltas or SDKMessage run stream",
             Dialect::Events => "cstream's own --to events output",
-            Dialect::ClaudeProject => "Claude Code saved transcripts (~/.claude/projects/*/*.jsonl)",
+            Dialect::ClaudeProject => {
+                "Claude Code saved transcripts (~/.claude/projects/*/*.jsonl)"
+            }
         }
     }
 
