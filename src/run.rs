@@ -600,3 +600,170 @@ fn finish(
         stats,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::cell::{Cell, RefCell};
+    use std::collections::HashMap;
+    use std::path::{Path, PathBuf};
+
+    use super::*;
+    use crate::event::{Session, Starts, ToolStart};
+    use crate::stats::CountingSink;
+
+    /// What the recording sink learns of one open call from the events.
+    struct Seen {
+        start: ToolStart<'static>,
+        /// A non-empty `shell_output_delta` of the call reached the sink.
+        output: bool,
+    }
+
+    /// Asks for `starts` and checks every completion against the start
+    /// and the live output it saw itself; problems go to `errors`.
+    struct Recorder<'e> {
+        starts: Starts,
+        open: HashMap<String, Seen>,
+        errors: &'e RefCell<Vec<String>>,
+        /// Completions that came with their start.
+        paired: &'e Cell<usize>,
+    }
+
+    impl Sink for Recorder<'_> {
+        fn starts(&self) -> Starts {
+            self.starts
+        }
+
+        fn begin(&mut self, _s: &Session) -> io::Result<()> {
+            self.open.clear();
+            Ok(())
+        }
+
+        fn event(&mut self, _s: &Session, ev: &Event<'_>) -> io::Result<()> {
+            let err = |m: String| self.errors.borrow_mut().push(m);
+            match &ev.kind {
+                Kind::ToolCallStarted(t) => {
+                    let start = (**t).clone().into_owned();
+                    let seen = Seen {
+                        start,
+                        output: false,
+                    };
+                    self.open.insert(t.call_id.to_string(), seen);
+                }
+                Kind::ShellOutputDelta { call_id, text, .. } if !text.is_empty() => {
+                    if let Some(c) = self.open.get_mut(&**call_id) {
+                        c.output = true;
+                    }
+                }
+                Kind::ToolCallCompleted(e) => {
+                    let seen = self.open.remove(&*e.call_id);
+                    let id = &e.call_id;
+                    match (self.starts, seen, e.start.as_deref()) {
+                        (Starts::None, _, Some(_)) => {
+                            err(format!("{id}: a start nobody asked for"))
+                        }
+                        (Starts::None, _, None) => {}
+                        (_, Some(_), None) => err(format!("{id}: started, but no start came back")),
+                        (_, None, Some(_)) => err(format!("{id}: a start that never came")),
+                        (_, None, None) => {}
+                        (kept, Some(s), Some(got)) => {
+                            let same = got.call_id == s.start.call_id
+                                && got.tool_name == s.start.tool_name
+                                && got.key_arg() == s.start.key_arg()
+                                && (kept == Starts::Label
+                                    || (got.args == s.start.args
+                                        && got.cwd == s.start.cwd
+                                        && got.details == s.start.details));
+                            if !same {
+                                err(format!("{id}: {got:?} is not the start {:?}", s.start));
+                            }
+                            self.paired.set(self.paired.get() + 1);
+                            if e.streamed != s.output {
+                                err(format!(
+                                    "{id}: streamed {} but output seen {}",
+                                    e.streamed, s.output
+                                ));
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+            Ok(())
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn fixtures(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).expect("fixtures/").flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                fixtures(&p, out);
+            } else if p.extension().is_some_and(|x| x == "jsonl" || x == "json") {
+                out.push(p);
+            }
+        }
+    }
+
+    /// The normalizer hands a sink the start of every call with its
+    /// completion, as much of it as the sink asked for, behind any adapter
+    /// (truncation, counting), and says whether the call's output went out
+    /// live: on every fixture.
+    #[test]
+    fn every_completion_carries_the_start_its_sink_asked_for() {
+        let mut files = Vec::new();
+        fixtures(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures"),
+            &mut files,
+        );
+        assert!(files.len() > 50, "fixtures found: {}", files.len());
+        let paired = Cell::new(0);
+        for file in &files {
+            let folder = file
+                .parent()
+                .and_then(|p| p.file_name())
+                .and_then(|n| n.to_str());
+            let from = Dialect::ALL.into_iter().find(|d| Some(d.name()) == folder);
+            for starts in [Starts::None, Starts::Label, Starts::Whole] {
+                for adapters in [false, true] {
+                    let errors = RefCell::new(Vec::new());
+                    let cfg = Config {
+                        from,
+                        ..Config::default()
+                    };
+                    let mut p = Pipeline::new(&cfg, io::sink());
+                    let rec: Box<dyn Sink + '_> = Box::new(Recorder {
+                        starts,
+                        open: HashMap::new(),
+                        errors: &errors,
+                        paired: &paired,
+                    });
+                    p.sink = if adapters {
+                        let counted = CountingSink::new(rec, Rc::default());
+                        Box::new(Truncate::new(Box::new(counted), 16))
+                    } else {
+                        rec
+                    };
+                    let mut diag = Diag::sink();
+                    let input = std::fs::read(file).expect("readable fixture");
+                    let mut framer = Framer::new();
+                    let r = one_input(&mut p, &mut framer, &input[..], &mut diag);
+                    finish(p, &framer, r, &mut diag).expect("converts");
+                    let errors = errors.into_inner();
+                    assert!(
+                        errors.is_empty(),
+                        "{} ({starts:?}, adapters {adapters}): {errors:#?}",
+                        file.display()
+                    );
+                }
+            }
+        }
+        assert!(
+            paired.get() > 100,
+            "completions with a start: {}",
+            paired.get()
+        );
+    }
+}

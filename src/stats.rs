@@ -13,7 +13,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use crate::event::{Event, TYPE_NAMES};
-use crate::event::{Session, Sink};
+use crate::event::{Session, Sink, Starts};
 
 /// How many event types there are.
 pub const KINDS: usize = TYPE_NAMES.len();
@@ -146,6 +146,10 @@ impl<'s> CountingSink<'s> {
 }
 
 impl Sink for CountingSink<'_> {
+    fn starts(&self) -> Starts {
+        self.inner.starts()
+    }
+
     fn begin(&mut self, s: &Session) -> io::Result<()> {
         self.inner.begin(s)
     }

@@ -15,7 +15,7 @@ use std::borrow::Cow;
 
 use serde_json::value::RawValue;
 
-pub use sink::{Session, Sink};
+pub use sink::{Session, Sink, Starts};
 pub use write::{write_event, write_event_quoted};
 
 /// A string that usually borrows from the input line.
@@ -396,6 +396,28 @@ impl<'a> ToolStart<'a> {
         }
     }
 
+    /// A detached copy with only what a one-line label reads: the id, the
+    /// tool name and the fields [`ToolStart::key_arg`] chooses from
+    /// ([`Starts::Label`]); the arguments are `null`.
+    pub fn label_copy(&self) -> ToolStart<'static> {
+        let own = |s: &Option<Str<'_>>| s.as_deref().map(|s| Cow::Owned(s.to_owned()));
+        ToolStart {
+            command: own(&self.command),
+            pattern: own(&self.pattern),
+            path: own(&self.path),
+            url: own(&self.url),
+            query: own(&self.query),
+            description: own(&self.description),
+            mcp_server: own(&self.mcp_server),
+            mcp_tool: own(&self.mcp_tool),
+            ..ToolStart::new(
+                Cow::Owned(self.call_id.to_string()),
+                Cow::Owned(self.tool_name.to_string()),
+                json_null(),
+            )
+        }
+    }
+
     /// The argument a one-line summary shows: command, pattern, path, …
     /// (a search's pattern says more than the folder it searched).
     pub fn key_arg(&self) -> Option<&str> {
@@ -436,6 +458,15 @@ pub struct ToolEnd<'a> {
     pub error: Option<Str<'a>>,
     /// Synthesized for a call still open when its session ended.
     pub cancelled: bool,
+    /// The call's start, handed on by the normalizer to the sinks that ask
+    /// for it ([`Sink::starts`]), so that no format keeps its own table of
+    /// starts: `None` when the start never came (a capture cut before it)
+    /// or no sink asked. Never written by the events format.
+    pub start: Option<Box<ToolStart<'a>>>,
+    /// Live output (`shell_output_delta`) of the call went out while it was
+    /// open, so its `output` repeats it. Set only with [`ToolEnd::start`]
+    /// (when a sink asked for starts).
+    pub streamed: bool,
 }
 
 impl<'a> ToolEnd<'a> {
@@ -454,6 +485,8 @@ impl<'a> ToolEnd<'a> {
             lines_removed: None,
             error: None,
             cancelled: false,
+            start: None,
+            streamed: false,
         }
     }
 }
@@ -645,6 +678,8 @@ impl<'a> ToolEnd<'a> {
             lines_removed: self.lines_removed,
             error: own_opt(self.error),
             cancelled: self.cancelled,
+            start: self.start.map(|s| Box::new(s.into_owned())),
+            streamed: self.streamed,
         }
     }
 }

@@ -22,8 +22,31 @@ pub struct Session {
     pub dedupe: bool,
 }
 
+/// How much of a tool call's start a sink needs handed back with the call's
+/// completion ([`ToolEnd::start`](super::ToolEnd::start)). The normalizer
+/// owns the open calls and keeps that much of each, so a format pairs a
+/// completion with its start without a table of its own, and a sink that
+/// needs nothing (`--to events`) pays nothing.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Starts {
+    /// Nothing: completions come without their start.
+    #[default]
+    None,
+    /// What a one-line label shows: the id, the tool name and the key
+    /// argument ([`ToolStart::label_copy`](super::ToolStart::label_copy)).
+    Label,
+    /// The whole start.
+    Whole,
+}
+
 /// A destination for normalized events.
 pub trait Sink {
+    /// How much of each call's start this sink needs with the call's
+    /// completion; asked when a session begins. An adapter that wraps a
+    /// sink answers for it.
+    fn starts(&self) -> Starts {
+        Starts::None
+    }
     /// A session begins; its events follow.
     fn begin(&mut self, _s: &Session) -> io::Result<()> {
         Ok(())

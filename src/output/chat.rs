@@ -17,8 +17,7 @@ use std::borrow::Cow;
 use std::io;
 
 use super::Session;
-use crate::event::calls::CallTable;
-use crate::event::{Event, Kind, ToolEnd, ToolStart, Usage};
+use crate::event::{Event, Kind, Starts, ToolEnd, ToolStart, Usage};
 
 /// How tool calls the agent already executed appear (`--tool-calls`).
 ///
@@ -134,9 +133,6 @@ struct SessionState {
     content_at_line_start: bool,
     /// A thinking phase ended; the next one starts on a new line.
     thinking_break: bool,
-    /// Calls started and not yet completed, with their label (`shell: ls
-    /// -la`; empty in `calls` mode, which needs none).
-    open: CallTable<String>,
     next_index: usize,
     ends_on_tool_call: bool,
     usage: Option<Usage>,
@@ -226,10 +222,10 @@ impl Turn {
             }
             Kind::ThinkingCompleted { .. } => self.s.thinking_break = true,
             Kind::ToolCallStarted(t) => self.tool_start(t, emit)?,
-            Kind::ToolCallCompleted(t) => self.tool_end(t, emit)?,
+            Kind::ToolCallCompleted(t) => self.tool_end(t, t.start.as_deref(), emit)?,
             Kind::ToolCall(b) => {
                 self.tool_start(&b.0, emit)?;
-                self.tool_end(&b.1, emit)?;
+                self.tool_end(&b.1, Some(&b.0), emit)?;
             }
             Kind::UsageDelta(u) => self.s.usage = Some(self.s.usage.map_or(*u, |s| s.add(u))),
             Kind::Result(r) => {
@@ -328,34 +324,35 @@ impl Turn {
         }
     }
 
-    fn remember(&mut self, id: &str, label: String) {
-        // A repeated start replaces the label; a stream that never completes
-        // its calls loses the oldest.
-        self.s.open.insert(id, label);
-    }
-
-    fn forget(&mut self, id: &str) -> Option<String> {
-        self.s.open.remove(id)
+    /// How much of a call's start the completion needs: its label, for a
+    /// tool line or to know whether the call was forwarded at its start.
+    pub fn starts(&self) -> Starts {
+        if self.opts.tools == ToolCallMode::Calls || self.tool_channel().is_some() {
+            Starts::Label
+        } else {
+            Starts::None
+        }
     }
 
     fn tool_start(&mut self, t: &ToolStart<'_>, emit: Emit<'_>) -> io::Result<()> {
         if self.opts.tools == ToolCallMode::Calls {
-            self.remember(&t.call_id, String::new());
             let args = t.args.get();
             return self.call(&t.call_id, &t.tool_name, args, emit);
-        }
-        if self.tool_channel().is_some() {
-            self.remember(&t.call_id, label(t));
         }
         Ok(())
     }
 
-    fn tool_end(&mut self, t: &ToolEnd<'_>, emit: Emit<'_>) -> io::Result<()> {
-        let seen = self.forget(&t.call_id);
+    /// A call's completion, with its start when it came ([`Turn::starts`]).
+    fn tool_end(
+        &mut self,
+        t: &ToolEnd<'_>,
+        start: Option<&ToolStart<'_>>,
+        emit: Emit<'_>,
+    ) -> io::Result<()> {
         if self.opts.tools == ToolCallMode::Calls {
             // A completion whose start never came (a cut capture) still
             // reports a call; its arguments are unknown.
-            if seen.is_none() {
+            if start.is_none() {
                 return self.call(&t.call_id, &t.tool_name, "{}", emit);
             }
             return Ok(());
@@ -363,7 +360,7 @@ impl Turn {
         let Some(to_content) = self.tool_channel() else {
             return Ok(());
         };
-        let label = seen.unwrap_or_else(|| t.tool_name.to_string());
+        let label = start.map_or_else(|| t.tool_name.to_string(), label);
         let line = format!("{label} → {}", outcome(t));
         self.line(to_content, &line, emit)
     }

@@ -21,7 +21,7 @@ use serde::ser::{SerializeMap, Serializer};
 
 use super::chat::{ChatOptions, Ending, Failure, Header, Piece, Stop, Turn};
 use super::{OutputOptions, Session, Sink};
-use crate::event::{Event, Usage};
+use crate::event::{Event, Starts, Usage};
 use crate::json::write_str;
 
 /// Where thinking goes in a delta or message (`--reasoning-field`).
@@ -278,6 +278,10 @@ impl<W: Write> SseSink<W> {
 }
 
 impl<W: Write> Sink for SseSink<W> {
+    fn starts(&self) -> Starts {
+        self.core.starts()
+    }
+
     fn begin(&mut self, s: &Session) -> io::Result<()> {
         self.core.begin(s);
         self.wire.role_sent = false;
@@ -399,6 +403,10 @@ impl<W: Write> JsonSink<W> {
 }
 
 impl<W: Write> Sink for JsonSink<W> {
+    fn starts(&self) -> Starts {
+        self.core.starts()
+    }
+
     fn begin(&mut self, s: &Session) -> io::Result<()> {
         self.core.begin(s);
         self.content.clear();

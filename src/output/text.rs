@@ -24,8 +24,7 @@ use std::io::{self, Write};
 use owo_colors::{OwoColorize, Style};
 
 use super::{OutputOptions, Session, Sink};
-use crate::event::calls::CallTable;
-use crate::event::{Event, Kind, OutStream, SessionResult, ToolEnd, ToolStart, Usage};
+use crate::event::{Event, Kind, OutStream, SessionResult, Starts, ToolEnd, ToolStart, Usage};
 use crate::terminal::{Sgr, SharedLine, sanitize, truncate, unfinished_sgr, visible, width};
 
 /// `--shell-lines` on a terminal: the last lines of completion-time shell
@@ -73,13 +72,6 @@ enum Block {
     Output(String),
 }
 
-struct OpenCall {
-    /// `shell  sleep 5`: name and key argument, already made visible.
-    label: String,
-    /// Output arrived live, so none is repeated at completion.
-    streamed: bool,
-}
-
 /// Per-session figures for the final line.
 #[derive(Default)]
 struct Tally {
@@ -116,9 +108,6 @@ pub struct TextSink<W: Write> {
     block: Block,
     /// A tool line written without its newline, awaiting its outcome.
     pending: Option<String>,
-    /// Calls started and not completed, by id (the normalizer in front
-    /// closes its oldest at the same cap, so none is evicted here).
-    open: CallTable<OpenCall>,
     thinking_shown: bool,
     tally: Tally,
     sessions: usize,
@@ -146,7 +135,6 @@ impl<W: Write> TextSink<W> {
             at_line_start: true,
             block: Block::None,
             pending: None,
-            open: CallTable::default(),
             thinking_shown: false,
             tally: Tally::default(),
             sessions: 0,
@@ -273,24 +261,25 @@ impl<W: Write> TextSink<W> {
         self.newline()
     }
 
-    fn tool_start(&mut self, t: &ToolStart) -> io::Result<()> {
-        self.enter(Block::None)?;
-        self.tally.tool_calls += 1;
+    /// A call's name and key argument, made visible (the argument cut to
+    /// the room a terminal line leaves after "▸ name  ").
+    fn label(&self, t: &ToolStart) -> (String, String) {
         let name = visible(&t.tool_name, false).into_owned();
         let arg = t
             .key_arg()
             .map(|a| visible(a, false).into_owned())
             .unwrap_or_default();
-        // Room left on a terminal line for the argument after "▸ name  ".
         let arg = match self.width {
             Some(w) => truncate(&arg, w.saturating_sub(width(&name) + 4 + 22).max(16)).into_owned(),
             None => arg,
         };
-        let label = if arg.is_empty() {
-            name.clone()
-        } else {
-            format!("{name}  {arg}")
-        };
+        (name, arg)
+    }
+
+    fn tool_start(&mut self, t: &ToolStart) -> io::Result<()> {
+        self.enter(Block::None)?;
+        self.tally.tool_calls += 1;
+        let (name, arg) = self.label(t);
         self.paint(self.p.tool, "▸ ")?;
         self.paint(self.p.tool, &name)?;
         if !arg.is_empty() {
@@ -298,25 +287,23 @@ impl<W: Write> TextSink<W> {
             self.plain(&arg)?;
         }
         self.pending = Some(t.call_id.to_string());
-        // A start repeated for an open call replaces it as the newest.
-        self.open.insert(
-            &t.call_id,
-            OpenCall {
-                label,
-                streamed: false,
-            },
-        );
         Ok(())
     }
 
-    fn tool_end(&mut self, t: &ToolEnd) -> io::Result<()> {
-        let call = self.open.remove(&t.call_id);
+    /// A call's outcome; `start` is its start (from the normalizer, or the
+    /// whole call of `--coalesce`), `streamed`: its output was shown live.
+    fn tool_end(
+        &mut self,
+        t: &ToolEnd,
+        start: Option<&ToolStart>,
+        streamed: bool,
+    ) -> io::Result<()> {
         let inline = self.pending.as_deref() == Some(&t.call_id) && self.block == Block::None;
         if inline {
             self.plain("  ")?;
         } else {
             self.enter(Block::None)?;
-            if call.is_none() {
+            if start.is_none() {
                 // A completion whose start was never seen still counts.
                 self.tally.tool_calls += 1;
             }
@@ -331,10 +318,11 @@ impl<W: Write> TextSink<W> {
         };
         self.paint(style, glyph)?;
         if !inline {
-            let label = call.as_ref().map_or_else(
-                || visible(&t.tool_name, false).into_owned(),
-                |c| c.label.clone(),
-            );
+            let label = match start.map(|s| self.label(s)) {
+                Some((name, arg)) if !arg.is_empty() => format!("{name}  {arg}"),
+                Some((name, _)) => name,
+                None => visible(&t.tool_name, false).into_owned(),
+            };
             self.plain(" ")?;
             self.paint(self.p.tool, &label)?;
             self.plain("  ")?;
@@ -353,7 +341,6 @@ impl<W: Write> TextSink<W> {
         }
         self.paint(if t.ok { self.p.dim } else { style }, &outcome)?;
         self.newline()?;
-        let streamed = call.as_ref().is_some_and(|c| c.streamed);
         if let (Some(out), false) = (t.output.as_ref(), streamed) {
             self.output_tail(&out.as_str())?;
         }
@@ -465,10 +452,13 @@ impl<W: Write> TextSink<W> {
 }
 
 impl<W: Write> Sink for TextSink<W> {
+    fn starts(&self) -> Starts {
+        Starts::Label
+    }
+
     fn begin(&mut self, _s: &Session) -> io::Result<()> {
         self.break_line()?;
         self.block = Block::None;
-        self.open = CallTable::default();
         self.thinking_shown = false;
         self.tally = Tally::default();
         Ok(())
@@ -550,9 +540,6 @@ impl<W: Write> TextSink<W> {
         if text.is_empty() {
             return Ok(());
         }
-        if let Some(c) = self.open.get_mut(call_id) {
-            c.streamed = true;
-        }
         self.enter(Block::Output(call_id.to_owned()))?;
         let style = match stream {
             OutStream::Stdout => None,
@@ -622,10 +609,10 @@ impl<W: Write> TextSink<W> {
                 }
             }
             Kind::ToolCallStarted(t) => self.tool_start(t)?,
-            Kind::ToolCallCompleted(t) => self.tool_end(t)?,
+            Kind::ToolCallCompleted(t) => self.tool_end(t, t.start.as_deref(), t.streamed)?,
             Kind::ToolCall(b) => {
                 self.tool_start(&b.0)?;
-                self.tool_end(&b.1)?;
+                self.tool_end(&b.1, Some(&b.0), false)?;
             }
             Kind::ToolCallProgress { .. } => {}
             Kind::ShellOutputDelta {

@@ -19,7 +19,7 @@ use std::io;
 
 use crate::event::calls::CallTable;
 use crate::event::{Event, Kind, OutStream, Text, ToolStart};
-use crate::event::{Session, Sink};
+use crate::event::{Session, Sink, Starts};
 
 /// How to coalesce.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -202,6 +202,10 @@ impl<'s> Coalesce<'s> {
 }
 
 impl Sink for Coalesce<'_> {
+    fn starts(&self) -> Starts {
+        self.inner.starts()
+    }
+
     fn begin(&mut self, s: &Session) -> io::Result<()> {
         self.session = Some(s.clone());
         self.open = CallTable::default();

@@ -20,7 +20,9 @@
 //!   completion the agent sends after its result, as Codex and Claude Code
 //!   can, is the call's real end and is attached to it); a call completes
 //!   once: a completion (or start) of a call that already completed in the
-//!   session is dropped with a warning.
+//!   session is dropped with a warning; each completion carries as much of
+//!   its start as the sinks ask for ([`Sink::starts`]), so no format keeps
+//!   a table of starts of its own.
 //!
 //! Memory is bounded: texts are remembered as length + hash ([`Prefix`]),
 //! open calls and held items are capped.
@@ -36,7 +38,7 @@ use crate::diag::{Diag, Warn};
 use crate::dialect::{Channel, Item};
 use crate::event::calls::CallTable;
 use crate::event::{Event, Json, Kind, OutStream, SessionResult, SessionStart, ToolEnd, Usage};
-use crate::event::{Session, Sink};
+use crate::event::{Session, Sink, Starts, ToolStart};
 use crate::prefix::Prefix;
 
 /// Items held before an input's first init are capped at this many: the
@@ -130,14 +132,44 @@ impl ChannelText {
 /// An open call, by id in [`SessionState::open`].
 #[derive(Debug)]
 struct OpenCall {
-    tool_name: String,
     ts: Option<i64>,
+    start: Kept,
+    /// Live output of the call went out (tracked only beside a kept start).
+    streamed: bool,
+}
+
+/// What is kept of an open call's start: its tool name (for a cancelled
+/// completion), or as much of it as the sinks asked for ([`Sink::starts`]),
+/// handed to them with the completion.
+#[derive(Debug)]
+enum Kept {
+    Name(String),
+    Start(Box<ToolStart<'static>>),
+}
+
+impl OpenCall {
+    fn tool_name(&self) -> &str {
+        match &self.start {
+            Kept::Name(n) => n,
+            Kept::Start(s) => &s.tool_name,
+        }
+    }
+
+    /// Hand the kept start (if any) to the call's completion.
+    fn complete(self, end: &mut ToolEnd<'_>) {
+        if let Kept::Start(s) = self.start {
+            end.start = Some(s);
+            end.streamed = self.streamed;
+        }
+    }
 }
 
 /// State of the open session.
 #[derive(Debug)]
 struct SessionState {
     info: Session,
+    /// How much of each call's start the sinks want back with its completion.
+    starts: Starts,
     text: ChannelText,
     thinking: ChannelText,
     /// All assistant text of the session (for the result tail).
@@ -199,9 +231,10 @@ impl SessionState {
         self.outputs.remove(call_id);
     }
 
-    fn new(info: Session) -> Self {
+    fn new(info: Session, starts: Starts) -> Self {
         SessionState {
             info,
+            starts,
             text: ChannelText::default(),
             thinking: ChannelText::default(),
             all_text: Prefix::default(),
@@ -428,7 +461,7 @@ impl Normalizer {
         };
         self.outcomes.sessions += 1;
         sink.begin(&info)?;
-        self.cur = Some(SessionState::new(info));
+        self.cur = Some(SessionState::new(info, sink.starts()));
         Ok(())
     }
 
@@ -671,9 +704,15 @@ impl Normalizer {
                 st.thinking.reset();
                 // Not open (a repeated start became progress above), so
                 // inserting it adds a call; past the cap the oldest closes.
+                let start = match st.starts {
+                    Starts::None => Kept::Name(t.tool_name.to_string()),
+                    Starts::Label => Kept::Start(Box::new(t.label_copy())),
+                    Starts::Whole => Kept::Start(Box::new((**t).clone().into_owned())),
+                };
                 let call = OpenCall {
-                    tool_name: t.tool_name.to_string(),
                     ts: ev.ts,
+                    start,
+                    streamed: false,
                 };
                 if let Some((id, oldest)) = st.open.insert(&t.call_id, call) {
                     st.finish_call(&id, true);
@@ -683,15 +722,23 @@ impl Normalizer {
             }
             Kind::ShellOutputDelta { call_id, text, .. } => {
                 st.output_of(call_id).push(text);
+                if st.starts != Starts::None
+                    && !text.is_empty()
+                    && let Some(call) = st.open.get_mut(call_id)
+                {
+                    call.streamed = true;
+                }
             }
             Kind::ToolCallCompleted(t) => {
                 st.forget_output(&t.call_id);
                 st.finish_call(&t.call_id, false);
-                if let Some(call) = st.open.remove(&t.call_id)
-                    && t.duration_ms.is_none()
-                    && let (Some(a), Some(b)) = (call.ts, ev.ts)
-                {
-                    t.duration_ms = b.checked_sub(a).and_then(|d| u64::try_from(d).ok());
+                if let Some(call) = st.open.remove(&t.call_id) {
+                    if t.duration_ms.is_none()
+                        && let (Some(a), Some(b)) = (call.ts, ev.ts)
+                    {
+                        t.duration_ms = b.checked_sub(a).and_then(|d| u64::try_from(d).ok());
+                    }
+                    call.complete(t);
                 }
             }
             Kind::UsageDelta(u) => {
@@ -776,7 +823,7 @@ fn replacement<'a>(call_id: Cow<'a, str>, text: &str) -> Kind<'a> {
 fn cancelled(call_id: &str, call: OpenCall, ts: Option<i64>) -> Event<'static> {
     let mut end = ToolEnd::new(
         Cow::Owned(call_id.to_owned()),
-        Cow::Owned(call.tool_name),
+        Cow::Owned(call.tool_name().to_owned()),
         false,
     );
     end.cancelled = true;
@@ -786,6 +833,7 @@ fn cancelled(call_id: &str, call: OpenCall, ts: Option<i64>) -> Event<'static> {
     if let (Some(a), Some(b)) = (call.ts, ts) {
         end.duration_ms = b.checked_sub(a).and_then(|d| u64::try_from(d).ok());
     }
+    call.complete(&mut end);
     Event::at(ts, Kind::completed(end))
 }
 

@@ -15,7 +15,7 @@ use std::io;
 
 use crate::event::calls::CallTable;
 use crate::event::{Event, Kind, OutStream, Text, ToolEnd};
-use crate::event::{Session, Sink};
+use crate::event::{Session, Sink, Starts};
 
 /// Per-call accounting of live output.
 struct CallOutput {
@@ -188,6 +188,10 @@ impl<'s> Truncate<'s> {
 }
 
 impl Sink for Truncate<'_> {
+    fn starts(&self) -> Starts {
+        self.inner.starts()
+    }
+
     fn begin(&mut self, s: &Session) -> io::Result<()> {
         self.calls = CallTable::default();
         self.inner.begin(s)

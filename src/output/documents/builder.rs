@@ -88,12 +88,14 @@ struct OpenCode {
     reported: usize,
 }
 
-/// An open tool-call document.
+/// An open tool-call document (its start comes back with the completion:
+/// [`ToolEnd::start`]).
 #[derive(Debug)]
 pub(super) struct OpenTool {
     pub(super) seq: u32,
     pub(super) ty: &'static str,
-    pub(super) start: ToolStart<'static>,
+    /// The tool's name, to close the document should its call never complete.
+    name: String,
     /// Shell output streamed as deltas (used when the completion carries none).
     pub(super) output: Option<String>,
 }
@@ -123,8 +125,8 @@ pub struct Builder {
     code: Option<OpenCode>,
     thinking: Flow,
     thinking_ms: Option<u64>,
-    /// Open tool calls by id, oldest first (the normalizer in front closes
-    /// its oldest at the same cap, so none is evicted here).
+    /// Open tool-call documents by call id, oldest first (the normalizer in
+    /// front closes its oldest at the same cap, so none is evicted here).
     tools: CallTable<OpenTool>,
     usage_sum: Option<Usage>,
     result: Option<ResultSeen>,
@@ -204,10 +206,10 @@ impl Builder {
                     t.output.get_or_insert_with(String::new).push_str(text);
                 }
             }
-            Kind::ToolCallCompleted(e) => self.tool_end(e, out)?,
+            Kind::ToolCallCompleted(e) => self.tool_end(e, e.start.as_deref(), out)?,
             Kind::ToolCall(b) => {
                 self.tool_start(&b.0, out)?;
-                self.tool_end(&b.1, out)?;
+                self.tool_end(&b.1, Some(&b.0), out)?;
             }
             Kind::UsageDelta(u) => {
                 self.usage_sum = Some(self.usage_sum.unwrap_or_default().add(u));
@@ -252,10 +254,10 @@ impl Builder {
         self.close_flows(out)?;
         // The normalizer closes open calls before a session ends; a call
         // still open here is closed as cancelled all the same.
-        while let Some((_, t)) = self.tools.newest() {
-            let mut e = ToolEnd::new(t.start.call_id.clone(), t.start.tool_name.clone(), false);
+        while let Some((id, t)) = self.tools.newest() {
+            let mut e = ToolEnd::new(Cow::Owned(id.to_owned()), Cow::Owned(t.name.clone()), false);
             e.cancelled = true;
-            self.tool_end(&e, out)?;
+            self.tool_end(&e, None, out)?;
         }
         if self.result.is_none() {
             let details = if self.any_event {
@@ -470,13 +472,9 @@ impl Builder {
         // progress); should one come back all the same, the call open under
         // it is closed as cancelled rather than left without an end.
         if let Some(old) = self.tools.get(&t.call_id) {
-            let mut e = ToolEnd::new(
-                old.start.call_id.clone(),
-                old.start.tool_name.clone(),
-                false,
-            );
+            let mut e = ToolEnd::new(t.call_id.clone(), Cow::Owned(old.name.clone()), false);
             e.cancelled = true;
-            self.tool_end(&e, out)?;
+            self.tool_end(&e, None, out)?;
         }
         self.close_flows(out)?;
         self.tool_calls += 1;
@@ -493,24 +491,39 @@ impl Builder {
         let open = OpenTool {
             seq,
             ty,
-            start: t.clone().into_owned(),
+            name: t.tool_name.to_string(),
             output: None,
         };
         self.tools.insert(&t.call_id, open);
         Ok(())
     }
 
-    fn tool_end(&mut self, e: &ToolEnd<'_>, out: &mut dyn DocOut) -> io::Result<()> {
+    /// A call's completion, with its start ([`ToolEnd::start`], or the
+    /// whole call of `--coalesce`).
+    fn tool_end(
+        &mut self,
+        e: &ToolEnd<'_>,
+        start: Option<&ToolStart<'_>>,
+        out: &mut dyn DocOut,
+    ) -> io::Result<()> {
+        // A completion whose start was never seen is a call all the same,
+        // with unknown arguments.
+        let bare;
+        let start = match start {
+            Some(s) => s,
+            None => {
+                bare = ToolStart::new(
+                    Cow::Borrowed(&*e.call_id),
+                    Cow::Borrowed(&*e.tool_name),
+                    crate::event::json_null(),
+                );
+                &bare
+            }
+        };
         let open = match self.tools.remove(&e.call_id) {
             Some(t) => t,
             None => {
-                // A completion whose start was never seen is a call all the same.
-                let start = ToolStart::new(
-                    Cow::Borrowed(&e.call_id),
-                    Cow::Borrowed(&e.tool_name),
-                    crate::event::json_null(),
-                );
-                self.tool_start(&start, out)?;
+                self.tool_start(start, out)?;
                 match self.tools.remove(&e.call_id) {
                     Some(t) => t,
                     None => return Ok(()),
@@ -520,25 +533,21 @@ impl Builder {
         let result = tool_result(e);
         out.tool_result(open.seq, &result)?;
         let cwd = self.cwd.as_deref();
-        let metadata = end_meta(&open, e, result, cwd);
+        let metadata = end_meta(&open, start, e, result, cwd);
         out.end(Doc {
             seq: open.seq,
             ty: open.ty,
-            content: tool_content(open.ty, &open.start),
+            content: tool_content(open.ty, start),
             metadata,
         })?;
         let shell_ran = open.ty == "terminal_command" && e.exit_code.is_some();
         if !e.ok && !e.cancelled && !shell_ran {
             let msg = e.error.as_deref().map_or_else(
-                || format!("the {} call failed", open.start.tool_name),
+                || format!("the {} call failed", start.tool_name),
                 str::to_owned,
             );
-            let details = open
-                .start
-                .key_arg()
-                .unwrap_or(&open.start.call_id)
-                .to_owned();
-            let meta = error_meta("TOOL_ERROR", &open.start.tool_name, &details);
+            let details = start.key_arg().unwrap_or(&start.call_id).to_owned();
+            let meta = error_meta("TOOL_ERROR", &start.tool_name, &details);
             self.error_doc(&msg, meta, out)?;
         }
         Ok(())

@@ -209,11 +209,11 @@ pub(super) fn tool_result(e: &ToolEnd<'_>) -> J {
 /// The full metadata, at completion.
 pub(super) fn end_meta(
     open: &OpenTool,
+    t: &ToolStart<'_>,
     e: &ToolEnd<'_>,
     result: J,
     session_cwd: Option<&str>,
 ) -> J {
-    let t = &open.start;
     let J::Obj(mut o) = start_meta(open.ty, t, session_cwd) else {
         return J::Null;
     };

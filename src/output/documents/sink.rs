@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 
 use super::{BEGIN_FIRST, Builder, Doc, DocOptions, DocOut, J, Layout, Summary};
-use crate::event::Event;
+use crate::event::{Event, Starts};
 use crate::json::layout::write_json;
 use crate::output::{OutputOptions, Session, Sink};
 
@@ -80,6 +80,11 @@ impl<W: Write> DocumentsSink<W> {
 }
 
 impl<W: Write> Sink for DocumentsSink<W> {
+    fn starts(&self) -> Starts {
+        // A tool document's metadata and content come from the start.
+        Starts::Whole
+    }
+
     fn begin(&mut self, s: &Session) -> io::Result<()> {
         self.cur = Some(Open {
             builder: Builder::new(self.opts.clone(), s),

@@ -28,7 +28,7 @@
 use std::io::{self, Write};
 
 use super::{BEGIN_FIRST, Builder, Doc, DocOptions, DocOut, J, Layout, Summary, doc_id};
-use crate::event::Event;
+use crate::event::{Event, Starts};
 use crate::json::layout::write_json;
 use crate::json::write_str;
 use crate::output::{OutputOptions, Session, Sink};
@@ -180,6 +180,11 @@ impl<W: Write> DocumentsSseSink<W> {
 }
 
 impl<W: Write> Sink for DocumentsSseSink<W> {
+    fn starts(&self) -> Starts {
+        // A tool document's metadata and content come from the start.
+        Starts::Whole
+    }
+
     fn begin(&mut self, s: &Session) -> io::Result<()> {
         self.cur = Some(Builder::new(self.opts.clone(), s));
         Ok(())
