@@ -11,7 +11,7 @@ use std::rc::Rc;
 use std::time::Instant;
 
 use crate::diag::{Diag, Warn};
-use crate::dialect::{AutoParser, Dialect, Item, Parser};
+use crate::dialect::{AutoParser, Dialect, Item};
 use crate::event::{Event, Kind};
 use crate::input::{FrameError, Framer, Handler, Parsed};
 use crate::output::{self, Format, OutputOptions, Sink};
@@ -314,7 +314,6 @@ impl<'s> Pipeline<'s> {
 
 impl Handler for Pipeline<'_> {
     fn record(&mut self, bytes: &[u8], line: u64, diag: &mut Diag) -> io::Result<Parsed> {
-        self.norm.line = line;
         // One validation of the whole record lets the parsers read it as
         // `str`, where serde_json does not check every string again.
         // Invalid UTF-8 goes back to the framer, which repairs it.
@@ -327,7 +326,9 @@ impl Handler for Pipeline<'_> {
         // Only a forced dialect's first records are judged (check_dialect):
         // the common path does not look at the items at all.
         let judge = self.forced.is_some() && !self.dialect_checked;
-        let parsed = self.parser.parse(rec, &mut |mut item| {
+        // Each item comes with the line of its record: a record detection
+        // kept until a later one told the dialect is not this one.
+        let parsed = self.parser.parse(rec, line, &mut |line, mut item| {
             if judge {
                 match &item {
                     Item::Event(Event {
@@ -338,7 +339,8 @@ impl Handler for Pipeline<'_> {
                     _ => {}
                 }
             }
-            drop_impossible_ts(&mut item, Some(line), diag);
+            drop_impossible_ts(&mut item, line, diag);
+            norm.line = line;
             norm.item(item, sink, diag)
         })?;
         self.name_dialect();
@@ -359,13 +361,14 @@ impl Handler for Pipeline<'_> {
         Ok(parsed)
     }
 
-    fn bad_line(&mut self, text: &str, _line: u64, diag: &mut Diag) -> io::Result<()> {
+    fn bad_line(&mut self, text: &str, line: u64, diag: &mut Diag) -> io::Result<()> {
         let cut = crate::strings::floor_char_boundary(text, ERROR_LINE_BYTES);
         let ev = Event::new(Kind::Error {
             message: text[..cut].into(),
             fatal: false,
             source: Some("stdout".into()),
         });
+        self.norm.line = line;
         self.norm.item(Item::Event(ev), &mut *self.sink, diag)?;
         self.report_endings(diag);
         self.check_sessions(diag);
@@ -400,21 +403,17 @@ impl Handler for Pipeline<'_> {
 /// A timestamp beyond year 9999 or before year 0 is no time an agent wrote
 /// down: no date format can carry it (documents' `created` would not be
 /// RFC 3339), so it is dropped, with a warning, as if the line had none.
-/// `line` is `None` for items a parser released at the end of its input.
-fn drop_impossible_ts(item: &mut Item<'_>, line: Option<u64>, diag: &mut Diag) {
+fn drop_impossible_ts(item: &mut Item<'_>, line: u64, diag: &mut Diag) {
     if let Some(ts) = item.ts_mut()
         && let Some(ms) = *ts
         && !crate::time::TS_RANGE_MS.contains(&ms)
     {
         *ts = None;
-        let msg = format_args!("timestamp {ms} ms is outside years 0000-9999; ignored");
-        match line {
-            Some(line) => diag.warn(Warn::Format, line, msg),
-            None => {
-                let file = diag.file.clone();
-                diag.note(format_args!("{file}: {msg}"));
-            }
-        }
+        diag.warn(
+            Warn::Format,
+            line,
+            format_args!("timestamp {ms} ms is outside years 0000-9999; ignored"),
+        );
     }
 }
 
@@ -536,15 +535,16 @@ fn one_input<R: Read>(
         // waiting for its repeat) belong to this input.
         let norm = &mut p.norm;
         let sink = &mut *p.sink;
-        p.parser.finish(&mut |mut item| {
-            drop_impossible_ts(&mut item, None, diag);
+        p.parser.finish(&mut |line, mut item| {
+            drop_impossible_ts(&mut item, line, diag);
+            norm.line = line;
             norm.item(item, sink, diag)
         })?;
     }
-    if p.parser.undecided() {
+    if let Some(line) = p.parser.guessed_at() {
         diag.warn(
             Warn::Format,
-            1,
+            line,
             "could not tell which agent wrote this input; reading it as cursor-agent (use --from to say)",
         );
     }

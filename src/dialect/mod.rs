@@ -462,22 +462,34 @@ pub fn detect_record(rec: &str) -> Detected {
     }
 }
 
-/// A parser that picks its dialect from the first records it sees.
+/// Receives the items read from an input, each with the input line of the
+/// record it came from (a record that spans lines: its first line).
+pub type LineOut<'o, 'a> = &'o mut dyn FnMut(u64, Item<'a>) -> io::Result<()>;
+
+/// A parser that picks its dialect from the first records it sees, and
+/// says which input line each item comes from.
 ///
 /// Records that do not tell (a `system` init shortened to keys both
 /// cursor-agent and Claude Code write, a `user` echo…) are kept, up to
-/// [`DETECT_RECORDS`], and read by the dialect a later record shows; if none
-/// does, cursor-agent is assumed (and [`AutoParser::undecided`] says so).
+/// [`DETECT_RECORDS`], with their line numbers, and read by the dialect a
+/// later record shows; if none does, cursor-agent is assumed (and
+/// [`AutoParser::guessed_at`] says so). What they give is reported at their
+/// own lines, so a warning about one names it, not the line that settled
+/// the dialect.
 pub struct AutoParser {
     fixed: Option<Dialect>,
     inner: Option<Box<dyn Parser>>,
-    /// Undecided records, kept until the dialect is known.
-    held: Vec<String>,
+    /// Undecided records and their lines, kept until the dialect is known.
+    held: Vec<(u64, String)>,
     held_bytes: usize,
+    /// The line of the last record read (what a parser still holds at the
+    /// end came from there or before).
+    last_line: u64,
     /// The dialect in use, once known.
     pub chosen: Option<Dialect>,
-    /// Set when detection failed and cursor-agent was assumed (for one warning).
-    pub guessed: bool,
+    /// When detection failed and cursor-agent was assumed: the line of the
+    /// first record that was read so (for one warning).
+    guessed: Option<u64>,
 }
 
 /// How many undecided JSON records detection keeps before it assumes cursor-agent.
@@ -493,8 +505,9 @@ impl AutoParser {
             inner: None,
             held: Vec::new(),
             held_bytes: 0,
+            last_line: 0,
             chosen: fixed,
-            guessed: false,
+            guessed: None,
         }
     }
 
@@ -503,29 +516,39 @@ impl AutoParser {
         *self = AutoParser::new(self.fixed);
     }
 
-    /// True when JSON was read but its dialect could not be told.
-    pub fn undecided(&self) -> bool {
+    /// When JSON was read but its dialect could not be told: the line of
+    /// the first record read as cursor-agent for want of a dialect.
+    pub fn guessed_at(&self) -> Option<u64> {
         self.guessed
     }
 
-    /// Settle on `d` and read the records kept so far with it.
-    fn choose<'a>(&mut self, d: Dialect, out: Out<'_, 'a>) -> io::Result<()> {
+    /// Settle on `d` (`guessed`: for want of a better one) and read the
+    /// records kept so far with it.
+    fn choose<'a>(&mut self, d: Dialect, guessed: bool, out: LineOut<'_, 'a>) -> io::Result<()> {
         self.chosen = Some(d);
+        if guessed {
+            self.guessed = self.held.first().map(|(line, _)| *line);
+        }
         let mut p = d.parser();
         let held = std::mem::take(&mut self.held);
         self.held_bytes = 0;
-        for rec in &held {
+        for (line, rec) in &held {
             // The kept records do not live as long as the current one: what
             // they produce is detached from them.
-            p.parse(rec, &mut |i| out(i.into_owned()))?;
+            p.parse(rec, &mut |i| out(*line, i.into_owned()))?;
         }
         self.inner = Some(p);
         Ok(())
     }
-}
 
-impl Parser for AutoParser {
-    fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
+    /// Read the record at `line`: detect the dialect while it is not known,
+    /// then parse with it.
+    pub fn parse<'a>(
+        &mut self,
+        rec: &'a str,
+        line: u64,
+        out: LineOut<'_, 'a>,
+    ) -> io::Result<Parsed> {
         if self.inner.is_none() {
             let d = match self.fixed {
                 Some(d) => d,
@@ -534,28 +557,32 @@ impl Parser for AutoParser {
                     Detected::Incomplete => return Ok(Parsed::Incomplete),
                     Detected::Invalid => return Ok(Parsed::Invalid),
                     Detected::Undecided => {
+                        self.last_line = line;
                         self.held_bytes += rec.len();
-                        self.held.push(rec.to_owned());
+                        self.held.push((line, rec.to_owned()));
                         if self.held.len() >= DETECT_RECORDS || self.held_bytes > DETECT_BYTES {
-                            self.guessed = true;
-                            self.choose(Dialect::Cursor, out)?;
+                            self.choose(Dialect::Cursor, true, out)?;
                         }
                         return Ok(Parsed::Done);
                     }
                 },
             };
-            self.choose(d, out)?;
+            self.choose(d, false, out)?;
         }
-        self.inner.as_mut().expect("set above").parse(rec, out)
+        self.last_line = line;
+        let inner = self.inner.as_mut().expect("set above");
+        inner.parse(rec, &mut |i| out(line, i))
     }
 
-    fn finish(&mut self, out: Out<'_, 'static>) -> io::Result<()> {
+    /// The input ended: read what is still kept, and emit what the parser
+    /// still holds back.
+    pub fn finish(&mut self, out: LineOut<'_, 'static>) -> io::Result<()> {
         if self.inner.is_none() && !self.held.is_empty() {
-            self.guessed = true;
-            self.choose(Dialect::Cursor, out)?;
+            self.choose(Dialect::Cursor, true, out)?;
         }
+        let line = self.last_line;
         match self.inner.as_mut() {
-            Some(p) => p.finish(out),
+            Some(p) => p.finish(&mut |i| out(line, i)),
             None => Ok(()),
         }
     }

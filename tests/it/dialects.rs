@@ -155,6 +155,18 @@ fn every_dialect_is_detected_from_its_first_lines() {
         br#"{"type":"user","message":{"content":"hi"}}"#,
     );
     assert!(run.stderr.contains("could not tell"), "{}", run.stderr);
+    // …which names the first record read so, not the first line: an
+    // agent's notice can come before its stream.
+    let run = cstream(
+        &["--to", "events"],
+        b"Warning: a notice the agent printed\n{\"type\":\"user\",\"message\":{\"content\":\"hi\"}}\n",
+    );
+    assert!(
+        run.stderr
+            .contains("-:2: could not tell which agent wrote this input"),
+        "{}",
+        run.stderr
+    );
 }
 
 /// codex-acp without the `terminal_output` capability re-sends the whole

@@ -91,6 +91,38 @@ fn exit_status_does_not_depend_on_detection() {
     }
 }
 
+/// Invariant: a warning about a line names that line, whether the dialect
+/// was detected (records that do not tell it are kept until one does, and
+/// read then) or given with `--from` (each record read as it comes).
+#[test]
+fn warnings_name_the_same_lines_with_or_without_detection() {
+    let mut compared = 0;
+    for path in fixtures() {
+        let Some(dialect) = common::fixture_dialect(&path) else {
+            continue;
+        };
+        let prefix = format!("cstream: warning: {}:", path.display());
+        // The warnings that name a line, less the one only detection gives.
+        let numbered = |stderr: &str| -> Vec<String> {
+            stderr
+                .lines()
+                .filter(|l| {
+                    l.strip_prefix(&prefix)
+                        .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
+                        && !l.contains("could not tell which agent")
+                })
+                .map(str::to_owned)
+                .collect()
+        };
+        let auto = run_fixture(&path, &["--to", "events"]);
+        let explicit = run_fixture(&path, &["--to", "events", "--from", dialect]);
+        let (a, e) = (numbered(&auto.stderr), numbered(&explicit.stderr));
+        assert_eq!(a, e, "{}", path.display());
+        compared += usize::from(!a.is_empty());
+    }
+    assert!(compared > 5, "only {compared} fixtures have warnings");
+}
+
 /// Invariant: with `-e`, each session that failed or ended without a result
 /// is named on stderr once (up to the cap of 20), counted as `--stats`
 /// counts them; without `-e` none is.
