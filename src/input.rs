@@ -28,6 +28,11 @@ pub const MAX_LINE_BYTES: usize = 512 * 1024 * 1024;
 pub const MAX_JOIN_LINES: usize = 1000;
 /// …and this many bytes. The same cap applies to one element of a top-level array.
 pub const MAX_JOIN_BYTES: usize = 64 * 1024 * 1024;
+/// A record at least this long is huge: its handler detaches what it parsed
+/// from it, and the framer gives the buffer that held it back before
+/// [`Handler::released`] writes it (so the line and the outputs' copy of
+/// its text are never held at once). Buffers are kept for reuse below this.
+pub const HUGE_RECORD_BYTES: usize = 4 * READ_BUFFER_BYTES;
 
 /// What a handler made of one record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,6 +57,13 @@ pub trait Handler {
     /// True when the run must stop reading (`--strict` after a bad line).
     fn stop(&self) -> bool {
         false
+    }
+    /// The line just framed is done with, and the framer gave back the
+    /// buffers a huge record ([`HUGE_RECORD_BYTES`]) held: the handler
+    /// writes what it held back from such records. Called after every line,
+    /// before anything more is read.
+    fn released(&mut self, _diag: &mut Diag) -> io::Result<()> {
+        Ok(())
     }
 }
 
@@ -447,7 +459,9 @@ impl Framer {
                 if let Some(b) = bytes.strip_suffix(b"\r") {
                     bytes = b;
                 }
-                let r = self.line_in(bytes, no, h, diag);
+                let r = self
+                    .line_in(bytes, no, h, diag)
+                    .and_then(|()| h.released(diag));
                 lines.inner.consume(i + 1);
                 lines.consumed += i as u64 + 1;
                 self.lines_in += 1;
@@ -493,28 +507,48 @@ impl Framer {
             if let Some(b) = bytes.strip_suffix(b"\r") {
                 bytes = b;
             }
-            if let Err(e) = self.line_in(bytes, no, h, diag) {
+            let r = self.line_in(bytes, no, h, diag);
+            // A huge line's events were detached from it: it is given back
+            // before they are written, which is when the outputs copy them.
+            if line.capacity() >= HUGE_RECORD_BYTES {
+                line = Vec::new();
+            }
+            self.give_back_scratch();
+            if let Err(e) = r.and_then(|()| h.released(diag)) {
                 break Err(FrameError::Write(e));
             }
         };
         let tail = if result.is_ok() || matches!(result, Err(FrameError::Read(_))) {
             // At the end (or a read error), whatever is pending is reported, never dropped.
-            self.finish(no, h, diag).map_err(FrameError::Write)
+            self.finish(no, h, diag)
+                .and_then(|()| {
+                    self.give_back_scratch();
+                    h.released(diag)
+                })
+                .map_err(FrameError::Write)
         } else {
             Ok(())
         };
         self.bytes_in += lines.consumed;
         self.line = line;
-        if self.line.capacity() > 4 * READ_BUFFER_BYTES {
+        if self.line.capacity() >= HUGE_RECORD_BYTES {
             self.line = Vec::new();
         }
-        if self.compacted.capacity() > 4 * READ_BUFFER_BYTES {
+        self.give_back_scratch();
+        result.and(tail)
+    }
+
+    /// Give back the per-record scratch buffers that a huge record grew.
+    fn give_back_scratch(&mut self) {
+        if self.compacted.capacity() >= HUGE_RECORD_BYTES {
             self.compacted = Vec::new();
         }
-        if self.unpaired.capacity() > 4 * READ_BUFFER_BYTES {
+        if self.unpaired.capacity() >= HUGE_RECORD_BYTES {
             self.unpaired = Vec::new();
         }
-        result.and(tail)
+        if self.repaired.capacity() >= HUGE_RECORD_BYTES {
+            self.repaired = String::new();
+        }
     }
 
     /// Handle one physical line (without its line ending).

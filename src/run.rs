@@ -13,7 +13,7 @@ use std::time::Instant;
 use crate::diag::{Diag, Warn};
 use crate::dialect::{AutoParser, Dialect, Item};
 use crate::event::{Event, Kind};
-use crate::input::{FrameError, Framer, Handler, Parsed};
+use crate::input::{FrameError, Framer, HUGE_RECORD_BYTES, Handler, Parsed};
 use crate::output::{self, Format, OutputOptions, Sink};
 use crate::stats::{Counters, CountingSink, CountingWriter, Stats};
 use crate::transform::coalesce::{Coalesce, CoalesceMode};
@@ -172,6 +172,13 @@ struct Pipeline<'s> {
     unknown_records: u64,
     /// The current input was checked against the forced dialect.
     dialect_checked: bool,
+    /// The items of a huge record, detached from it, each with its line,
+    /// and the record's outcome: written by [`Handler::released`].
+    held: Vec<(u64, Item<'static>)>,
+    held_from: Option<Parsed>,
+    /// Records this long or longer are detached ([`HUGE_RECORD_BYTES`];
+    /// tests lower it to send every record that way).
+    huge: usize,
 }
 
 impl<'s> Pipeline<'s> {
@@ -217,6 +224,9 @@ impl<'s> Pipeline<'s> {
             records: 0,
             unknown_records: 0,
             dialect_checked: false,
+            held: Vec::new(),
+            held_from: None,
+            huge: HUGE_RECORD_BYTES,
         }
     }
 
@@ -310,16 +320,66 @@ impl<'s> Pipeline<'s> {
             ));
         }
     }
+
+    /// After a record's items were written: what the pipeline does once per
+    /// record (`unknown`: it gave only `unknown` events).
+    fn recorded(&mut self, parsed: Parsed, unknown: bool, diag: &mut Diag) -> io::Result<()> {
+        self.name_dialect();
+        if parsed == Parsed::Done {
+            if !self.begun {
+                self.begun = true;
+                self.notices = 0;
+            }
+            self.records += 1;
+            self.unknown_records += u64::from(unknown);
+            self.check_dialect(diag, false);
+        }
+        self.report_endings(diag);
+        self.check_sessions(diag);
+        if self.line_buffered && parsed == Parsed::Done {
+            self.sink.flush()?;
+        }
+        Ok(())
+    }
+}
+
+/// Note whether `item` is an `unknown` event or a known one (for the check
+/// of a forced dialect).
+fn judge_item(item: &Item<'_>, unknown: &mut bool, known: &mut bool) {
+    match item {
+        Item::Event(Event {
+            kind: Kind::Unknown { .. },
+            ..
+        }) => *unknown = true,
+        Item::Event(_) => *known = true,
+        _ => {}
+    }
 }
 
 impl Handler for Pipeline<'_> {
     fn record(&mut self, bytes: &[u8], line: u64, diag: &mut Diag) -> io::Result<Parsed> {
+        // Whatever an earlier record of this line held goes first.
+        self.released(diag)?;
         // One validation of the whole record lets the parsers read it as
         // `str`, where serde_json does not check every string again.
         // Invalid UTF-8 goes back to the framer, which repairs it.
         let Ok(rec) = std::str::from_utf8(bytes) else {
             return Ok(Parsed::Invalid);
         };
+        if rec.len() >= self.huge {
+            // Detached from the record and written once the framer has
+            // given its buffer back: a text that had escapes was unescaped
+            // into a copy of its own, and the outputs copy it once more
+            // (documents keep the content for `finalContent`), so the line,
+            // that copy and the outputs' would otherwise be held at once.
+            let held = &mut self.held;
+            let parsed = self.parser.parse(rec, line, &mut |line, item| {
+                held.push((line, item.into_owned()));
+                Ok(())
+            })?;
+            self.held_from = Some(parsed);
+            return Ok(parsed);
+        }
         let norm = &mut self.norm;
         let sink = &mut *self.sink;
         let (mut unknown, mut known) = (false, false);
@@ -330,38 +390,39 @@ impl Handler for Pipeline<'_> {
         // kept until a later one told the dialect is not this one.
         let parsed = self.parser.parse(rec, line, &mut |line, mut item| {
             if judge {
-                match &item {
-                    Item::Event(Event {
-                        kind: Kind::Unknown { .. },
-                        ..
-                    }) => unknown = true,
-                    Item::Event(_) => known = true,
-                    _ => {}
-                }
+                judge_item(&item, &mut unknown, &mut known);
             }
             drop_impossible_ts(&mut item, line, diag);
             norm.line = line;
             norm.item(item, sink, diag)
         })?;
-        self.name_dialect();
-        if parsed == Parsed::Done {
-            if !self.begun {
-                self.begun = true;
-                self.notices = 0;
-            }
-            self.records += 1;
-            self.unknown_records += u64::from(unknown && !known);
-            self.check_dialect(diag, false);
-        }
-        self.report_endings(diag);
-        self.check_sessions(diag);
-        if self.line_buffered && parsed == Parsed::Done {
-            self.sink.flush()?;
-        }
+        self.recorded(parsed, unknown && !known, diag)?;
         Ok(parsed)
     }
 
+    fn released(&mut self, diag: &mut Diag) -> io::Result<()> {
+        let Some(parsed) = self.held_from.take() else {
+            return Ok(());
+        };
+        let (mut unknown, mut known) = (false, false);
+        let judge = self.forced.is_some() && !self.dialect_checked;
+        let mut held = std::mem::take(&mut self.held);
+        for (line, mut item) in held.drain(..) {
+            if judge {
+                judge_item(&item, &mut unknown, &mut known);
+            }
+            drop_impossible_ts(&mut item, line, diag);
+            self.norm.line = line;
+            self.norm.item(item, &mut *self.sink, diag)?;
+        }
+        // The emptied list keeps its (small) capacity for the next one.
+        self.held = held;
+        self.recorded(parsed, unknown && !known, diag)
+    }
+
     fn bad_line(&mut self, text: &str, line: u64, diag: &mut Diag) -> io::Result<()> {
+        // What a record before it on this line held goes first.
+        self.released(diag)?;
         let cut = crate::strings::floor_char_boundary(text, ERROR_LINE_BYTES);
         let ev = Event::new(Kind::Error {
             message: text[..cut].into(),
@@ -387,6 +448,10 @@ impl Handler for Pipeline<'_> {
     }
 
     fn idle(&mut self) -> io::Result<()> {
+        debug_assert!(
+            self.held_from.is_none(),
+            "the framer releases every line before it reads on"
+        );
         // A regular file pauses only between read blocks, where nothing is
         // waited for: the items before its init stay held for the init.
         if self.live {
@@ -483,8 +548,20 @@ pub fn convert<R: Read, W: Write>(
     out: W,
     diag: &mut Diag,
 ) -> io::Result<Report> {
+    convert_detaching(cfg, input, out, diag, HUGE_RECORD_BYTES)
+}
+
+/// [`convert`], detaching records of `huge` bytes or more.
+fn convert_detaching<R: Read, W: Write>(
+    cfg: &Config,
+    input: R,
+    out: W,
+    diag: &mut Diag,
+    huge: usize,
+) -> io::Result<Report> {
     diag.quiet |= cfg.output.quiet;
     let mut p = Pipeline::new(cfg, out);
+    p.huge = huge;
     let mut framer = Framer::new();
     let r = one_input(&mut p, &mut framer, input, diag);
     finish(p, &framer, r, diag)
@@ -765,5 +842,85 @@ mod tests {
             "completions with a start: {}",
             paired.get()
         );
+    }
+
+    /// A writer the test can read after the run (the diagnostics).
+    #[derive(Clone, Default)]
+    struct Shared(Rc<RefCell<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+            self.0.borrow_mut().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Output, diagnostics and report of one conversion.
+    fn run(cfg: &Config, input: &[u8], huge: usize) -> (Vec<u8>, Vec<u8>, Report) {
+        let err = Shared::default();
+        let mut diag = Diag::new(Box::new(err.clone()));
+        let mut out = Vec::new();
+        let report = convert_detaching(cfg, input, &mut out, &mut diag, huge).unwrap();
+        drop(diag);
+        let err = err.0.borrow().clone();
+        (out, err, report)
+    }
+
+    /// Detaching a huge record changes when its line's memory is given
+    /// back, never what is written or in which order: every fixture, with
+    /// every record sent the detached way, gives the same output,
+    /// diagnostics and report.
+    #[test]
+    fn detached_records_are_written_in_place() {
+        let mut files = Vec::new();
+        fixtures(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures"),
+            &mut files,
+        );
+        let mut inputs: Vec<(String, Vec<u8>)> = files
+            .iter()
+            .map(|p| (p.display().to_string(), std::fs::read(p).unwrap()))
+            .collect();
+        assert!(inputs.len() > 10, "the fixtures are there");
+        // Bad lines (one right after records of its own line), a join and an
+        // array on one input.
+        inputs.push((
+            "mixed".to_owned(),
+            b"not json\n\
+              [{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\"}, {\"type\":\"tool_call\",\"subtype\":\"started\",\"call_id\":\"c1\",\"tool_call\":{\"readToolCall\":{\"args\":{\"path\":\"a\\nb\"}}},\"session_id\":\"s\"} oops]\n\
+              {\"type\":\"tool_call\",\"subtype\":\"completed\",\"call_id\":\"c1\",\"tool_call\":{\"readToolCall\":{\"args\":{\"path\":\"a\\nb\"},\"result\":{\"success\":{}}}},\"session_id\":\"s\"}\n\
+              {\"type\":\"assistant\",\n\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"c\"}]},\"session_id\":\"s\"}\n\
+              {\"type\":\"result\",\"subtype\":\"success\",\"result\":\"c\",\"session_id\":\"s\"}\n"
+                .to_vec(),
+        ));
+        for format in [Format::Events, Format::Text, Format::DocumentsSse] {
+            let cfg = Config {
+                format,
+                output: OutputOptions {
+                    created: Some(0),
+                    run_start: Some(0),
+                    ..OutputOptions::default()
+                },
+                ..Config::default()
+            };
+            for (name, input) in &inputs {
+                let inline = run(&cfg, input, usize::MAX);
+                let detached = run(&cfg, input, 0);
+                assert_eq!(
+                    String::from_utf8_lossy(&detached.0),
+                    String::from_utf8_lossy(&inline.0),
+                    "{name}, {format:?}: output"
+                );
+                assert_eq!(
+                    String::from_utf8_lossy(&detached.1),
+                    String::from_utf8_lossy(&inline.1),
+                    "{name}, {format:?}: diagnostics"
+                );
+                assert_eq!(detached.2, inline.2, "{name}, {format:?}: report");
+            }
+        }
     }
 }

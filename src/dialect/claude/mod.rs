@@ -9,8 +9,9 @@
 //!   snapshot wins), never summed per line;
 //! - that per-line `usage` is taken when the message starts (its
 //!   `output_tokens` is far below the final count) and `modelUsage` can
-//!   disagree with `usage`: `result.usage` (the session's totals) is what the
-//!   result carries, and the transform emits the remainder before it;
+//!   disagree with `usage`: `result.usage` (the turn's totals, main loop
+//!   only; docs/verified-sources.md#claude-code) is what the result carries,
+//!   and the transform emits the remainder before it;
 //! - with `--include-partial-messages`, `stream_event` lines carry the
 //!   Anthropic SSE deltas and the whole `assistant` lines still follow:
 //!   their text and thinking become [`Item::Recap`]s (the transform emits
@@ -32,10 +33,9 @@
 //! Lines of a sub-agent (`parent_tool_use_id` set) keep their tool calls;
 //! their text becomes `tool_call_progress` of the parent `Task` call, so the
 //! main answer is not interleaved with the sub-agent's. Their usage is not
-//! counted as it comes: whether `result.usage` includes sub-agent calls is
-//! not documented, and counting them could overshoot totals that do not
-//! (increments cannot go back); when the totals do include them, the
-//! remainder emitted before the result accounts for them.
+//! counted: `result.usage` is the main loop's only (the SDK's changelog says
+//! so), and counting them would overshoot it, where increments cannot go
+//! back. `total_cost_usd` covers them.
 //! `control_request`/`control_response` (permission prompts of the SDK
 //! control channel) carry nothing the event model shows and are skipped.
 
