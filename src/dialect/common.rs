@@ -373,6 +373,18 @@ pub fn anthropic_usage(m: &Members<'_>) -> Option<Usage> {
     ))
 }
 
+/// `{input_tokens, cached_input_tokens, output_tokens, …}`: OpenAI's
+/// convention, where `input_tokens` already includes the cached part.
+pub(crate) fn openai_usage(m: &Members<'_>) -> Option<Usage> {
+    let get = |k: &str| m.int(k).and_then(|v| u64::try_from(v).ok());
+    Some(Usage {
+        input: get("input_tokens")?,
+        output: get("output_tokens")?,
+        cache_read: get("cached_input_tokens"),
+        cache_write: get("cache_write_input_tokens"),
+    })
+}
+
 /// Cursor-style camelCase usage (`inputTokens` excludes the cache counts:
 /// the SDK's own `totalTokens` is the sum of all four).
 pub fn camel_usage(m: &Members<'_>) -> Option<Usage> {

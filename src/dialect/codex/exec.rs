@@ -8,10 +8,8 @@ use std::io;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::{
-    CodexParser, Line, command_text, error_message, nonfatal, openai_usage, readable_error,
-};
-use crate::dialect::common::{count_patch_lines, normalize_tool_name, render_todos};
+use super::{CodexParser, Line, command_text, error_message, nonfatal, readable_error};
+use crate::dialect::common::{count_patch_lines, normalize_tool_name, openai_usage, render_todos};
 use crate::dialect::{Channel, Item, Out, keep_unknown};
 use crate::event::{
     Event, Json, Kind, OutStream, SessionResult, SessionStart, Str, SummaryPhase, Text, ToolEnd,

@@ -8,8 +8,8 @@ use std::io;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::{CodexParser, Line, command_text, nonfatal, openai_usage};
-use crate::dialect::common::{base64_decode, join_output, render_todos};
+use super::{CodexParser, Line, command_text, nonfatal};
+use crate::dialect::common::{base64_decode, join_output, openai_usage, render_todos};
 use crate::dialect::{Channel, Item, Out, keep_unknown};
 use crate::event::{
     Event, Json, Kind, OutStream, SessionResult, SessionStart, SummaryPhase, Text, ToolEnd,

@@ -191,18 +191,6 @@ fn command_text(raw: &RawValue) -> Option<Str<'_>> {
     Some(Cow::Owned(join_argv(&parts)))
 }
 
-/// `{input_tokens, cached_input_tokens, output_tokens, …}`: OpenAI's
-/// convention, where `input_tokens` already includes the cached part.
-fn openai_usage(m: &Members<'_>) -> Option<Usage> {
-    let get = |k: &str| m.int(k).and_then(|v| u64::try_from(v).ok());
-    Some(Usage {
-        input: get("input_tokens")?,
-        output: get("output_tokens")?,
-        cache_read: get("cached_input_tokens"),
-        cache_write: get("cache_write_input_tokens"),
-    })
-}
-
 /// The message of an error value, made readable.
 fn error_message(raw: &RawValue) -> Option<String> {
     error_text(raw).map(|s| readable_error(&s))
