@@ -23,7 +23,7 @@ _cstream() {
 
     case "${cmd}" in
         cstream)
-            opts="-t -f -q -e -o -c -h -V --to --from --no-dedupe --color --quiet --no-thinking --shell-lines --strict --exit-status --stats --output --line-buffered --truncate-shell --coalesce --reasoning-field --tool-calls --include-usage --model --id --created --compact --thinking --generate --help --version"
+            opts="-t -f -q -e -o -c -h -V --to --from --no-dedupe --color --quiet --no-thinking --shell-lines --strict --exit-status --stats --output --summary --outputs --line-buffered --truncate-shell --coalesce --reasoning-field --tool-calls --include-usage --model --id --created --compact --thinking --generate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -58,6 +58,14 @@ _cstream() {
                     return 0
                     ;;
                 -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --summary)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --outputs)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

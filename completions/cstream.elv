@@ -26,6 +26,8 @@ set edit:completion:arg-completer[cstream] = {|@words|
             cand --shell-lines 'text: of the shell output that arrives with a call''s completion, show the last N lines, or all [default: 10 on a terminal, else all]'
             cand -o 'Write to FILE instead of standard output'
             cand --output 'Write to FILE instead of standard output'
+            cand --summary 'When the run ends, append a Markdown summary to FILE (for $GITHUB_STEP_SUMMARY; at most 1 MiB): outcome, errors, usage and cost, tool calls, failed commands, duration'
+            cand --outputs 'When the run ends, append key=value lines to FILE (for $GITHUB_OUTPUT): outcome, tokens, cost, turns, duration, error'
             cand --truncate-shell 'Cap each tool call''s shell output at SIZE bytes (64K, 1M, …): live output up to SIZE, then a marker; the completed output keeps its last SIZE bytes'
             cand --coalesce 'With --to events: merge deltas into whole messages and tool calls (whole, the default), or merge adjacent deltas that arrived together (burst)'
             cand --reasoning-field 'openai formats: the delta/message field thinking goes to'

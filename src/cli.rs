@@ -161,6 +161,16 @@ pub struct Cli {
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
+    /// When the run ends, append a Markdown summary to FILE (for $GITHUB_STEP_SUMMARY; at most
+    /// 1 MiB): outcome, errors, usage and cost, tool calls, failed commands, duration
+    #[arg(long, value_name = "FILE")]
+    pub summary: Option<PathBuf>,
+
+    /// When the run ends, append key=value lines to FILE (for $GITHUB_OUTPUT): outcome, tokens,
+    /// cost, turns, duration, error
+    #[arg(long, value_name = "FILE")]
+    pub outputs: Option<PathBuf>,
+
     /// Flush after every input line, even when more input is waiting
     #[arg(long)]
     pub line_buffered: bool,
@@ -576,6 +586,8 @@ impl Cli {
             }),
             stats: self.stats,
             report_sessions: self.exit_status,
+            summary: self.summary.clone(),
+            outputs: self.outputs.clone(),
             // A terminal shows every line at once, as ripgrep does.
             line_buffered: self.line_buffered || tty,
         }

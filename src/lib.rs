@@ -35,6 +35,7 @@ pub mod prefix;
 pub mod run;
 pub mod stats;
 pub mod strings;
+pub mod summary;
 pub mod terminal;
 pub mod time;
 pub mod transform;

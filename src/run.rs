@@ -4,6 +4,7 @@
 //! reported and skipped); [`convert`] is the single-reader form for embedding
 //! cstream in another program (a proxy) or for tests.
 
+use std::cell::RefCell;
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::path::PathBuf;
@@ -16,6 +17,7 @@ use crate::event::{Event, Kind};
 use crate::input::{FrameError, Framer, HUGE_RECORD_BYTES, Handler, Parsed};
 use crate::output::{self, Format, OutputOptions, Sink};
 use crate::stats::{Counters, CountingSink, CountingWriter, Stats};
+use crate::summary::{RunSummary, SummarySink};
 use crate::transform::coalesce::{Coalesce, CoalesceMode};
 use crate::transform::truncate::Truncate;
 use crate::transform::{NormalizeOptions, Normalizer, Outcomes};
@@ -59,6 +61,10 @@ pub struct Config {
     /// `-e`: name each session that failed or ended without a result on the
     /// diagnostics stream, with the agent's own error.
     pub report_sessions: bool,
+    /// `--summary`: append a Markdown summary of the run to this file.
+    pub summary: Option<PathBuf>,
+    /// `--outputs`: append `key=value` lines (`$GITHUB_OUTPUT`) to this file.
+    pub outputs: Option<PathBuf>,
 }
 
 /// One input.
@@ -167,7 +173,7 @@ struct Pipeline<'s> {
     /// The dialect `--from` forced (`None` with auto-detection).
     forced: Option<Dialect>,
     /// Records of the current input, and those of them that only gave
-    /// `unknown` events (counted with a forced dialect).
+    /// `unknown` events (counted with a forced dialect, until it is judged).
     records: u64,
     unknown_records: u64,
     /// The current input was checked against the forced dialect.
@@ -176,6 +182,11 @@ struct Pipeline<'s> {
     /// and the record's outcome: written by [`Handler::released`].
     held: Vec<(u64, Item<'static>)>,
     held_from: Option<Parsed>,
+    /// `--summary`/`--outputs`: what the sessions came to, and the files
+    /// it is appended to when the run ends.
+    summary: Option<Rc<RefCell<RunSummary>>>,
+    summary_file: Option<PathBuf>,
+    outputs_file: Option<PathBuf>,
     /// Records this long or longer are detached ([`HUGE_RECORD_BYTES`];
     /// tests lower it to send every record that way).
     huge: usize,
@@ -206,6 +217,12 @@ impl<'s> Pipeline<'s> {
         if let Some(cap) = cfg.truncate_shell {
             sink = Box::new(Truncate::new(sink, cap));
         }
+        // Outermost: it sees the events as the normalizer made them.
+        let summary = (cfg.summary.is_some() || cfg.outputs.is_some())
+            .then(|| Rc::new(RefCell::new(RunSummary::default())));
+        if let Some(st) = &summary {
+            sink = Box::new(SummarySink::new(sink, Rc::clone(st)));
+        }
         Pipeline {
             parser: AutoParser::new(cfg.from),
             norm: Normalizer::new(cfg.normalize),
@@ -227,15 +244,24 @@ impl<'s> Pipeline<'s> {
             held: Vec::new(),
             held_from: None,
             huge: HUGE_RECORD_BYTES,
+            summary,
+            summary_file: cfg.summary.clone(),
+            outputs_file: cfg.outputs.clone(),
         }
     }
 
     /// Report the sessions that ended badly since the last call (with
-    /// `-e`), one line each.
+    /// `-e`), one line each. Called after every record: the check is
+    /// inlined, the report is not.
+    #[inline]
     fn report_endings(&mut self, diag: &mut Diag) {
-        if !self.norm.has_ended() {
-            return;
+        if self.norm.has_ended() {
+            self.report_ended(diag);
         }
+    }
+
+    #[cold]
+    fn report_ended(&mut self, diag: &mut Diag) {
         for e in self.norm.take_ended() {
             if !self.report_sessions {
                 continue;
@@ -330,9 +356,12 @@ impl<'s> Pipeline<'s> {
                 self.begun = true;
                 self.notices = 0;
             }
-            self.records += 1;
-            self.unknown_records += u64::from(unknown);
-            self.check_dialect(diag, false);
+            // Counted only while a forced dialect is being judged.
+            if self.forced.is_some() && !self.dialect_checked {
+                self.records += 1;
+                self.unknown_records += u64::from(unknown);
+                self.check_dialect(diag, false);
+            }
         }
         self.report_endings(diag);
         self.check_sessions(diag);
@@ -394,7 +423,7 @@ impl Handler for Pipeline<'_> {
             }
             drop_impossible_ts(&mut item, line, diag);
             norm.line = line;
-            norm.item(item, sink, diag)
+            norm.item(&mut item, sink, diag)
         })?;
         self.recorded(parsed, unknown && !known, diag)?;
         Ok(parsed)
@@ -413,7 +442,7 @@ impl Handler for Pipeline<'_> {
             }
             drop_impossible_ts(&mut item, line, diag);
             self.norm.line = line;
-            self.norm.item(item, &mut *self.sink, diag)?;
+            self.norm.item(&mut item, &mut *self.sink, diag)?;
         }
         // The emptied list keeps its (small) capacity for the next one.
         self.held = held;
@@ -430,7 +459,8 @@ impl Handler for Pipeline<'_> {
             source: Some("stdout".into()),
         });
         self.norm.line = line;
-        self.norm.item(Item::Event(ev), &mut *self.sink, diag)?;
+        self.norm
+            .item(&mut Item::Event(ev), &mut *self.sink, diag)?;
         self.report_endings(diag);
         self.check_sessions(diag);
         if self.strict {
@@ -615,7 +645,7 @@ fn one_input<R: Read>(
         p.parser.finish(&mut |line, mut item| {
             drop_impossible_ts(&mut item, line, diag);
             norm.line = line;
-            norm.item(item, sink, diag)
+            norm.item(&mut item, sink, diag)
         })?;
     }
     if let Some(line) = p.parser.guessed_at() {
@@ -662,6 +692,27 @@ fn finish(
     diag: &mut Diag,
 ) -> io::Result<Report> {
     let r = read.and_then(|()| p.sink.finish());
+    // Also after a failed write: CI wants the verdict all the same.
+    if let Some(st) = &p.summary {
+        let mut st = st.borrow_mut();
+        st.end_session();
+        for (file, text) in [
+            (
+                &p.summary_file,
+                p.summary_file.as_ref().map(|_| st.markdown()),
+            ),
+            (
+                &p.outputs_file,
+                p.outputs_file.as_ref().map(|_| st.outputs()),
+            ),
+        ] {
+            if let (Some(file), Some(text)) = (file, text)
+                && let Err(e) = append(file, &text)
+            {
+                diag.error(format_args!("{}: {e}", file.display()));
+            }
+        }
+    }
     diag.finish();
     let stats = p.stats(framer, diag);
     if let Some(s) = &stats {
@@ -676,6 +727,16 @@ fn finish(
         stopped: p.stop,
         stats,
     })
+}
+
+/// Append `text` to `file` (created if missing), as `$GITHUB_STEP_SUMMARY`
+/// and `$GITHUB_OUTPUT` expect: other steps write there too.
+fn append(file: &std::path::Path, text: &str) -> io::Result<()> {
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(file)?;
+    f.write_all(text.as_bytes())
 }
 
 #[cfg(test)]

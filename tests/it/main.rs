@@ -29,6 +29,7 @@ mod regression;
 mod roundtrip;
 mod sessions;
 mod snapshots;
+mod summary;
 mod text_terminal;
 mod transcript;
 mod transforms;
