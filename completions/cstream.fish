@@ -2,6 +2,8 @@ complete -c cstream -s t -l to -d 'Output format' -r -f -a "text\t'A readable, c
 events\t'Normalized events, one compact JSON object per line'
 openai-sse\t'OpenAI Chat Completions streaming (SSE), one stream per session'
 openai-json\t'The OpenAI chat.completion object, one per session'
+anthropic-sse\t'Anthropic Messages streaming (SSE), one stream per session'
+anthropic-json\t'The Anthropic Message object, one per session'
 documents\t'One ChatResponse JSON per session, the answer split into typed documents'
 documents-sse\t'The same documents as a live Server-Sent Events stream'
 markdown\t'A transcript to read and share: one Markdown document per session, tools and thinking collapsible'"
@@ -24,15 +26,15 @@ complete -c cstream -l outputs -d 'When the run ends, append key=value lines to 
 complete -c cstream -l truncate-shell -d 'Cap each tool call\'s shell output at SIZE bytes (64K, 1M, …): live output up to SIZE, then a marker; the completed output keeps its last SIZE bytes' -r
 complete -c cstream -l coalesce -d 'With --to events: merge deltas into whole messages and tool calls (whole, the default), or merge adjacent deltas that arrived together (burst)' -r -f -a "whole\t'Whole messages, thinking phases and tool calls'
 burst\t'Adjacent deltas of one kind that were read together'"
-complete -c cstream -l reasoning-field -d 'openai formats: the delta/message field thinking goes to' -r -f -a "reasoning_content\t'delta.reasoning_content (DeepSeek style; AI SDK, LiteLLM)'
+complete -c cstream -l reasoning-field -d 'openai formats: the delta/message field thinking goes to (none: no thinking in any chat format)' -r -f -a "reasoning_content\t'delta.reasoning_content (DeepSeek style; AI SDK, LiteLLM)'
 reasoning\t'delta.reasoning (OpenRouter style)'
 none\t'Drop thinking'"
-complete -c cstream -l tool-calls -d 'openai formats: how tool calls the agent already executed appear' -r -f -a "reasoning\t'One line per call in the reasoning channel (omitted with --reasoning-field none)'
+complete -c cstream -l tool-calls -d 'openai and anthropic formats: how tool calls the agent already executed appear' -r -f -a "reasoning\t'One line per call in the reasoning channel (omitted with --reasoning-field none)'
 content\t'One line per call in the content'
 omit\t'Leave them out'
 calls\t'Forward as tool_calls, for display only (a client that runs tools would run them again)'"
-complete -c cstream -l model -d 'openai and documents formats: the model name to write (default: the one the agent reported, else "unknown")' -r
-complete -c cstream -l id -d 'openai and documents formats: the response id to write (default: chatcmpl-<session id>, chat_<session id>)' -r
+complete -c cstream -l model -d 'openai, anthropic and documents formats: the model name to write (default: the one the agent reported, else "unknown")' -r
+complete -c cstream -l id -d 'openai, anthropic and documents formats: the response id to write (default: chatcmpl-<session id>, msg_<session id>, chat_<session id>)' -r
 complete -c cstream -l created -d 'openai and documents formats: the creation time to write, Unix seconds (default: the session\'s first timestamp, else the time the run started)' -r
 complete -c cstream -l generate -d 'Generate the man page or a shell completion script' -r -f -a "man\t''
 bash\t''
@@ -48,7 +50,7 @@ complete -c cstream -s e -l exit-status -d 'Exit 3 when a session reported failu
 complete -c cstream -l stats -d 'After the run, print one summary line on stderr: lines and bytes read, bytes written, lines skipped, sessions (failed, incomplete), events by type, elapsed time'
 complete -c cstream -l line-buffered -d 'Flush after every input line, even when more input is waiting'
 complete -c cstream -l include-usage -d 'openai-sse: write the usage chunk after the finish chunk (when usage is known)'
-complete -c cstream -s c -l compact -d 'One-line JSON for openai-json and documents (default: pretty, 2-space indent)'
+complete -c cstream -s c -l compact -d 'One-line JSON for openai-json, anthropic-json and documents (default: pretty, 2-space indent)'
 complete -c cstream -l thinking -d 'documents formats: include thinking documents (off by default: the documents[] spec has no such type)'
 complete -c cstream -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cstream -s V -l version -d 'Print version'

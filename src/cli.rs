@@ -186,11 +186,12 @@ pub struct Cli {
           default_missing_value = "whole")]
     pub coalesce: Option<CoalesceArg>,
 
-    /// openai formats: the delta/message field thinking goes to
+    /// openai formats: the delta/message field thinking goes to (none: no thinking in any chat
+    /// format)
     #[arg(long, value_enum, value_name = "NAME", default_value_t = ReasoningFieldArg::ReasoningContent)]
     pub reasoning_field: ReasoningFieldArg,
 
-    /// openai formats: how tool calls the agent already executed appear
+    /// openai and anthropic formats: how tool calls the agent already executed appear
     #[arg(long, value_enum, value_name = "MODE", default_value_t = ToolCallsArg::Reasoning)]
     pub tool_calls: ToolCallsArg,
 
@@ -198,13 +199,13 @@ pub struct Cli {
     #[arg(long)]
     pub include_usage: bool,
 
-    /// openai and documents formats: the model name to write (default: the one the agent
+    /// openai, anthropic and documents formats: the model name to write (default: the one the agent
     /// reported, else "unknown")
     #[arg(long, value_name = "NAME")]
     pub model: Option<String>,
 
-    /// openai and documents formats: the response id to write (default: chatcmpl-<session id>,
-    /// chat_<session id>)
+    /// openai, anthropic and documents formats: the response id to write (default:
+    /// chatcmpl-<session id>, msg_<session id>, chat_<session id>)
     #[arg(long, value_name = "ID")]
     // The help text shows `<session id>` literally; rustdoc would read it as HTML.
     #[allow(rustdoc::invalid_html_tags)]
@@ -215,7 +216,8 @@ pub struct Cli {
     #[arg(long, value_name = "UNIX", allow_negative_numbers = true, value_parser = parse_created)]
     pub created: Option<i64>,
 
-    /// One-line JSON for openai-json and documents (default: pretty, 2-space indent)
+    /// One-line JSON for openai-json, anthropic-json and documents (default: pretty, 2-space
+    /// indent)
     #[arg(short = 'c', long)]
     pub compact: bool,
 

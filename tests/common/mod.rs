@@ -55,6 +55,22 @@ pub const FORMATS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "anthropic_sse",
+        &["--to", "anthropic-sse", "--created", "1700000000"],
+    ),
+    (
+        "anthropic_json_calls",
+        &[
+            "--to",
+            "anthropic-json",
+            "-c",
+            "--created",
+            "1700000000",
+            "--tool-calls",
+            "calls",
+        ],
+    ),
+    (
         "documents",
         &["--to", "documents", "--created", "1700000000"],
     ),

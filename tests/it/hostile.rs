@@ -663,6 +663,17 @@ fn the_checker_refuses_malformed_output() {
             b"event: Bad Name\ndata: {}\n\ndata: [DONE]\n\n",
         ),
         ("openai-json", false, b"{\"a\":1}\n[1]\n"),
+        (
+            "anthropic-sse",
+            false,
+            b"event: ping\ndata: {\"type\":\"pong\"}\n\n",
+        ),
+        ("anthropic-sse", false, b"data: {\"type\":\"ping\"}\n\n"),
+        (
+            "anthropic-sse",
+            false,
+            b"event: ping\ndata: {\"type\":\"ping\"}\n\ndata: [DONE]\n\n",
+        ),
         ("documents", false, b"{\"a\":01}\n"),
         ("documents", false, b"{\"a\":\"\\x\"}\n"),
     ];
@@ -696,6 +707,11 @@ fn the_checker_refuses_malformed_output() {
             "documents",
             false,
             b"{\n  \"a\": [1.5e-3, -0, true, null]\n}\n{}\n",
+        ),
+        (
+            "anthropic-sse",
+            false,
+            b"event: ping\ndata: {\"type\":\"ping\"}\n\n",
         ),
     ];
     for (format, color, out) in good {

@@ -12,6 +12,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod anthropic;
 mod backpressure;
 mod bench_gen;
 mod cli;
