@@ -29,6 +29,7 @@ mod properties;
 mod readme;
 mod regression;
 mod roundtrip;
+mod sessions;
 mod snapshots;
 mod summary;
 mod text_terminal;
