@@ -2,6 +2,8 @@ complete -c cstream -s t -l to -d 'Output format' -r -f -a "text\t'A readable, c
 events\t'Normalized events, one compact JSON object per line'
 openai-sse\t'OpenAI Chat Completions streaming (SSE), one stream per session'
 openai-json\t'The OpenAI chat.completion object, one per session'
+anthropic-sse\t'Anthropic Messages streaming (SSE), one stream per session'
+anthropic-json\t'The Anthropic Message object, one per session'
 documents\t'One ChatResponse JSON per session, the answer split into typed documents'
 documents-sse\t'The same documents as a live Server-Sent Events stream'
 markdown\t'A transcript to read and share: one Markdown document per session, tools and thinking collapsible'"
@@ -12,31 +14,35 @@ codex\t'Codex exec --json'
 gemini\t'Gemini CLI --output-format stream-json'
 acp\t'Agent Client Protocol traffic (JSON-RPC session/update)'
 cursor-sdk\t'Cursor SDK InteractionUpdate deltas or SDKMessage run stream'
-events\t'cstream\'s own --to events output'"
+events\t'cstream\'s own --to events output'
+claude-project\t'Claude Code saved transcripts (~/.claude/projects/*/*.jsonl)'"
 complete -c cstream -l color -d 'When to colour the text format [NO_COLOR and CLICOLOR_FORCE are honoured with auto]' -r -f -a "auto\t'Colour when writing to a terminal (unless NO_COLOR is set, or CLICOLOR_FORCE asks for it)'
 always\t'Always colour the text format'
 never\t'Never colour'"
 complete -c cstream -l shell-lines -d 'text: of the shell output that arrives with a call\'s completion, show the last N lines, or all [default: 10 on a terminal, else all]' -r
 complete -c cstream -s o -l output -d 'Write to FILE instead of standard output' -r -F
+complete -c cstream -l summary -d 'When the run ends, append a Markdown summary to FILE (for $GITHUB_STEP_SUMMARY; at most 1 MiB): outcome, errors, usage and cost, tool calls, failed commands, duration' -r -F
+complete -c cstream -l outputs -d 'When the run ends, append key=value lines to FILE (for $GITHUB_OUTPUT): outcome, tokens, cost, turns, duration, error' -r -F
 complete -c cstream -l truncate-shell -d 'Cap each tool call\'s shell output at SIZE bytes (64K, 1M, …): live output up to SIZE, then a marker; the completed output keeps its last SIZE bytes' -r
+complete -c cstream -l redact-pattern -d 'Also redact what REGEX matches (kind `custom`; repeatable; implies --redact)' -r
 complete -c cstream -l coalesce -d 'With --to events: merge deltas into whole messages and tool calls (whole, the default), or merge adjacent deltas that arrived together (burst)' -r -f -a "whole\t'Whole messages, thinking phases and tool calls'
 burst\t'Adjacent deltas of one kind that were read together'"
-complete -c cstream -l reasoning-field -d 'openai formats: the delta/message field thinking goes to' -r -f -a "reasoning_content\t'delta.reasoning_content (DeepSeek style; AI SDK, LiteLLM)'
+complete -c cstream -l reasoning-field -d 'openai formats: the delta/message field thinking goes to (none: no thinking in any chat format)' -r -f -a "reasoning_content\t'delta.reasoning_content (DeepSeek style; AI SDK, LiteLLM)'
 reasoning\t'delta.reasoning (OpenRouter style)'
 none\t'Drop thinking'"
-complete -c cstream -l tool-calls -d 'openai formats: how tool calls the agent already executed appear' -r -f -a "reasoning\t'One line per call in the reasoning channel (omitted with --reasoning-field none)'
+complete -c cstream -l tool-calls -d 'openai and anthropic formats: how tool calls the agent already executed appear' -r -f -a "reasoning\t'One line per call in the reasoning channel (omitted with --reasoning-field none)'
 content\t'One line per call in the content'
 omit\t'Leave them out'
 calls\t'Forward as tool_calls, for display only (a client that runs tools would run them again)'"
-complete -c cstream -l model -d 'openai and documents formats: the model name to write (default: the one the agent reported, else "unknown")' -r
-complete -c cstream -l id -d 'openai and documents formats: the response id to write (default: chatcmpl-<session id>, chat_<session id>)' -r
+complete -c cstream -l model -d 'openai, anthropic and documents formats: the model name to write (default: the one the agent reported, else "unknown")' -r
+complete -c cstream -l id -d 'openai, anthropic and documents formats: the response id to write (default: chatcmpl-<session id>, msg_<session id>, chat_<session id>)' -r
 complete -c cstream -l created -d 'openai and documents formats: the creation time to write, Unix seconds (default: the session\'s first timestamp, else the time the run started)' -r
-complete -c cstream -l generate -d 'Generate the man page or a shell completion script' -r -f -a "man\t''
-bash\t''
-zsh\t''
-fish\t''
-powershell\t''
-elvish\t''"
+complete -c cstream -l generate -d 'Generate the man page or a shell completion script' -r -f -a "man\t'The man page'
+bash\t'bash completions'
+zsh\t'zsh completions'
+fish\t'fish completions'
+powershell\t'PowerShell completions'
+elvish\t'elvish completions'"
 complete -c cstream -l no-dedupe -d 'Keep recap/replay text and cumulative tool-output snapshots exactly as they came (default: emit only what each adds)'
 complete -c cstream -s q -l quiet -d 'The conversation only: no session header or final line, no unknown events or invalid input lines in the text format; warnings on stderr only as one count per kind'
 complete -c cstream -l no-thinking -d 'text: leave thinking out'
@@ -44,8 +50,9 @@ complete -c cstream -l strict -d 'Stop at the first line that is not valid input
 complete -c cstream -s e -l exit-status -d 'Exit 3 when a session reported failure or ended without a result'
 complete -c cstream -l stats -d 'After the run, print one summary line on stderr: lines and bytes read, bytes written, lines skipped, sessions (failed, incomplete), events by type, elapsed time'
 complete -c cstream -l line-buffered -d 'Flush after every input line, even when more input is waiting'
+complete -c cstream -l redact -d 'Replace secrets (provider API keys, cloud keys, GitHub and Slack tokens, JWTs, PEM private keys) with [REDACTED:<kind>] in every field of every format; counted by --stats'
 complete -c cstream -l include-usage -d 'openai-sse: write the usage chunk after the finish chunk (when usage is known)'
-complete -c cstream -s c -l compact -d 'One-line JSON for openai-json and documents (default: pretty, 2-space indent)'
+complete -c cstream -s c -l compact -d 'One-line JSON for openai-json, anthropic-json and documents (default: pretty, 2-space indent)'
 complete -c cstream -l thinking -d 'documents formats: include thinking documents (off by default: the documents[] spec has no such type)'
 complete -c cstream -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cstream -s V -l version -d 'Print version'

@@ -168,6 +168,16 @@ pub struct Cli {
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
+    /// When the run ends, append a Markdown summary to FILE (for $GITHUB_STEP_SUMMARY; at most
+    /// 1 MiB): outcome, errors, usage and cost, tool calls, failed commands, duration
+    #[arg(long, value_name = "FILE")]
+    pub summary: Option<PathBuf>,
+
+    /// When the run ends, append key=value lines to FILE (for $GITHUB_OUTPUT): outcome, tokens,
+    /// cost, turns, duration, error
+    #[arg(long, value_name = "FILE")]
+    pub outputs: Option<PathBuf>,
+
     /// Flush after every input line, even when more input is waiting
     #[arg(long)]
     pub line_buffered: bool,
@@ -192,11 +202,12 @@ pub struct Cli {
           default_missing_value = "whole")]
     pub coalesce: Option<CoalesceArg>,
 
-    /// openai formats: the delta/message field thinking goes to
+    /// openai formats: the delta/message field thinking goes to (none: no thinking in any chat
+    /// format)
     #[arg(long, value_enum, value_name = "NAME", default_value_t = ReasoningFieldArg::ReasoningContent)]
     pub reasoning_field: ReasoningFieldArg,
 
-    /// openai formats: how tool calls the agent already executed appear
+    /// openai and anthropic formats: how tool calls the agent already executed appear
     #[arg(long, value_enum, value_name = "MODE", default_value_t = ToolCallsArg::Reasoning)]
     pub tool_calls: ToolCallsArg,
 
@@ -204,13 +215,13 @@ pub struct Cli {
     #[arg(long)]
     pub include_usage: bool,
 
-    /// openai and documents formats: the model name to write (default: the one the agent
+    /// openai, anthropic and documents formats: the model name to write (default: the one the agent
     /// reported, else "unknown")
     #[arg(long, value_name = "NAME")]
     pub model: Option<String>,
 
-    /// openai and documents formats: the response id to write (default: chatcmpl-<session id>,
-    /// chat_<session id>)
+    /// openai, anthropic and documents formats: the response id to write (default:
+    /// chatcmpl-<session id>, msg_<session id>, chat_<session id>)
     #[arg(long, value_name = "ID")]
     // The help text shows `<session id>` literally; rustdoc would read it as HTML.
     #[allow(rustdoc::invalid_html_tags)]
@@ -221,7 +232,8 @@ pub struct Cli {
     #[arg(long, value_name = "UNIX", allow_negative_numbers = true, value_parser = parse_created)]
     pub created: Option<i64>,
 
-    /// One-line JSON for openai-json and documents (default: pretty, 2-space indent)
+    /// One-line JSON for openai-json, anthropic-json and documents (default: pretty, 2-space
+    /// indent)
     #[arg(short = 'c', long)]
     pub compact: bool,
 
@@ -345,11 +357,17 @@ pub enum ColorWhen {
 /// `--generate`
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Generate {
+    /// The man page
     Man,
+    /// bash completions
     Bash,
+    /// zsh completions
     Zsh,
+    /// fish completions
     Fish,
+    /// PowerShell completions
     Powershell,
+    /// elvish completions
     Elvish,
 }
 
@@ -498,8 +516,11 @@ fn man_page(mut cmd: clap::Command, out: &mut Vec<u8>) -> io::Result<()> {
 /// The environment colour and terminal decisions depend on.
 #[derive(Debug, Clone, Default)]
 pub struct ColorEnv {
+    /// `NO_COLOR`.
     pub no_color: Option<String>,
+    /// `CLICOLOR_FORCE`.
     pub clicolor_force: Option<String>,
+    /// `TERM`.
     pub term: Option<String>,
     /// Standard error is a terminal: with a terminal output, the warnings
     /// show invalid input lines on the same screen as the transcript.
@@ -594,6 +615,8 @@ impl Cli {
             }),
             stats: self.stats,
             report_sessions: self.exit_status,
+            summary: self.summary.clone(),
+            outputs: self.outputs.clone(),
             // A terminal shows every line at once, as ripgrep does.
             line_buffered: self.line_buffered || tty,
         }

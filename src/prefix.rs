@@ -46,26 +46,48 @@ impl Hash {
     }
 
     fn update(&mut self, mut bytes: &[u8]) {
-        // Top up the unfinished word first.
-        while self.npending != 0 && !bytes.is_empty() {
-            self.pending |= (bytes[0] as u64) << (8 * self.npending);
-            self.npending += 1;
-            bytes = &bytes[1..];
-            if self.npending == 8 {
-                let w = self.pending;
-                self.word(w);
-                self.pending = 0;
-                self.npending = 0;
+        // Top up the unfinished word first: deltas are often a few bytes
+        // (one token), so this is the common path, done in one load.
+        if self.npending != 0 {
+            let take = (8 - self.npending as usize).min(bytes.len());
+            self.pending |= load(&bytes[..take]) << (8 * self.npending);
+            self.npending += take as u32;
+            bytes = &bytes[take..];
+            if self.npending < 8 {
+                return;
             }
+            let w = self.pending;
+            self.word(w);
+            self.pending = 0;
+            self.npending = 0;
         }
         let mut words = bytes.chunks_exact(8);
         for c in &mut words {
             self.word(u64::from_le_bytes(c.try_into().expect("8 bytes")));
         }
-        for (i, &x) in words.remainder().iter().enumerate() {
-            self.pending |= (x as u64) << (8 * i);
-            self.npending += 1;
-        }
+        let rest = words.remainder();
+        self.pending = load(rest);
+        self.npending = rest.len() as u32;
+    }
+}
+
+/// Up to eight bytes as a little-endian word (the missing high bytes zero),
+/// without a byte-at-a-time loop: two overlapping loads.
+#[inline]
+fn load(b: &[u8]) -> u64 {
+    let n = b.len();
+    debug_assert!(n <= 8);
+    if n >= 4 {
+        let lo = u64::from(u32::from_le_bytes(b[..4].try_into().expect("4 bytes")));
+        let hi = u64::from(u32::from_le_bytes(b[n - 4..].try_into().expect("4 bytes")));
+        // The two overlap on equal bytes, so OR joins them.
+        lo | (hi << (8 * (n - 4)))
+    } else if n > 0 {
+        u64::from(b[0])
+            | (u64::from(b[n / 2]) << (8 * (n / 2)))
+            | (u64::from(b[n - 1]) << (8 * (n - 1)))
+    } else {
+        0
     }
 }
 
@@ -86,16 +108,6 @@ impl Prefix {
     /// Forget everything.
     pub fn reset(&mut self) {
         *self = Prefix::default();
-    }
-
-    /// Bytes remembered.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// True when nothing was pushed since the last reset.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
     }
 
     /// If `snapshot` starts with the remembered text, the part after it.
@@ -165,6 +177,18 @@ mod tests {
                 other.push_str("tail");
                 assert_eq!(p.tail_of(&other), None, "altered at {cut}");
             }
+        }
+    }
+
+    #[test]
+    fn words_load_like_bytes() {
+        let bytes: Vec<u8> = (1..=8).collect();
+        for n in 0..=8 {
+            let mut want = 0u64;
+            for (i, &b) in bytes[..n].iter().enumerate() {
+                want |= u64::from(b) << (8 * i);
+            }
+            assert_eq!(load(&bytes[..n]), want, "{n} bytes");
         }
     }
 

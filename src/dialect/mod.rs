@@ -15,6 +15,7 @@ pub mod cursor;
 pub mod cursor_sdk;
 pub mod events;
 pub mod gemini;
+pub mod sessions;
 
 use std::io;
 
@@ -192,6 +193,7 @@ pub(crate) fn keep_unknown<'a>(rec: &'a str, out: Out<'_, 'a>) -> io::Result<Par
 
 /// The input dialects (`--from`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Dialect {
     /// cursor-agent `--output-format stream-json`.
     Cursor,
@@ -207,13 +209,15 @@ pub enum Dialect {
     CursorSdk,
     /// cstream's own `--to events` output.
     Events,
+    /// Claude Code's saved project transcripts (`~/.claude/projects`).
+    ClaudeProject,
 }
 
 impl Dialect {
     /// Every dialect, in the order `--help` lists them (after `auto`). The
     /// command line, the man page, the completions and the tests derive
     /// from this list.
-    pub const ALL: [Dialect; 7] = [
+    pub const ALL: [Dialect; 8] = [
         Dialect::Cursor,
         Dialect::Claude,
         Dialect::Codex,
@@ -221,6 +225,7 @@ impl Dialect {
         Dialect::Acp,
         Dialect::CursorSdk,
         Dialect::Events,
+        Dialect::ClaudeProject,
     ];
 
     /// One line for `--help`.
@@ -233,6 +238,9 @@ impl Dialect {
             Dialect::Acp => "Agent Client Protocol traffic (JSON-RPC session/update)",
             Dialect::CursorSdk => "Cursor SDK InteractionUpdate deltas or SDKMessage run stream",
             Dialect::Events => "cstream's own --to events output",
+            Dialect::ClaudeProject => {
+                "Claude Code saved transcripts (~/.claude/projects/*/*.jsonl)"
+            }
         }
     }
 
@@ -251,6 +259,7 @@ impl Dialect {
             Dialect::Acp => "acp",
             Dialect::CursorSdk => "cursor-sdk",
             Dialect::Events => "events",
+            Dialect::ClaudeProject => sessions::claude_project::NAME,
         }
     }
 
@@ -264,6 +273,9 @@ impl Dialect {
             Dialect::Acp => Box::new(acp::AcpParser::default()),
             Dialect::CursorSdk => Box::new(cursor_sdk::CursorSdkParser::default()),
             Dialect::Events => Box::new(events::EventsParser::default()),
+            Dialect::ClaudeProject => {
+                Box::new(sessions::claude_project::ClaudeProjectParser::default())
+            }
         }
     }
 }
@@ -354,6 +366,13 @@ struct Probe<'a> {
     status: Has,
     #[serde(default)]
     summary: Has,
+    // Saved session files.
+    #[serde(rename = "parentUuid", default)]
+    parent_uuid: sessions::Present,
+    #[serde(rename = "leafUuid", default)]
+    leaf_uuid: Has,
+    #[serde(rename = "isSidechain", default)]
+    is_sidechain: Has,
 }
 
 impl Probe<'_> {
@@ -388,6 +407,7 @@ type Rule = fn(&Probe<'_>) -> bool;
 /// cursor-agent's only when it has none of Claude Code's keys.
 const DETECTION: &[(Dialect, Rule)] = &[
     (Dialect::Acp, acp::sniff),
+    (Dialect::ClaudeProject, sessions::claude_project::sniff),
     (Dialect::Events, events::sniff),
     (Dialect::Codex, codex::sniff),
     (Dialect::CursorSdk, cursor_sdk::sniff),
@@ -407,14 +427,6 @@ pub enum Detected {
     Incomplete,
     /// Not JSON.
     Invalid,
-}
-
-/// Tell the dialect from one JSON object, or `None` when it cannot be told.
-pub fn detect(rec: &str) -> Option<Dialect> {
-    match detect_record(rec) {
-        Detected::Is(d) => Some(d),
-        _ => None,
-    }
 }
 
 /// What `rec` says about its dialect: the first rule of the `DETECTION` table
@@ -445,7 +457,7 @@ pub fn detect_record(rec: &str) -> Detected {
 
 /// Receives the items read from an input, each with the input line of the
 /// record it came from (a record that spans lines: its first line).
-pub type LineOut<'o, 'a> = &'o mut dyn FnMut(u64, Item<'a>) -> io::Result<()>;
+pub type LineOut<'o, 'a> = &'o mut dyn FnMut(u64, &mut Item<'a>) -> io::Result<()>;
 
 /// A parser that picks its dialect from the first records it sees, and
 /// says which input line each item comes from.
@@ -516,7 +528,7 @@ impl AutoParser {
         for (line, rec) in &held {
             // The kept records do not live as long as the current one: what
             // they produce is detached from them.
-            p.parse(rec, &mut |i| out(*line, i.into_owned()))?;
+            p.parse(rec, &mut |i| out(*line, &mut i.into_owned()))?;
         }
         self.inner = Some(p);
         Ok(())
@@ -524,6 +536,7 @@ impl AutoParser {
 
     /// Read the record at `line`: detect the dialect while it is not known,
     /// then parse with it.
+    #[inline(always)]
     pub fn parse<'a>(
         &mut self,
         rec: &'a str,
@@ -552,7 +565,7 @@ impl AutoParser {
         }
         self.last_line = line;
         let inner = self.inner.as_mut().expect("set above");
-        inner.parse(rec, &mut |i| out(line, i))
+        inner.parse(rec, &mut |mut i| out(line, &mut i))
     }
 
     /// The input ended: read what is still kept, and emit what the parser
@@ -563,7 +576,7 @@ impl AutoParser {
         }
         let line = self.last_line;
         match self.inner.as_mut() {
-            Some(p) => p.finish(&mut |i| out(line, i)),
+            Some(p) => p.finish(&mut |mut i| out(line, &mut i)),
             None => Ok(()),
         }
     }

@@ -15,8 +15,9 @@
 
 use std::borrow::Cow;
 use std::io;
+use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::Session;
+use super::{OutputOptions, Session};
 use crate::event::{Event, Kind, Starts, ToolEnd, ToolStart, Usage};
 
 /// How tool calls the agent already executed appear (`--tool-calls`).
@@ -57,6 +58,26 @@ pub struct ChatOptions {
     /// When the run started (Unix seconds): the creation time of a session that
     /// gave no timestamp before its first piece.
     pub run_start: i64,
+}
+
+impl ChatOptions {
+    /// The command line's choices for a chat format whose ids start with
+    /// `id_prefix`: thinking has a channel unless `--reasoning-field none`.
+    pub fn from_output(opts: &OutputOptions, id_prefix: &'static str) -> ChatOptions {
+        ChatOptions {
+            reasoning: opts.reasoning_field.key().is_some(),
+            tools: opts.tool_calls,
+            id_prefix,
+            id: opts.id.clone(),
+            model: opts.model.clone(),
+            created: opts.created,
+            run_start: opts.run_start.unwrap_or_else(|| {
+                SystemTime::now()
+                    .duration_since(UNIX_EPOCH)
+                    .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+            }),
+        }
+    }
 }
 
 /// Longest key argument or error shown in a tool line, in characters.

@@ -7,6 +7,7 @@
 //! the next line is read; whole-value formats (`documents`, `openai-json`)
 //! hold one session's result and write it at `end`.
 
+pub mod anthropic;
 pub mod chat;
 pub mod documents;
 pub mod events;
@@ -23,6 +24,7 @@ pub use openai::ReasoningField;
 
 /// The output formats (`--to`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum Format {
     /// A readable, coloured transcript.
     #[default]
@@ -37,6 +39,10 @@ pub enum Format {
     Documents,
     /// The same documents as a live SSE stream.
     DocumentsSse,
+    /// Anthropic Messages streaming (named SSE events).
+    AnthropicSse,
+    /// The non-streaming Anthropic `Message` object, one per session.
+    AnthropicJson,
     /// A transcript to read and share: one Markdown document per session.
     Markdown,
 }
@@ -44,11 +50,13 @@ pub enum Format {
 impl Format {
     /// Every format, in the order `--help` lists them. The command line,
     /// the man page, the completions and the tests all derive from this list.
-    pub const ALL: [Format; 7] = [
+    pub const ALL: [Format; 9] = [
         Format::Text,
         Format::Events,
         Format::OpenAiSse,
         Format::OpenAiJson,
+        Format::AnthropicSse,
+        Format::AnthropicJson,
         Format::Documents,
         Format::DocumentsSse,
         Format::Markdown,
@@ -63,6 +71,8 @@ impl Format {
             Format::OpenAiJson => "openai-json",
             Format::Documents => "documents",
             Format::DocumentsSse => "documents-sse",
+            Format::AnthropicSse => "anthropic-sse",
+            Format::AnthropicJson => "anthropic-json",
             Format::Markdown => "markdown",
         }
     }
@@ -78,6 +88,8 @@ impl Format {
                 "One ChatResponse JSON per session, the answer split into typed documents"
             }
             Format::DocumentsSse => "The same documents as a live Server-Sent Events stream",
+            Format::AnthropicSse => "Anthropic Messages streaming (SSE), one stream per session",
+            Format::AnthropicJson => "The Anthropic Message object, one per session",
             Format::Markdown => {
                 "A transcript to read and share: one Markdown document per session, tools and thinking collapsible"
             }
@@ -91,7 +103,10 @@ impl Format {
 
     /// True for formats that write one SSE stream per session.
     pub fn is_sse(self) -> bool {
-        matches!(self, Format::OpenAiSse | Format::DocumentsSse)
+        matches!(
+            self,
+            Format::OpenAiSse | Format::DocumentsSse | Format::AnthropicSse
+        )
     }
 }
 
@@ -146,6 +161,8 @@ pub fn sink<'w, W: Write + 'w>(format: Format, opts: &OutputOptions, w: W) -> Bo
         Format::OpenAiJson => Box::new(openai::JsonSink::new(w, opts)),
         Format::Documents => Box::new(documents::DocumentsSink::new(w, opts)),
         Format::DocumentsSse => Box::new(documents::sse::DocumentsSseSink::new(w, opts)),
+        Format::AnthropicSse => Box::new(anthropic::SseSink::new(w, opts)),
+        Format::AnthropicJson => Box::new(anthropic::JsonSink::new(w, opts)),
         Format::Markdown => Box::new(transcript::Transcript::new(
             transcript::markdown::Markdown::new(w),
         )),

@@ -14,7 +14,6 @@
 //! (`--tool-calls`).
 
 use std::io::{self, Write};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
@@ -49,19 +48,7 @@ impl ReasoningField {
 
 /// The chat core as the OpenAI formats configure it.
 fn turn(opts: &OutputOptions) -> Turn {
-    Turn::new(ChatOptions {
-        reasoning: opts.reasoning_field.key().is_some(),
-        tools: opts.tool_calls,
-        id_prefix: "chatcmpl-",
-        id: opts.id.clone(),
-        model: opts.model.clone(),
-        created: opts.created,
-        run_start: opts.run_start.unwrap_or_else(|| {
-            SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
-        }),
-    })
+    Turn::new(ChatOptions::from_output(opts, "chatcmpl-"))
 }
 
 /// `finish_reason`.

@@ -114,19 +114,35 @@ impl Default for NormalizeOptions {
 struct ChannelText {
     /// Since the last tool-call start.
     segment: Prefix,
-    /// Since the last recap (or tool-call start).
-    since_recap: Prefix,
+    /// Since the last recap, when one came since the last tool-call start
+    /// (`None`: the same text as `segment`, which is not hashed twice).
+    since_recap: Option<Prefix>,
 }
 
 impl ChannelText {
     fn push(&mut self, s: &str) {
         self.segment.push(s);
-        self.since_recap.push(s);
+        if let Some(p) = &mut self.since_recap {
+            p.push(s);
+        }
     }
 
     fn reset(&mut self) {
         self.segment.reset();
-        self.since_recap.reset();
+        self.since_recap = None;
+    }
+
+    /// What a recap adds to the text of the segment, or else to the text
+    /// since the last recap.
+    fn tail_of<'s>(&self, recap: &'s str) -> Option<&'s str> {
+        self.segment
+            .tail_of(recap)
+            .or_else(|| self.since_recap.as_ref()?.tail_of(recap))
+    }
+
+    /// A recap came: what follows is measured from here too.
+    fn recapped(&mut self) {
+        self.since_recap = Some(Prefix::default());
     }
 }
 
@@ -322,13 +338,25 @@ impl Normalizer {
         self.dialect = Some(name);
     }
 
+    /// Whether the current input's dialect is named.
+    pub fn has_dialect(&self) -> bool {
+        self.dialect.is_some()
+    }
+
     /// True while items are being held for an init that has not come yet.
     fn holding(&self) -> bool {
         self.cur.is_none()
     }
 
-    /// Take one parsed item.
-    pub fn item(&mut self, item: Item<'_>, sink: &mut dyn Sink, diag: &mut Diag) -> io::Result<()> {
+    /// Take one parsed item. It is handled where it lies (an event is not
+    /// copied on its way to the sink); what the normalizer keeps it takes
+    /// out, so the item is spent afterwards.
+    pub fn item(
+        &mut self,
+        item: &mut Item<'_>,
+        sink: &mut dyn Sink,
+        diag: &mut Diag,
+    ) -> io::Result<()> {
         let r = self.take(item, sink, diag);
         if !self.warnings.is_empty() {
             for w in self.warnings.drain(..) {
@@ -338,7 +366,12 @@ impl Normalizer {
         r
     }
 
-    fn take(&mut self, item: Item<'_>, sink: &mut dyn Sink, diag: &mut Diag) -> io::Result<()> {
+    fn take(
+        &mut self,
+        item: &mut Item<'_>,
+        sink: &mut dyn Sink,
+        diag: &mut Diag,
+    ) -> io::Result<()> {
         self.input_has_items = true;
         match item {
             Item::Verbatim => {
@@ -347,7 +380,7 @@ impl Normalizer {
             }
             Item::IdHint(id) => {
                 if self.hint.is_none() {
-                    self.hint = Some(id.into_owned());
+                    self.hint = Some(std::mem::take(id).into_owned());
                 }
                 Ok(())
             }
@@ -355,26 +388,28 @@ impl Normalizer {
                 ts,
                 kind: Kind::SessionStarted(start),
             }) => {
+                let ts = *ts;
                 self.close(sink)?;
                 let id = start.session_id.as_deref().map(str::to_owned);
                 self.open(id, sink)?;
                 let start = SessionStart {
                     session_id: None,
-                    ..start
+                    ..std::mem::take(start)
                 };
                 self.emit(sink, Event::at(ts, Kind::SessionStarted(start)))?;
                 self.replay(sink)
             }
             Item::Resume { session_id } => {
                 self.close(sink)?;
-                self.hint = Some(session_id.into_owned());
+                self.hint = Some(std::mem::take(session_id).into_owned());
                 // cstream's own events, cut before their `session_started`:
                 // which agent wrote them is not known.
                 self.dialect.get_or_insert("unknown");
                 self.open_anonymous(sink)?;
                 self.replay(sink)
             }
-            item if self.holding() => {
+            _ if self.holding() => {
+                let item = std::mem::replace(item, Item::Verbatim);
                 self.held_bytes += item_size(&item);
                 self.held.push(item.into_owned());
                 if self.held.len() > MAX_HELD_ITEMS || self.held_bytes > MAX_HELD_BYTES {
@@ -387,7 +422,7 @@ impl Normalizer {
                 }
                 Ok(())
             }
-            item => self.process(item, sink),
+            _ => self.process(item, sink),
         }
     }
 
@@ -469,8 +504,8 @@ impl Normalizer {
     fn replay(&mut self, sink: &mut dyn Sink) -> io::Result<()> {
         let held = std::mem::take(&mut self.held);
         self.held_bytes = 0;
-        for item in held {
-            self.process(item, sink)?;
+        for mut item in held {
+            self.process(&mut item, sink)?;
         }
         Ok(())
     }
@@ -525,34 +560,32 @@ impl Normalizer {
     }
 
     /// Handle an item inside the open session.
-    fn process(&mut self, item: Item<'_>, sink: &mut dyn Sink) -> io::Result<()> {
+    fn process(&mut self, item: &mut Item<'_>, sink: &mut dyn Sink) -> io::Result<()> {
         let dedupe = self.dedupe();
         match item {
+            Item::Event(ev) => self.event(ev, sink),
             Item::IdHint(_) | Item::Resume { .. } | Item::Verbatim => Ok(()),
             Item::Recap { ts, channel, text } => {
+                let (ts, channel) = (*ts, *channel);
                 if !dedupe {
-                    return self.process(Item::Event(Event::at(ts, delta(channel, text))), sink);
+                    let text = std::mem::take(text);
+                    return self.event(&mut Event::at(ts, delta(channel, text)), sink);
                 }
-                let st = self.cur.as_mut().expect("open session");
+                let st = self.cur.as_ref().expect("open session");
                 let ch = match channel {
-                    Channel::Text => &mut st.text,
-                    Channel::Thinking => &mut st.thinking,
+                    Channel::Text => &st.text,
+                    Channel::Thinking => &st.thinking,
                 };
-                let tail = ch
-                    .segment
-                    .tail_of(&text)
-                    .or_else(|| ch.since_recap.tail_of(&text));
+                let tail = ch.tail_of(text);
                 let tail = tail.filter(|t| !t.is_empty()).map(str::to_owned);
                 if let Some(tail) = tail {
-                    self.process(
-                        Item::Event(Event::at(ts, delta(channel, Cow::Owned(tail)))),
-                        sink,
-                    )?;
+                    let mut ev = Event::at(ts, delta(channel, Cow::Owned(tail)));
+                    self.event(&mut ev, sink)?;
                 }
                 let st = self.cur.as_mut().expect("open session");
                 match channel {
-                    Channel::Text => st.text.since_recap.reset(),
-                    Channel::Thinking => st.thinking.since_recap.reset(),
+                    Channel::Text => st.text.recapped(),
+                    Channel::Thinking => st.thinking.recapped(),
                 }
                 Ok(())
             }
@@ -562,15 +595,16 @@ impl Normalizer {
                 text,
                 known,
             } => {
-                let text = match text {
-                    _ if !dedupe => text,
+                let (ts, channel, known) = (*ts, *channel, *known);
+                let text = match std::mem::take(text) {
+                    text if !dedupe => text,
                     Cow::Borrowed(t) => Cow::Borrowed(t.get(known..).unwrap_or("")),
                     Cow::Owned(t) => Cow::Owned(t.get(known..).unwrap_or("").to_owned()),
                 };
                 if text.is_empty() {
                     return Ok(());
                 }
-                self.process(Item::Event(Event::at(ts, delta(channel, text))), sink)
+                self.event(&mut Event::at(ts, delta(channel, text)), sink)
             }
             Item::UsageTotal { ts, usage } => {
                 let st = self.cur.as_mut().expect("open session");
@@ -578,15 +612,17 @@ impl Normalizer {
                 if rem.is_zero() {
                     return Ok(());
                 }
-                self.process(Item::Event(Event::at(ts, Kind::UsageDelta(rem))), sink)
+                self.event(&mut Event::at(*ts, Kind::UsageDelta(rem)), sink)
             }
             Item::OutputSnapshot {
                 ts,
                 call_id,
                 stream,
                 text,
-            } => self.snapshot(ts, call_id, stream, text, sink),
-            Item::Event(ev) => self.event(ev, sink),
+            } => {
+                let (call_id, text) = (std::mem::take(call_id), std::mem::take(text));
+                self.snapshot(*ts, call_id, *stream, text, sink)
+            }
             Item::StartIfNew(ev) => {
                 let st = self.cur.as_ref().expect("open session");
                 match &ev.kind {
@@ -614,7 +650,7 @@ impl Normalizer {
         sink: &mut dyn Sink,
     ) -> io::Result<()> {
         if !self.dedupe() {
-            return self.event(Event::at(ts, replacement(call_id, &text)), sink);
+            return self.event(&mut Event::at(ts, replacement(call_id, &text)), sink);
         }
         let st = self.cur.as_mut().expect("open session");
         let prefix = st.output_of(&call_id);
@@ -622,7 +658,7 @@ impl Normalizer {
             Some("") => Ok(()),
             // `event` records the tail as emitted output of the call.
             Some(tail) => self.event(
-                Event::at(
+                &mut Event::at(
                     ts,
                     Kind::ShellOutputDelta {
                         call_id,
@@ -634,12 +670,12 @@ impl Normalizer {
             ),
             None => {
                 prefix.set(&text);
-                self.event(Event::at(ts, replacement(call_id, &text)), sink)
+                self.event(&mut Event::at(ts, replacement(call_id, &text)), sink)
             }
         }
     }
 
-    fn event(&mut self, mut ev: Event<'_>, sink: &mut dyn Sink) -> io::Result<()> {
+    fn event(&mut self, ev: &mut Event<'_>, sink: &mut dyn Sink) -> io::Result<()> {
         let dedupe = self.dedupe();
         let st = self.cur.as_mut().expect("open session");
         // A call completes once: its start or completion repeated after it
@@ -762,7 +798,7 @@ impl Normalizer {
             _ => {}
         }
         let st = self.cur.as_ref().expect("open session");
-        sink.event(&st.info, &ev)
+        sink.event(&st.info, ev)
     }
 
     /// A result: close open calls, emit the text tail and the usage remainder, then the result.
@@ -787,13 +823,13 @@ impl Normalizer {
             let delta = Kind::TextDelta {
                 text: Cow::Owned(tail),
             };
-            self.event(Event::at(ts, delta), sink)?;
+            self.event(&mut Event::at(ts, delta), sink)?;
         }
         if let Some(total) = r.usage {
             let st = self.cur.as_ref().expect("open session");
             let rem = total.minus(&st.usage_sum);
             if !rem.is_zero() || !st.usage_emitted {
-                self.event(Event::at(ts, Kind::UsageDelta(rem)), sink)?;
+                self.event(&mut Event::at(ts, Kind::UsageDelta(rem)), sink)?;
             }
         }
         let st = self.cur.as_mut().expect("open session");

@@ -11,7 +11,10 @@
 //!   line, every stream ending with `data: [DONE]`;
 //! - `documents-sse`: the same, with an optional `event: <name>` line
 //!   before each data line;
-//! - `openai-json`, `documents`: a sequence of JSON objects;
+//! - `anthropic-sse`: `event: <name>` then `data: <JSON object>` records,
+//!   each followed by a blank line, the object's `type` first and equal to
+//!   the event name; no `[DONE]`;
+//! - `openai-json`, `documents`, `anthropic-json`: a sequence of JSON objects;
 //! - `markdown`: nothing a terminal or a bidi-aware viewer would interpret
 //!   (as `text` without colour), every code fence closed (block quotes
 //!   apart: a fence opened in a quote ends with it), and the `<details>`
@@ -30,7 +33,8 @@ pub fn check(format: &str, color: bool, out: &[u8]) -> Result<(), String> {
         "text" => text(s, color),
         "openai-sse" => sse(s, false),
         "documents-sse" => sse(s, true),
-        "openai-json" | "documents" => json_values(s),
+        "anthropic-sse" => named_sse(s),
+        "openai-json" | "documents" | "anthropic-json" => json_values(s),
         "markdown" => markdown(s),
         other => Err(format!("unknown format {other:?}")),
     }
@@ -295,6 +299,47 @@ fn sse(s: &str, named_events: bool) -> Result<(), String> {
     }
     if last_data != "[DONE]" {
         return Err("the last SSE record is not [DONE]".into());
+    }
+    Ok(())
+}
+
+/// Records of exactly `event: <name>\ndata: {"type":"<name>",…}\n\n`: a
+/// client that dispatches on the event name and one that reads only the
+/// data see the same thing.
+fn named_sse(s: &str) -> Result<(), String> {
+    if s.contains('\r') {
+        return Err("CR in SSE output".into());
+    }
+    let mut rest = s;
+    while !rest.is_empty() {
+        let end = rest
+            .find("\n\n")
+            .ok_or_else(|| format!("record not followed by a blank line: {}", short(rest)))?;
+        let rec = &rest[..end];
+        rest = &rest[end + 2..];
+        let (head, data) = rec
+            .split_once('\n')
+            .ok_or_else(|| format!("a record is not two lines: {}", short(rec)))?;
+        let name = head
+            .strip_prefix("event: ")
+            .ok_or_else(|| format!("not an event line: {}", short(head)))?;
+        if name.is_empty()
+            || !name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b == b'_' || b == b'.')
+        {
+            return Err(format!("bad event name: {}", short(head)));
+        }
+        let data = data
+            .strip_prefix("data: ")
+            .ok_or_else(|| format!("not a data line: {}", short(data)))?;
+        if !data.starts_with(&format!("{{\"type\":\"{name}\"")) {
+            return Err(format!(
+                "the data's type is not first or not the event name {name:?}: {}",
+                short(data)
+            ));
+        }
+        object(data)?;
     }
     Ok(())
 }

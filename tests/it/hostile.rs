@@ -299,7 +299,7 @@ fn text_deltas(run: &Run) -> String {
 fn nul_bytes_raw_and_escaped() {
     let pad = format!(
         "{{\"type\":\"user\",\"message\":{{\"role\":\"user\",\"content\":[{{\"type\":\"text\",\"text\":\"{}\"}}]}},\"session_id\":\"s\"}}",
-        "p".repeat(cstream::run::BINARY_SNIFF_BYTES)
+        "p".repeat(cstream::__internal::BINARY_SNIFF_BYTES)
     );
     let input = [
         init("s").into_bytes(),
@@ -521,7 +521,7 @@ fn binary_garbage() {
 fn a_binary_input_is_skipped_with_a_warning() {
     let mut binary = lines(&[init("b")]);
     binary.extend_from_slice(b"PK\x03\x04\x00\x00");
-    binary.extend(Rng(7).bytes(3 * cstream::run::BINARY_SNIFF_BYTES, &[]));
+    binary.extend(Rng(7).bytes(3 * cstream::__internal::BINARY_SNIFF_BYTES, &[]));
     let empty = every_format(&[], b"");
     for ((name, run), (_, nothing)) in every_format(&[], &binary).iter().zip(&empty) {
         assert_eq!(run.code, 1, "{name}");
@@ -663,6 +663,17 @@ fn the_checker_refuses_malformed_output() {
             b"event: Bad Name\ndata: {}\n\ndata: [DONE]\n\n",
         ),
         ("openai-json", false, b"{\"a\":1}\n[1]\n"),
+        (
+            "anthropic-sse",
+            false,
+            b"event: ping\ndata: {\"type\":\"pong\"}\n\n",
+        ),
+        ("anthropic-sse", false, b"data: {\"type\":\"ping\"}\n\n"),
+        (
+            "anthropic-sse",
+            false,
+            b"event: ping\ndata: {\"type\":\"ping\"}\n\ndata: [DONE]\n\n",
+        ),
         ("documents", false, b"{\"a\":01}\n"),
         ("documents", false, b"{\"a\":\"\\x\"}\n"),
     ];
@@ -696,6 +707,11 @@ fn the_checker_refuses_malformed_output() {
             "documents",
             false,
             b"{\n  \"a\": [1.5e-3, -0, true, null]\n}\n{}\n",
+        ),
+        (
+            "anthropic-sse",
+            false,
+            b"event: ping\ndata: {\"type\":\"ping\"}\n\n",
         ),
     ];
     for (format, color, out) in good {

@@ -12,6 +12,8 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod anthropic;
+mod api;
 mod backpressure;
 mod bench_gen;
 mod cli;
@@ -28,7 +30,9 @@ mod readme;
 mod redact;
 mod regression;
 mod roundtrip;
+mod sessions;
 mod snapshots;
+mod summary;
 mod text_terminal;
 mod transcript;
 mod transforms;

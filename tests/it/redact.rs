@@ -2,8 +2,8 @@
 //! format, however the stream splits them; output without secrets is
 //! unchanged.
 
-use cstream::transform::redact::Redactor;
 use proptest::prelude::*;
+use regex::Regex;
 
 use crate::common::{FORMATS, cstream, cstream_file, fixtures, run_fixture};
 
@@ -79,16 +79,21 @@ fn stats_count_each_kind() {
 /// as without `--redact`.
 #[test]
 fn every_fixture_redacted_or_unchanged() {
-    let r = Redactor::new(&[]).unwrap();
+    // An oracle of its own, looser than the built-in patterns: each
+    // prefix followed by a long token, or a PEM key body.
+    let r = Regex::new(
+        r"(?:sk-|AIza|AKIA|ASIA|gh[pousr]_|github_pat_|xox[abprs]-|eyJ)[A-Za-z0-9_\-]{16}|PRIVATE KEY-----(?:\n|\\n)MII",
+    )
+    .unwrap();
     for f in fixtures() {
         let input = std::fs::read_to_string(&f).unwrap_or_default();
-        let clean = r.redact(&input).is_none();
+        let clean = !r.is_match(&input);
         for (row, args) in FORMATS {
             let mut with: Vec<&str> = args.to_vec();
             with.push("--redact");
             let red = run_fixture(&f, &with);
             assert!(
-                r.redact(&String::from_utf8_lossy(&red.stdout)).is_none(),
+                !r.is_match(&String::from_utf8_lossy(&red.stdout)),
                 "{}: {row}: a secret left",
                 f.display()
             );
