@@ -188,7 +188,7 @@ pub struct Cli {
     pub truncate_shell: Option<usize>,
 
     /// Replace secrets (provider API keys, cloud keys, GitHub and Slack tokens, JWTs, PEM private
-    /// keys) with [REDACTED:<kind>] in every field of every format; counted by --stats
+    /// keys) with `[REDACTED:<kind>]` in every field of every format; counted by --stats
     #[arg(long)]
     pub redact: bool,
 
