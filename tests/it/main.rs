@@ -27,6 +27,7 @@ mod openai;
 mod properties;
 mod readme;
 mod regression;
+mod responses;
 mod roundtrip;
 mod snapshots;
 mod summary;
