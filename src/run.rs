@@ -329,6 +329,10 @@ impl<'s> Pipeline<'s> {
     /// cstream's own events read back without its `session_started` came
     /// from an agent nobody named: `unknown`, not `events`.
     fn name_dialect(&mut self) {
+        // Once named, an input's dialect stays (after every record).
+        if self.norm.has_dialect() {
+            return;
+        }
         match self.parser.chosen {
             Some(Dialect::Events) => self.norm.set_dialect("unknown"),
             Some(d) => self.norm.set_dialect(d.name()),
@@ -347,8 +351,31 @@ impl<'s> Pipeline<'s> {
         }
     }
 
+    /// Write the items of a huge record, detached from it (see `record`).
+    #[cold]
+    fn release_held(&mut self, diag: &mut Diag) -> io::Result<()> {
+        let Some(parsed) = self.held_from.take() else {
+            return Ok(());
+        };
+        let (mut unknown, mut known) = (false, false);
+        let judge = self.forced.is_some() && !self.dialect_checked;
+        let mut held = std::mem::take(&mut self.held);
+        for (line, mut item) in held.drain(..) {
+            if judge {
+                judge_item(&item, &mut unknown, &mut known);
+            }
+            drop_impossible_ts(&mut item, line, diag);
+            self.norm.line = line;
+            self.norm.item(&mut item, &mut *self.sink, diag)?;
+        }
+        // The emptied list keeps its (small) capacity for the next one.
+        self.held = held;
+        self.recorded(parsed, unknown && !known, diag)
+    }
+
     /// After a record's items were written: what the pipeline does once per
     /// record (`unknown`: it gave only `unknown` events).
+    #[inline(always)]
     fn recorded(&mut self, parsed: Parsed, unknown: bool, diag: &mut Diag) -> io::Result<()> {
         self.name_dialect();
         if parsed == Parsed::Done {
@@ -403,7 +430,7 @@ impl Handler for Pipeline<'_> {
             // that copy and the outputs' would otherwise be held at once.
             let held = &mut self.held;
             let parsed = self.parser.parse(rec, line, &mut |line, item| {
-                held.push((line, item.into_owned()));
+                held.push((line, std::mem::replace(item, Item::Verbatim).into_owned()));
                 Ok(())
             })?;
             self.held_from = Some(parsed);
@@ -417,36 +444,26 @@ impl Handler for Pipeline<'_> {
         let judge = self.forced.is_some() && !self.dialect_checked;
         // Each item comes with the line of its record: a record detection
         // kept until a later one told the dialect is not this one.
-        let parsed = self.parser.parse(rec, line, &mut |line, mut item| {
+        // Items come by reference: an event is not copied on its way.
+        let parsed = self.parser.parse(rec, line, &mut |line, item| {
             if judge {
-                judge_item(&item, &mut unknown, &mut known);
+                judge_item(item, &mut unknown, &mut known);
             }
-            drop_impossible_ts(&mut item, line, diag);
+            drop_impossible_ts(item, line, diag);
             norm.line = line;
-            norm.item(&mut item, sink, diag)
+            norm.item(item, sink, diag)
         })?;
         self.recorded(parsed, unknown && !known, diag)?;
         Ok(parsed)
     }
 
+    /// Called for every record: the check is inlined, the work is not.
+    #[inline]
     fn released(&mut self, diag: &mut Diag) -> io::Result<()> {
-        let Some(parsed) = self.held_from.take() else {
+        if self.held_from.is_none() {
             return Ok(());
-        };
-        let (mut unknown, mut known) = (false, false);
-        let judge = self.forced.is_some() && !self.dialect_checked;
-        let mut held = std::mem::take(&mut self.held);
-        for (line, mut item) in held.drain(..) {
-            if judge {
-                judge_item(&item, &mut unknown, &mut known);
-            }
-            drop_impossible_ts(&mut item, line, diag);
-            self.norm.line = line;
-            self.norm.item(&mut item, &mut *self.sink, diag)?;
         }
-        // The emptied list keeps its (small) capacity for the next one.
-        self.held = held;
-        self.recorded(parsed, unknown && !known, diag)
+        self.release_held(diag)
     }
 
     fn bad_line(&mut self, text: &str, line: u64, diag: &mut Diag) -> io::Result<()> {
@@ -642,10 +659,10 @@ fn one_input<R: Read>(
         // waiting for its repeat) belong to this input.
         let norm = &mut p.norm;
         let sink = &mut *p.sink;
-        p.parser.finish(&mut |line, mut item| {
-            drop_impossible_ts(&mut item, line, diag);
+        p.parser.finish(&mut |line, item| {
+            drop_impossible_ts(item, line, diag);
             norm.line = line;
-            norm.item(&mut item, sink, diag)
+            norm.item(item, sink, diag)
         })?;
     }
     if let Some(line) = p.parser.guessed_at() {

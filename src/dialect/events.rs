@@ -293,7 +293,7 @@ fn tool_end<'a>(l: &Line<'a>) -> Option<ToolEnd<'a>> {
     t.exit_code = l.exit_code;
     // Kept as the literal it is: written out again as one copy.
     t.output = match l.output {
-        Some(o) if o.get().starts_with('"') => Some(Text::Json(o.get())),
+        Some(o) if o.get().starts_with('"') => Some(Text::literal(o.get())),
         Some(_) => return None,
         None => None,
     };

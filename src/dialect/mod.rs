@@ -445,7 +445,7 @@ pub fn detect_record(rec: &str) -> Detected {
 
 /// Receives the items read from an input, each with the input line of the
 /// record it came from (a record that spans lines: its first line).
-pub type LineOut<'o, 'a> = &'o mut dyn FnMut(u64, Item<'a>) -> io::Result<()>;
+pub type LineOut<'o, 'a> = &'o mut dyn FnMut(u64, &mut Item<'a>) -> io::Result<()>;
 
 /// A parser that picks its dialect from the first records it sees, and
 /// says which input line each item comes from.
@@ -516,7 +516,7 @@ impl AutoParser {
         for (line, rec) in &held {
             // The kept records do not live as long as the current one: what
             // they produce is detached from them.
-            p.parse(rec, &mut |i| out(*line, i.into_owned()))?;
+            p.parse(rec, &mut |i| out(*line, &mut i.into_owned()))?;
         }
         self.inner = Some(p);
         Ok(())
@@ -524,6 +524,7 @@ impl AutoParser {
 
     /// Read the record at `line`: detect the dialect while it is not known,
     /// then parse with it.
+    #[inline(always)]
     pub fn parse<'a>(
         &mut self,
         rec: &'a str,
@@ -552,7 +553,7 @@ impl AutoParser {
         }
         self.last_line = line;
         let inner = self.inner.as_mut().expect("set above");
-        inner.parse(rec, &mut |i| out(line, i))
+        inner.parse(rec, &mut |mut i| out(line, &mut i))
     }
 
     /// The input ended: read what is still kept, and emit what the parser
@@ -563,7 +564,7 @@ impl AutoParser {
         }
         let line = self.last_line;
         match self.inner.as_mut() {
-            Some(p) => p.finish(&mut |i| out(line, i)),
+            Some(p) => p.finish(&mut |mut i| out(line, &mut i)),
             None => Ok(()),
         }
     }

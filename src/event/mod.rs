@@ -73,8 +73,10 @@ impl<'a> From<Box<RawValue>> for Json<'a> {
 pub enum Text<'a> {
     /// The characters themselves.
     Plain(Cow<'a, str>),
-    /// A JSON string literal from the input, e.g. `"a\nb"`.
-    Json(&'a str),
+    /// A JSON string literal from the input, e.g. `"a\nb"` (owned once
+    /// detached from its line: kept as the literal, so that it is still
+    /// copied, not unescaped and escaped again, on its way out).
+    Json(Cow<'a, str>),
 }
 
 impl<'a> Text<'a> {
@@ -86,16 +88,25 @@ impl<'a> Text<'a> {
         }
     }
 
+    /// A JSON string literal read from the input (quotes included).
+    pub fn literal(lit: &'a str) -> Self {
+        Text::Json(Cow::Borrowed(lit))
+    }
+
     /// Detach from the input line.
     pub fn into_owned(self) -> Text<'static> {
-        Text::Plain(Cow::Owned(self.as_str().into_owned()))
+        match self {
+            Text::Plain(s) => Text::Plain(Cow::Owned(s.into_owned())),
+            Text::Json(lit) => Text::Json(Cow::Owned(lit.into_owned())),
+        }
     }
 
     /// The characters, borrowing from the input line where they can.
     pub fn into_str(self) -> Cow<'a, str> {
         match self {
             Text::Plain(s) => s,
-            Text::Json(lit) => unescape_literal(lit),
+            Text::Json(Cow::Borrowed(lit)) => unescape_literal(lit),
+            Text::Json(Cow::Owned(lit)) => Cow::Owned(unescape_literal(&lit).into_owned()),
         }
     }
 
@@ -794,4 +805,24 @@ impl<'a> Kind<'a> {
 /// The raw JSON `null`.
 pub fn json_null<'a>() -> Json<'a> {
     Json(Cow::Borrowed("null"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A literal detached from its line stays the literal (the events
+    /// output copies it as it came) and still reads as the same characters.
+    #[test]
+    fn a_detached_literal_is_still_the_literal() {
+        let line = String::from(r#""a\n\"b\" \u00e9""#);
+        let t = Text::literal(&line);
+        let chars = t.as_str().into_owned();
+        let owned = t.into_owned();
+        drop(line);
+        assert!(matches!(&owned, Text::Json(lit) if lit == r#""a\n\"b\" \u00e9""#));
+        assert_eq!(owned.as_str(), chars);
+        assert_eq!(owned.as_str(), "a\n\"b\" é");
+        assert_eq!(owned.into_str(), "a\n\"b\" é");
+    }
 }

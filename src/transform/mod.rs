@@ -337,6 +337,11 @@ impl Normalizer {
         self.dialect = Some(name);
     }
 
+    /// Whether the current input's dialect is named.
+    pub fn has_dialect(&self) -> bool {
+        self.dialect.is_some()
+    }
+
     /// True while items are being held for an init that has not come yet.
     fn holding(&self) -> bool {
         self.cur.is_none()

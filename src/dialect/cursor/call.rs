@@ -354,7 +354,7 @@ fn shell_output<'a>(d: &Members<'a>) -> Option<Text<'a>> {
         .filter(|i| i.get().starts_with('"'))
     {
         // Kept as the literal it came as: the events output copies it once.
-        return Some(Text::Json(i.get()));
+        return Some(Text::literal(i.get()));
     }
     let out = d.str("stdout");
     let err = d.str("stderr").filter(|e| !e.is_empty());
