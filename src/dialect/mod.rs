@@ -15,6 +15,7 @@ pub mod cursor;
 pub mod cursor_sdk;
 pub mod events;
 pub mod gemini;
+pub mod sessions;
 
 use std::io;
 
@@ -207,13 +208,15 @@ pub enum Dialect {
     CursorSdk,
     /// cstream's own `--to events` output.
     Events,
+    /// Claude Code's saved project transcripts (`~/.claude/projects`).
+    ClaudeProject,
 }
 
 impl Dialect {
     /// Every dialect, in the order `--help` lists them (after `auto`). The
     /// command line, the man page, the completions and the tests derive
     /// from this list.
-    pub const ALL: [Dialect; 7] = [
+    pub const ALL: [Dialect; 8] = [
         Dialect::Cursor,
         Dialect::Claude,
         Dialect::Codex,
@@ -221,6 +224,7 @@ impl Dialect {
         Dialect::Acp,
         Dialect::CursorSdk,
         Dialect::Events,
+        Dialect::ClaudeProject,
     ];
 
     /// One line for `--help`.
@@ -233,6 +237,9 @@ impl Dialect {
             Dialect::Acp => "Agent Client Protocol traffic (JSON-RPC session/update)",
             Dialect::CursorSdk => "Cursor SDK InteractionUpdate deltas or SDKMessage run stream",
             Dialect::Events => "cstream's own --to events output",
+            Dialect::ClaudeProject => {
+                "Claude Code saved transcripts (~/.claude/projects/*/*.jsonl)"
+            }
         }
     }
 
@@ -251,6 +258,7 @@ impl Dialect {
             Dialect::Acp => "acp",
             Dialect::CursorSdk => "cursor-sdk",
             Dialect::Events => "events",
+            Dialect::ClaudeProject => sessions::claude_project::NAME,
         }
     }
 
@@ -264,6 +272,9 @@ impl Dialect {
             Dialect::Acp => Box::new(acp::AcpParser::default()),
             Dialect::CursorSdk => Box::new(cursor_sdk::CursorSdkParser::default()),
             Dialect::Events => Box::new(events::EventsParser::default()),
+            Dialect::ClaudeProject => {
+                Box::new(sessions::claude_project::ClaudeProjectParser::default())
+            }
         }
     }
 }
@@ -354,6 +365,13 @@ struct Probe<'a> {
     status: Has,
     #[serde(default)]
     summary: Has,
+    // Saved session files.
+    #[serde(rename = "parentUuid", default)]
+    parent_uuid: sessions::Present,
+    #[serde(rename = "leafUuid", default)]
+    leaf_uuid: Has,
+    #[serde(rename = "isSidechain", default)]
+    is_sidechain: Has,
 }
 
 impl Probe<'_> {
@@ -388,6 +406,7 @@ type Rule = fn(&Probe<'_>) -> bool;
 /// cursor-agent's only when it has none of Claude Code's keys.
 const DETECTION: &[(Dialect, Rule)] = &[
     (Dialect::Acp, acp::sniff),
+    (Dialect::ClaudeProject, sessions::claude_project::sniff),
     (Dialect::Events, events::sniff),
     (Dialect::Codex, codex::sniff),
     (Dialect::CursorSdk, cursor_sdk::sniff),

@@ -317,19 +317,25 @@ impl<W: Write> TextSink<W> {
             ("✗", self.p.fail)
         };
         self.paint(style, glyph)?;
+        let label = match start.map(|s| self.label(s)) {
+            Some((name, arg)) if !arg.is_empty() => format!("{name}  {arg}"),
+            Some((name, _)) => name,
+            None => visible(&t.tool_name, false).into_owned(),
+        };
         if !inline {
-            let label = match start.map(|s| self.label(s)) {
-                Some((name, arg)) if !arg.is_empty() => format!("{name}  {arg}"),
-                Some((name, _)) => name,
-                None => visible(&t.tool_name, false).into_owned(),
-            };
             self.plain(" ")?;
             self.paint(self.p.tool, &label)?;
             self.plain("  ")?;
         } else {
             self.plain(" ")?;
         }
-        let outcome = outcome(t);
+        let mut outcome = outcome(t);
+        if let Some(w) = self.width {
+            // What the line holds before the outcome: "▸ label  ✗ " when
+            // the outcome completes its start's line, else "✗ label  ".
+            let used = width(&label) + if inline { 6 } else { 4 };
+            outcome = truncate(&outcome, w.saturating_sub(used).max(16)).into_owned();
+        }
         self.paint(if t.ok { self.p.dim } else { style }, &outcome)?;
         self.newline()?;
         if let (Some(out), false) = (t.output.as_ref(), streamed) {

@@ -444,6 +444,8 @@ fn corpus_captures_hold_the_invariants() {
     }
     files.extend(corpus("claude-code"));
     files.extend(corpus("codex"));
+    // Saved sessions (read with auto-detection, like the live captures).
+    files.extend(corpus("sessions/claude-code"));
     for path in files {
         let run = cstream_file(&["--to", "events"], &path);
         let name = file_name(&path);

@@ -29,6 +29,7 @@ mod readme;
 mod regression;
 mod responses;
 mod roundtrip;
+mod sessions;
 mod snapshots;
 mod summary;
 mod text_terminal;

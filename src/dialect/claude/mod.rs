@@ -80,7 +80,8 @@ struct Line<'a> {
     message: Option<&'a RawValue>,
     #[serde(borrow, default)]
     parent_tool_use_id: LaxStr<'a>,
-    #[serde(borrow, default)]
+    /// Saved transcripts spell it `toolUseResult`.
+    #[serde(borrow, default, alias = "toolUseResult")]
     tool_use_result: Option<&'a RawValue>,
     #[serde(borrow, default)]
     event: Option<&'a RawValue>,

@@ -1,0 +1,572 @@
+//! Claude Code's saved project transcripts
+//! (`~/.claude/projects/<cwd-with-dashes>/<session>.jsonl`, and the
+//! sub-agent files beside or under them).
+//!
+//! The `user`/`assistant` lines hold the same Anthropic messages the live
+//! stream prints, so their content is read by the stream reader
+//! ([`ClaudeParser`]); what differs is handled here:
+//!
+//! - **The conversation is a chain, not the file.** Every record names its
+//!   parent (`parentUuid`). Rewinding to an earlier prompt writes the new
+//!   prompt as a child of that prompt's parent and leaves the abandoned
+//!   turns in the file. To show only the conversation that went on, a turn
+//!   (a typed prompt and everything up to the next one) is held back until
+//!   the next prompt says whether it continues the turn or replaces it (the
+//!   replaced turn's usage still counts: it was spent).
+//!   Within a turn, file order is kept: parallel tool results are written as
+//!   siblings of one another, not as a chain. Memory is bounded by
+//!   [`HOLD_BYTES`]: a longer turn is let go early, and a rewind past it (or
+//!   past any turn already written) can only be reported, with a notice.
+//! - **No init, no result.** `session_started` is made from the envelope
+//!   (`sessionId`, `cwd`, the first message's `model`). The file is the
+//!   whole saved session, so its end is the session's `result`: `ok`, the
+//!   usage counted, the time from the first record to the last, no text of
+//!   its own (a file cut off mid-turn is not told apart).
+//! - **Usage is saved per content block, with streaming placeholders.** Each
+//!   block of a message is its own line repeating the usage Claude Code had
+//!   when the block ended: the input and cache counts are final from the
+//!   message's start, the output count is final only on a line with a
+//!   `stop_reason`. Usage is counted once per message (`message.id`, else
+//!   `requestId`), output only from such a line; a message without one adds
+//!   its input and cache, and a notice at the end says how many output
+//!   counts the file did not have.
+//! - **Bookkeeping records** (`summary`, `file-history-snapshot`,
+//!   `queue-operation`, `progress`, `attachment`, `system` lines other than
+//!   compaction) carry nothing the event model shows: known, and skipped.
+//! - **Compaction**: `system`/`compact_boundary` starts a new chain
+//!   (`parentUuid: null`); the summary Claude Code wrote for itself
+//!   (`isCompactSummary`) becomes a completed `summary`, not a prompt.
+//! - **Sub-agents** live in their own files. Every line of one says
+//!   `isSidechain: true` and, in the older layout
+//!   (`agent-<hash>.jsonl` beside the session), carries the parent's
+//!   `sessionId`: such a file is a session of its own, named
+//!   `<sessionId>/agent-<agentId>`, so it is never merged into its parent.
+//!   Sidechain lines inside a main transcript are not the main conversation
+//!   and are skipped.
+//! - `toolUseResult` is the tool's own result object (the stream's
+//!   `tool_use_result`): Bash's stdout/stderr and exit code, Edit's patch.
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+use std::io;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use crate::dialect::claude::ClaudeParser;
+use crate::dialect::common::anthropic_usage;
+use crate::dialect::{Item, Out, Parser, Probe, read_line};
+use crate::event::{Event, Kind, SessionResult, SessionStart, SummaryPhase, Usage};
+use crate::input::Parsed;
+use crate::json::{LaxBool, LaxStr, Members, raw_as_str};
+use crate::time::iso_ms;
+
+/// The dialect's name (`--from`, `session_started.dialect`).
+pub const NAME: &str = "claude-project";
+
+/// A turn held back longer than this many bytes is written out before its
+/// end is known (a rewind past it is then reported, not undone).
+pub const HOLD_BYTES: usize = 8 * 1024 * 1024;
+
+/// Detection: a transcript's records carry their place in the
+/// conversation's chain (`parentUuid`, even `null`; `isSidechain`) or are its
+/// bookkeeping (`summary` with `leafUuid`, file snapshots, queue operations),
+/// which no live stream writes. It comes before the live dialects' rules:
+/// a transcript's `summary` line would pass for the Cursor SDK's, its
+/// `assistant` lines for Claude Code's stream.
+pub(in crate::dialect) fn sniff(p: &Probe<'_>) -> bool {
+    p.parent_uuid.0
+        || p.leaf_uuid.is_some()
+        || p.is_sidechain.is_some()
+        || matches!(p.ty(), "file-history-snapshot" | "queue-operation")
+}
+
+/// The envelope every transcript record carries, plus the message keys this
+/// reader decides on.
+#[derive(Deserialize)]
+struct Line<'a> {
+    #[serde(rename = "type", borrow, default)]
+    ty: LaxStr<'a>,
+    #[serde(borrow, default)]
+    subtype: LaxStr<'a>,
+    #[serde(borrow, default)]
+    uuid: LaxStr<'a>,
+    #[serde(rename = "parentUuid", borrow, default)]
+    parent_uuid: LaxStr<'a>,
+    #[serde(rename = "isSidechain", default)]
+    is_sidechain: LaxBool,
+    #[serde(rename = "isMeta", default)]
+    is_meta: LaxBool,
+    #[serde(rename = "isCompactSummary", default)]
+    is_compact_summary: LaxBool,
+    #[serde(rename = "sessionId", borrow, default)]
+    session_id: LaxStr<'a>,
+    #[serde(rename = "agentId", borrow, default)]
+    agent_id: LaxStr<'a>,
+    #[serde(borrow, default)]
+    cwd: LaxStr<'a>,
+    #[serde(rename = "permissionMode", borrow, default)]
+    permission_mode: LaxStr<'a>,
+    #[serde(borrow, default)]
+    timestamp: LaxStr<'a>,
+    #[serde(rename = "requestId", borrow, default)]
+    request_id: LaxStr<'a>,
+    #[serde(borrow, default)]
+    message: Option<&'a RawValue>,
+    #[serde(rename = "compactMetadata", borrow, default)]
+    compact_metadata: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct Message<'a> {
+    #[serde(borrow, default)]
+    id: LaxStr<'a>,
+    #[serde(borrow, default)]
+    model: LaxStr<'a>,
+    /// `null` on every line but the message's last.
+    #[serde(borrow, default)]
+    stop_reason: LaxStr<'a>,
+    #[serde(borrow, default)]
+    usage: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
+}
+
+/// A message's usage while its lines come in.
+struct MsgUsage {
+    id: String,
+    /// The first snapshot: its input and cache counts are final.
+    base: Usage,
+    /// The output count from a line with a `stop_reason`.
+    output: Option<u64>,
+}
+
+/// The messages whose usage was counted already (a repeated line adds
+/// nothing), remembered this many at a time.
+const COUNTED_RING: usize = 64;
+
+type Hasher = BuildHasherDefault<DefaultHasher>;
+
+fn key(s: &str) -> u64 {
+    Hasher::default().hash_one(s)
+}
+
+/// Parser state for one transcript file.
+#[derive(Default)]
+pub struct ClaudeProjectParser {
+    inner: ClaudeParser,
+    /// The session began (its `session_started` went out).
+    started: bool,
+    /// The file is a sub-agent's (its first chain record is a sidechain).
+    sidechain_file: Option<bool>,
+    session_id: Option<String>,
+    cwd: Option<String>,
+    permission_mode: Option<String>,
+    model: Option<String>,
+    start_ts: Option<i64>,
+    last_ts: Option<i64>,
+    /// The turn held back: its records, their uuids, and the parent of the
+    /// prompt that began it.
+    held: Vec<String>,
+    held_bytes: usize,
+    held_uuids: HashSet<u64, Hasher>,
+    held_parent: Option<u64>,
+    /// Parents of the prompts of turns already written: a prompt that
+    /// attaches to one of them rewinds past output already written.
+    written_tails: HashSet<u64, Hasher>,
+    cur: Option<MsgUsage>,
+    counted: Vec<String>,
+    total: Usage,
+    messages: u64,
+    without_output: u64,
+}
+
+/// What a record is, for the chain and for usage.
+enum Role {
+    /// A prompt the user typed: a turn begins.
+    Prompt,
+    /// Part of the conversation, read by the stream reader.
+    Conversation,
+    /// The summary of a compaction.
+    CompactSummary,
+    /// `system`/`compact_boundary`.
+    CompactBoundary,
+    /// Bookkeeping: nothing to show.
+    Skip,
+}
+
+impl ClaudeProjectParser {
+    fn role(line: &Line<'_>, msg: Option<&Message<'_>>) -> Role {
+        match (line.ty.as_deref(), line.subtype.as_deref()) {
+            (Some("assistant"), _) => Role::Conversation,
+            (Some("user"), _) => {
+                if line.is_compact_summary.0 == Some(true) {
+                    return Role::CompactSummary;
+                }
+                if line.is_meta.0 == Some(true) {
+                    return Role::Skip;
+                }
+                let Some(content) = msg.and_then(|m| m.content) else {
+                    return Role::Skip;
+                };
+                if raw_as_str(content).is_some() {
+                    return Role::Prompt;
+                }
+                // A line of tool results continues the turn; text blocks
+                // alone (an interruption notice, a prompt with an image)
+                // are typed by the user.
+                if content.get().contains("\"tool_result\"") {
+                    Role::Conversation
+                } else {
+                    Role::Prompt
+                }
+            }
+            (Some("system"), Some("compact_boundary")) => Role::CompactBoundary,
+            _ => Role::Skip,
+        }
+    }
+
+    /// Write the held turn out.
+    fn flush<'a>(&mut self, out: Out<'_, 'a>) -> io::Result<()> {
+        if let Some(p) = self.held_parent.take() {
+            self.written_tails.insert(p);
+        }
+        self.held_uuids.clear();
+        self.held_bytes = 0;
+        let held = std::mem::take(&mut self.held);
+        for rec in &held {
+            self.emit(rec, &mut |i| out(i.into_owned()))?;
+        }
+        Ok(())
+    }
+
+    /// Drop the held turn: a later prompt replaced it. Its messages were
+    /// still sent to the model and billed, so their usage counts.
+    fn abandon<'a>(&mut self, out: Out<'_, 'a>) -> io::Result<()> {
+        for rec in std::mem::take(&mut self.held) {
+            let Ok(line) = serde_json::from_str::<Line>(&rec) else {
+                continue;
+            };
+            if line.ty.as_deref() != Some("assistant") {
+                continue;
+            }
+            if let Some(m) = line
+                .message
+                .and_then(|m| serde_json::from_str::<Message>(m.get()).ok())
+            {
+                let ts = line.timestamp.as_deref().and_then(iso_ms);
+                self.open(out)?;
+                self.usage_line(&line, &m, ts, &mut |i| out(i.into_owned()))?;
+            }
+        }
+        self.held_uuids.clear();
+        self.held_bytes = 0;
+        self.held_parent = None;
+        Ok(())
+    }
+
+    fn open<'a>(&mut self, out: Out<'_, 'a>) -> io::Result<()> {
+        if self.started {
+            return Ok(());
+        }
+        self.started = true;
+        out(Item::Event(Event::at(
+            self.start_ts,
+            Kind::SessionStarted(SessionStart {
+                session_id: self.session_id.clone().map(Cow::Owned),
+                dialect: Cow::Borrowed(NAME),
+                model: self.model.clone().map(Cow::Owned),
+                cwd: self.cwd.clone().map(Cow::Owned),
+                permission_mode: self.permission_mode.clone().map(Cow::Owned),
+            }),
+        )))
+    }
+
+    /// Turn one record of the conversation into items.
+    fn emit<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<()> {
+        let Ok(line) = serde_json::from_str::<Line<'a>>(rec) else {
+            return Ok(());
+        };
+        let msg = line
+            .message
+            .and_then(|m| serde_json::from_str::<Message<'a>>(m.get()).ok());
+        let role = Self::role(&line, msg.as_ref());
+        if matches!(role, Role::Skip) {
+            return Ok(());
+        }
+        self.open(out)?;
+        let ts = line.timestamp.as_deref().and_then(iso_ms);
+        match role {
+            Role::CompactBoundary => {
+                let pre = line
+                    .compact_metadata
+                    .and_then(Members::of)
+                    .and_then(|m| m.int("preTokens"));
+                let text = pre.map(|n| Cow::Owned(format!("compacted from {n} tokens")));
+                out(Item::Event(Event::at(
+                    ts,
+                    Kind::Summary {
+                        phase: SummaryPhase::Started,
+                        text,
+                    },
+                )))?;
+            }
+            Role::CompactSummary => {
+                let text = msg
+                    .and_then(|m| m.content)
+                    .and_then(|c| compact_text(c).map(Cow::into_owned))
+                    .map(Cow::Owned);
+                out(Item::Event(Event::at(
+                    ts,
+                    Kind::Summary {
+                        phase: SummaryPhase::Completed,
+                        text,
+                    },
+                )))?;
+            }
+            Role::Prompt | Role::Conversation => {
+                if line.ty.as_deref() == Some("assistant")
+                    && let Some(m) = &msg
+                {
+                    self.usage_line(&line, m, ts, out)?;
+                }
+                // The stream reader's own usage snapshots would count the
+                // placeholders: usage is counted here instead.
+                self.inner.parse(rec, &mut |i| match i {
+                    Item::UsageTotal { .. } | Item::IdHint(_) => Ok(()),
+                    i => out(i),
+                })?;
+            }
+            Role::Skip => {}
+        }
+        Ok(())
+    }
+
+    /// One assistant line's usage: counted once per message, its output only
+    /// when the line is the message's last (it has a `stop_reason`).
+    fn usage_line<'a>(
+        &mut self,
+        line: &Line<'_>,
+        m: &Message<'_>,
+        ts: Option<i64>,
+        out: Out<'_, 'a>,
+    ) -> io::Result<()> {
+        let Some(id) = m.id.as_deref().or(line.request_id.as_deref()) else {
+            return Ok(());
+        };
+        let Some(u) = m
+            .usage
+            .and_then(Members::of)
+            .as_ref()
+            .and_then(anthropic_usage)
+        else {
+            return Ok(());
+        };
+        if self.counted.iter().any(|c| c == id) {
+            return Ok(());
+        }
+        let last = m.stop_reason.0.is_some();
+        match &mut self.cur {
+            Some(c) if c.id == id => {
+                if last {
+                    c.output = Some(u.output);
+                }
+            }
+            _ => {
+                self.settle(ts, out)?;
+                self.cur = Some(MsgUsage {
+                    id: id.to_owned(),
+                    base: u,
+                    output: last.then_some(u.output),
+                });
+            }
+        }
+        if last {
+            self.settle(ts, out)?;
+        }
+        Ok(())
+    }
+
+    /// Count the message in progress.
+    fn settle<'a>(&mut self, ts: Option<i64>, out: Out<'_, 'a>) -> io::Result<()> {
+        let Some(c) = self.cur.take() else {
+            return Ok(());
+        };
+        self.messages += 1;
+        let output = match c.output {
+            Some(o) => o,
+            None => {
+                self.without_output += 1;
+                0
+            }
+        };
+        self.total = self.total.add(&Usage { output, ..c.base });
+        if self.counted.len() >= COUNTED_RING {
+            self.counted.remove(0);
+        }
+        self.counted.push(c.id);
+        out(Item::UsageTotal {
+            ts,
+            usage: self.total,
+        })
+    }
+}
+
+/// The text of a compaction summary's content (a string, or text blocks).
+fn compact_text(raw: &RawValue) -> Option<Cow<'_, str>> {
+    if let Some(s) = raw_as_str(raw) {
+        return Some(s);
+    }
+    #[derive(Deserialize)]
+    struct B<'a> {
+        #[serde(borrow, default)]
+        text: LaxStr<'a>,
+    }
+    let blocks: Vec<B> = serde_json::from_str(raw.get()).ok()?;
+    let mut s = String::new();
+    for b in blocks {
+        if let Some(t) = b.text.as_deref() {
+            s.push_str(t);
+        }
+    }
+    Some(Cow::Owned(s))
+}
+
+impl Parser for ClaudeProjectParser {
+    fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
+        let line: Line<'a> = match read_line(rec, out)? {
+            Ok(l) => l,
+            Err(done) => return Ok(done),
+        };
+        let Some(uuid) = line.uuid.as_deref() else {
+            // `summary`, `file-history-snapshot`, `queue-operation`: not
+            // part of the chain, nothing to show.
+            return Ok(Parsed::Done);
+        };
+        let sidechain = line.is_sidechain.0 == Some(true);
+        let file_is_sidechain = *self.sidechain_file.get_or_insert(sidechain);
+        if sidechain && !file_is_sidechain {
+            return Ok(Parsed::Done);
+        }
+        if self.session_id.is_none()
+            && let Some(sid) = line.session_id.as_deref()
+        {
+            self.session_id = Some(match (file_is_sidechain, line.agent_id.as_deref()) {
+                (true, Some(a)) => format!("{sid}/agent-{a}"),
+                (true, None) => format!("{sid}/sidechain"),
+                _ => sid.to_owned(),
+            });
+        }
+        let ts = line.timestamp.as_deref().and_then(iso_ms);
+        if self.start_ts.is_none() {
+            self.start_ts = ts;
+        }
+        if ts.is_some() {
+            self.last_ts = ts;
+        }
+        if self.cwd.is_none() {
+            self.cwd = line.cwd.as_deref().map(str::to_owned);
+        }
+        if self.permission_mode.is_none() {
+            self.permission_mode = line.permission_mode.as_deref().map(str::to_owned);
+        }
+        let msg = line
+            .message
+            .and_then(|m| serde_json::from_str::<Message<'a>>(m.get()).ok());
+        if self.model.is_none()
+            && line.ty.as_deref() == Some("assistant")
+            && let Some(m) = msg.as_ref().and_then(|m| m.model.as_deref())
+            // Claude Code's own notices are written as messages of a
+            // `<synthetic>` model.
+            && m != "<synthetic>"
+        {
+            self.model = Some(m.to_owned());
+        }
+        let id = key(uuid);
+        if self.held_uuids.contains(&id) {
+            // The same record written again: once is enough.
+            return Ok(Parsed::Done);
+        }
+        let parent = line.parent_uuid.as_deref().map(key);
+        let role = Self::role(&line, msg.as_ref());
+        let new_turn = matches!(role, Role::Prompt | Role::CompactBoundary) || parent.is_none();
+        if new_turn {
+            match parent {
+                Some(p) if self.held_uuids.contains(&p) => self.flush(out)?,
+                Some(p) if Some(p) == self.held_parent && !self.held.is_empty() => {
+                    // The prompt replaces the held turn's prompt: a rewind.
+                    self.abandon(out)?;
+                }
+                Some(p) if self.written_tails.contains(&p) => {
+                    // A rewind past what was written already: say so.
+                    self.abandon(out)?;
+                    self.open(out)?;
+                    out(Item::Event(Event::at(
+                        line.timestamp.as_deref().and_then(iso_ms),
+                        Kind::Error {
+                            message: Cow::Borrowed(
+                                "the conversation was rewound to an earlier prompt; \
+                                 turns written above this point were abandoned",
+                            ),
+                            fatal: false,
+                            source: Some(Cow::Borrowed("rewind")),
+                        },
+                    )))?;
+                }
+                _ => self.flush(out)?,
+            }
+            self.held_parent = parent;
+        }
+        self.held_uuids.insert(id);
+        if !matches!(role, Role::Skip) {
+            // Bookkeeping in the chain (hook progress, local commands) is
+            // only a link: its uuid is kept, its text is not.
+            self.held_bytes += rec.len();
+            self.held.push(rec.to_owned());
+        }
+        if self.held_bytes > HOLD_BYTES {
+            self.flush(out)?;
+        }
+        Ok(Parsed::Done)
+    }
+
+    fn finish(&mut self, out: Out<'_, 'static>) -> io::Result<()> {
+        self.flush(out)?;
+        if !self.started && self.session_id.is_none() {
+            return self.inner.finish(out);
+        }
+        self.open(out)?;
+        self.settle(None, out)?;
+        if self.without_output > 0 {
+            let message = format!(
+                "{} of {} messages were saved without their final output token count \
+                 (only streaming placeholders): their output tokens are not counted",
+                self.without_output, self.messages
+            );
+            out(Item::Event(Event::new(Kind::Error {
+                message: Cow::Owned(message),
+                fatal: false,
+                source: Some(Cow::Borrowed("usage")),
+            })))?;
+        }
+        // The file is the whole saved session: its end ends the session,
+        // with what was read (the transcript writes no result of its own).
+        let duration_ms = match (self.start_ts, self.last_ts) {
+            (Some(a), Some(b)) if b >= a => u64::try_from(b - a).ok(),
+            _ => None,
+        };
+        out(Item::Event(Event::at(
+            self.last_ts,
+            Kind::Result(SessionResult {
+                ok: true,
+                text: None,
+                duration_ms,
+                usage: Some(self.total),
+                cost_usd: None,
+                error: None,
+            }),
+        )))?;
+        self.inner.finish(out)
+    }
+}

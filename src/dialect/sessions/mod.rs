@@ -1,0 +1,22 @@
+//! Session files the agent CLIs save on disk (archives), as opposed to the
+//! streams they print: each reader here turns one saved file into the same
+//! events a live stream gives, so every output format works on archives.
+//!
+//! - [`claude_project`]: Claude Code's `~/.claude/projects/<dir>/<session>.jsonl`.
+//!
+//! docs/dialects.md describes what each reader keeps, drops and cannot know.
+
+pub mod claude_project;
+
+use serde::de::{Deserialize, Deserializer, IgnoredAny};
+
+/// A key that is there, whatever its value (`null` included, which
+/// `Option` would read as absent).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Present(pub bool);
+
+impl<'de> Deserialize<'de> for Present {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        IgnoredAny::deserialize(d).map(|_| Present(true))
+    }
+}

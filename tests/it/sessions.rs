@@ -1,0 +1,206 @@
+//! Saved session files (archives): what is read from them, checked on the
+//! fixtures written from the documented shapes and on the real files in
+//! `../shared/corpus/sessions/` (which must be there when CI is set).
+
+use crate::common;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use common::{corpus, cstream_file, events, fixtures_dir};
+use serde_json::Value;
+
+fn ty(e: &Value) -> &str {
+    e["type"].as_str().unwrap_or("")
+}
+
+fn name(p: &Path) -> String {
+    p.file_name().unwrap().to_string_lossy().into_owned()
+}
+
+/// The fixtures and real files of one kind of saved session.
+fn inputs(fixture_dir: &str, corpus_dir: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(fixtures_dir().join(fixture_dir))
+        .expect("fixture folder")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl" || e == "json"))
+        .collect();
+    files.sort();
+    let real = corpus(corpus_dir);
+    files.extend(real.into_iter().filter(|p| !p.ends_with("SOURCES.md")));
+    files
+}
+
+/// Token counts as (input with cache, output, cache read, cache write).
+type Counts = (u64, u64, u64, u64);
+
+fn n(v: &Value) -> u64 {
+    v.as_u64().unwrap_or(0)
+}
+
+/// What a Claude Code transcript itself says was used, read here
+/// independently of cstream: each API message once (by `message.id`, else
+/// `requestId`), its input and cache counts from its first line, its output
+/// count only from a line with a `stop_reason` (the others hold streaming
+/// placeholders). Sidechain lines in a main transcript are another agent's.
+fn claude_transcript_usage(raw: &str) -> Counts {
+    let mut msgs: HashMap<String, (Counts, bool)> = HashMap::new();
+    let mut sidechain_file = None;
+    for line in raw.lines() {
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        if v["uuid"].is_null() {
+            continue;
+        }
+        let side = v["isSidechain"] == true;
+        if side && !*sidechain_file.get_or_insert(side) {
+            continue;
+        }
+        sidechain_file.get_or_insert(side);
+        let m = &v["message"];
+        if v["type"] != "assistant" || !m["usage"].is_object() {
+            continue;
+        }
+        let id = m["id"]
+            .as_str()
+            .or(v["requestId"].as_str())
+            .unwrap_or_default()
+            .to_owned();
+        let u = &m["usage"];
+        let (cr, cw) = (
+            n(&u["cache_read_input_tokens"]),
+            n(&u["cache_creation_input_tokens"]),
+        );
+        let fin = !m["stop_reason"].is_null();
+        let out = if fin { n(&u["output_tokens"]) } else { 0 };
+        let e = msgs
+            .entry(id)
+            .or_insert(((n(&u["input_tokens"]) + cr + cw, 0, cr, cw), false));
+        if fin && !e.1 {
+            e.0.1 = out;
+            e.1 = true;
+        }
+    }
+    msgs.values().fold((0, 0, 0, 0), |a, ((i, o, r, w), _)| {
+        (a.0 + i, a.1 + o, a.2 + r, a.3 + w)
+    })
+}
+
+/// The sum of the run's `usage_delta`s.
+fn delta_sums(evs: &[Value]) -> Counts {
+    evs.iter()
+        .filter(|e| ty(e) == "usage_delta")
+        .fold((0, 0, 0, 0), |a, e| {
+            (
+                a.0 + n(&e["deltaInput"]),
+                a.1 + n(&e["deltaOutput"]),
+                a.2 + n(&e["deltaCacheRead"]),
+                a.3 + n(&e["deltaCacheWrite"]),
+            )
+        })
+}
+
+/// Every Claude Code transcript (fixtures and real files) is recognised
+/// without `--from`, read without a warning or an `unknown` event, and its
+/// usage is each message counted once with no placeholder output count.
+#[test]
+fn claude_transcripts_count_each_message_once_without_placeholders() {
+    for path in inputs("claude-project", "sessions/claude-code") {
+        let name = name(&path);
+        let run = cstream_file(&["--to", "events"], &path);
+        assert_eq!(run.code, 0, "{name}: exit {}: {}", run.code, run.stderr);
+        assert!(run.stderr.is_empty(), "{name}: warned: {}", run.stderr);
+        let evs = events(&run.out());
+        assert_eq!(
+            evs.first().map(|e| e["dialect"].clone()),
+            Some(Value::from("claude-project")),
+            "{name}: not read as a Claude Code transcript"
+        );
+        assert!(
+            !evs.iter().any(|e| ty(e) == "unknown"),
+            "{name}: bookkeeping records became unknown events"
+        );
+        let raw = std::fs::read_to_string(&path).unwrap();
+        let want = claude_transcript_usage(&raw);
+        assert_eq!(delta_sums(&evs), want, "{name}: usage_delta sums");
+        let result = evs.iter().find(|e| ty(e) == "result").expect("a result");
+        let u = &result["usage"];
+        assert_eq!(
+            (n(&u["inputTokens"]), n(&u["outputTokens"])),
+            (want.0, want.1),
+            "{name}: result usage {u}"
+        );
+    }
+}
+
+/// A sub-agent file of the older layout carries its parent's `sessionId`:
+/// it is a session of its own, never merged into the parent's.
+#[test]
+fn claude_sidechain_files_are_sessions_of_their_own() {
+    for path in inputs("claude-project", "sessions/claude-code") {
+        let raw = std::fs::read_to_string(&path).unwrap();
+        let Some(first) = raw
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .find(|v| v["uuid"].is_string())
+        else {
+            continue;
+        };
+        let run = cstream_file(&["--to", "events"], &path);
+        let evs = events(&run.out());
+        let sid = evs[0]["sessionId"].as_str().unwrap().to_owned();
+        let parent = first["sessionId"].as_str().unwrap();
+        if first["isSidechain"] == true {
+            let agent = first["agentId"].as_str().expect("agentId");
+            assert_eq!(sid, format!("{parent}/agent-{agent}"), "{}", name(&path));
+        } else {
+            assert_eq!(sid, parent, "{}", name(&path));
+        }
+    }
+}
+
+fn text(path: &Path) -> String {
+    let run = cstream_file(&["--to", "events"], path);
+    events(&run.out())
+        .iter()
+        .filter(|e| matches!(ty(e), "text_delta" | "user_message"))
+        .map(|e| e["text"].as_str().unwrap_or_default().to_owned())
+        .collect::<Vec<_>>()
+        .join("|")
+}
+
+/// A rewound turn is not part of the conversation that went on; the turns
+/// before and after it are, each once.
+#[test]
+fn claude_rewound_turns_are_left_out() {
+    let dir = fixtures_dir().join("claude-project");
+    let t = text(&dir.join("rewind_parallel-results_placeholder-usage.jsonl"));
+    assert!(!t.contains("Rust"), "the abandoned turn was shown: {t}");
+    assert_eq!(t.matches("Fix it, please.").count(), 1, "{t}");
+    assert_eq!(t.matches("The total ignores quantities.").count(), 1, "{t}");
+
+    // A rewind past a turn already written: the turn still held is dropped,
+    // and a notice says what could not be taken back.
+    let path = dir.join("compaction_late-rewind_sidechain-lines_repeated-record.jsonl");
+    let t = text(&path);
+    assert!(!t.contains("Done with the second."), "{t}");
+    assert!(!t.contains("sub-agent chatter"), "{t}");
+    assert_eq!(t.matches("There are two TODOs.").count(), 1, "{t}");
+    let evs = events(&cstream_file(&["--to", "events"], &path).out());
+    assert!(
+        evs.iter()
+            .any(|e| ty(e) == "error" && e["source"] == "rewind" && e["fatal"] == false),
+        "no rewind notice"
+    );
+    // The compaction summary is a summary, not a prompt.
+    assert!(!t.contains("being continued"), "{t}");
+    assert!(evs.iter().any(|e| {
+        ty(e) == "summary"
+            && e["phase"] == "completed"
+            && e["text"]
+                .as_str()
+                .is_some_and(|s| s.contains("being continued"))
+    }));
+}
