@@ -37,12 +37,12 @@ calls\t'Forward as tool_calls, for display only (a client that runs tools would 
 complete -c cstream -l model -d 'openai, anthropic and documents formats: the model name to write (default: the one the agent reported, else "unknown")' -r
 complete -c cstream -l id -d 'openai, anthropic and documents formats: the response id to write (default: chatcmpl-<session id>, msg_<session id>, chat_<session id>)' -r
 complete -c cstream -l created -d 'openai and documents formats: the creation time to write, Unix seconds (default: the session\'s first timestamp, else the time the run started)' -r
-complete -c cstream -l generate -d 'Generate the man page or a shell completion script' -r -f -a "man\t''
-bash\t''
-zsh\t''
-fish\t''
-powershell\t''
-elvish\t''"
+complete -c cstream -l generate -d 'Generate the man page or a shell completion script' -r -f -a "man\t'The man page'
+bash\t'bash completions'
+zsh\t'zsh completions'
+fish\t'fish completions'
+powershell\t'PowerShell completions'
+elvish\t'elvish completions'"
 complete -c cstream -l no-dedupe -d 'Keep recap/replay text and cumulative tool-output snapshots exactly as they came (default: emit only what each adds)'
 complete -c cstream -s q -l quiet -d 'The conversation only: no session header or final line, no unknown events or invalid input lines in the text format; warnings on stderr only as one count per kind'
 complete -c cstream -l no-thinking -d 'text: leave thinking out'

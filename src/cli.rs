@@ -341,11 +341,17 @@ pub enum ColorWhen {
 /// `--generate`
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Generate {
+    /// The man page
     Man,
+    /// bash completions
     Bash,
+    /// zsh completions
     Zsh,
+    /// fish completions
     Fish,
+    /// PowerShell completions
     Powershell,
+    /// elvish completions
     Elvish,
 }
 
@@ -494,8 +500,11 @@ fn man_page(mut cmd: clap::Command, out: &mut Vec<u8>) -> io::Result<()> {
 /// The environment colour and terminal decisions depend on.
 #[derive(Debug, Clone, Default)]
 pub struct ColorEnv {
+    /// `NO_COLOR`.
     pub no_color: Option<String>,
+    /// `CLICOLOR_FORCE`.
     pub clicolor_force: Option<String>,
+    /// `TERM`.
     pub term: Option<String>,
     /// Standard error is a terminal: with a terminal output, the warnings
     /// show invalid input lines on the same screen as the transcript.

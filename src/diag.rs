@@ -54,9 +54,10 @@ impl Warn {
     }
 }
 
-/// Collects diagnostics for one run.
-pub struct Diag {
-    out: Box<dyn Write>,
+/// Collects diagnostics for one run, written to `out` (which lives for `'w`:
+/// an embedder may pass a borrowed writer).
+pub struct Diag<'w> {
+    out: Box<dyn Write + 'w>,
     counts: [u64; KINDS],
     /// Input lines that were not valid input (exit status 1).
     pub bad_lines: u64,
@@ -70,9 +71,9 @@ pub struct Diag {
     pub shared_terminal: Option<SharedLine>,
 }
 
-impl Diag {
+impl<'w> Diag<'w> {
     /// Diagnostics written to `out` (normally stderr).
-    pub fn new(out: Box<dyn Write>) -> Self {
+    pub fn new(out: Box<dyn Write + 'w>) -> Self {
         Diag {
             out,
             counts: [0; KINDS],

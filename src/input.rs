@@ -943,7 +943,7 @@ mod tests {
         }
     }
 
-    fn frame(input: &[u8]) -> (Rec, Diag) {
+    fn frame(input: &[u8]) -> (Rec, Diag<'static>) {
         let mut r = Rec::default();
         let mut d = Diag::sink();
         Framer::new().run(input, &mut r, &mut d).unwrap();

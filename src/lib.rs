@@ -1,41 +1,146 @@
 //! cstream: a stream filter for coding-agent event streams.
 //!
-//! The pipeline, one module per stage:
-//! [`input`] (framing: lines, joins, arrays, repairs) →
-//! [`dialect`] (detect the agent, parse each record into [`dialect::Item`]s) →
-//! [`transform`] (sessions, dedupe, usage increments, open calls) →
-//! [`event`] (the normalized model) → [`output`] (one sink per format).
+//! It reads the NDJSON streams coding agents write (cursor-agent, Claude
+//! Code, Codex, Gemini CLI, ACP agents, the Cursor SDK), normalizes them into
+//! one event model, and writes that model as a readable transcript, as
+//! events, as an OpenAI-compatible stream or response, or as documents.
 //!
-//! [`run::convert`] takes a reader and a writer, so a proxy can embed the
-//! converter and tests run in-process:
+//! The library API is small:
+//!
+//! - [`convert`] reads one stream and writes it in the format a [`Config`]
+//!   names; [`convert_with_warnings`] does the same and writes warnings
+//!   about bad input lines to a writer of your choice;
+//! - [`for_each_event`] hands each normalized [`Event`] to a closure instead
+//!   of writing a format;
+//! - [`Config`] is built with methods (no command-line parser needed), and
+//!   [`Report`] says what the run saw and which [`Exit`] status it maps to.
+//!
+//! Bad input never aborts a run: a line that is not valid input is reported,
+//! counted in the [`Report`], and the run goes on. Only a failed write to
+//! the output ends it early (the `Err`).
 //!
 //! ```
-//! use cstream::{diag::Diag, output::Format, run::{convert, Config}};
+//! use cstream::{Config, Exit, Format};
 //!
-//! let line = br#"{"type":"assistant","message":{"content":[{"type":"text","text":"hi"}]},"session_id":"s1"}"#;
-//! let cfg = Config { format: Format::Events, ..Config::default() };
-//! let mut out = Vec::new();
-//! convert(&cfg, &line[..], &mut out, &mut Diag::sink()).unwrap();
+//! // Two lines of a cursor-agent stream, converted in memory.
+//! let input = br#"{"type":"system","subtype":"init","session_id":"s1","model":"m"}
+//! {"type":"assistant","session_id":"s1","message":{"content":[{"type":"text","text":"hi"}]}}
+//! "#;
+//! let config = Config::new(Format::Events);
+//! let mut output = Vec::new();
+//! let report = cstream::convert(&input[..], &mut output, &config).unwrap();
 //! assert_eq!(
-//!     String::from_utf8(out).unwrap(),
-//!     "{\"type\":\"session_started\",\"sessionId\":\"s1\",\"dialect\":\"cursor\"}\n\
+//!     String::from_utf8(output).unwrap(),
+//!     "{\"type\":\"session_started\",\"sessionId\":\"s1\",\"dialect\":\"cursor\",\"model\":\"m\"}\n\
 //!      {\"type\":\"text_delta\",\"sessionId\":\"s1\",\"text\":\"hi\"}\n"
 //! );
+//! assert_eq!(report.sessions(), 1);
+//! assert_eq!(report.exit(false), Exit::Ok);
 //! ```
+//!
+//! Internally the pipeline is one module per stage: framing (lines, joins,
+//! arrays, repairs) → the dialect reader (detect the agent, parse each
+//! record) → the normalizer (sessions, dedupe, usage increments, open calls)
+//! → the event model → one sink per format. `docs/ARCHITECTURE.md` in the
+//! repository describes it.
 
-pub mod cli;
-pub mod clobber;
-pub mod diag;
-pub mod dialect;
+#![warn(missing_docs)]
+
+#[cfg(feature = "cli")]
+mod cli;
+#[cfg(feature = "cli")]
+mod clobber;
+mod diag;
+mod dialect;
 pub mod event;
-pub mod input;
-pub mod json;
-pub mod output;
-pub mod prefix;
-pub mod run;
-pub mod stats;
-pub mod strings;
-pub mod summary;
-pub mod terminal;
-pub mod time;
-pub mod transform;
+mod input;
+mod json;
+mod output;
+mod prefix;
+mod run;
+mod stats;
+mod strings;
+mod summary;
+mod terminal;
+mod time;
+mod transform;
+
+use std::io::{self, Read, Write};
+
+pub use dialect::Dialect;
+pub use event::{Event, Kind};
+pub use output::{Format, ReasoningField, ToolCallMode};
+pub use run::{Config, Exit, Report};
+pub use transform::coalesce::CoalesceMode;
+
+/// Convert one stream: read `input` to its end and write it to `output` in
+/// the format `config` names.
+///
+/// Warnings about the input (lines that are not valid input, repairs) are
+/// only counted, in the [`Report`]; use [`convert_with_warnings`] to see
+/// them. Returns `Err` only when writing `output` fails; the run stops
+/// there. A failed read of `input` ends the input and is reported as
+/// [`Exit::Fatal`].
+pub fn convert<R: Read, W: Write>(input: R, output: W, config: &Config) -> io::Result<Report> {
+    run::convert(config, input, output, &mut diag::Diag::sink())
+}
+
+/// [`convert`], writing a line per warning to `warnings`
+/// (`cstream: warning: -:LINE: …`, as the command line writes them to
+/// standard error).
+pub fn convert_with_warnings<R: Read, W: Write>(
+    input: R,
+    output: W,
+    config: &Config,
+    warnings: &mut dyn Write,
+) -> io::Result<Report> {
+    run::convert(
+        config,
+        input,
+        output,
+        &mut diag::Diag::new(Box::new(warnings)),
+    )
+}
+
+/// Read `input` to its end and call `f` with each normalized event and the
+/// id of the session it belongs to, instead of writing a format.
+///
+/// The events are those `--to events` writes, in the same order (after
+/// [`Config::coalesce`] and [`Config::truncate_shell`] when they are set);
+/// [`Config::format`] is not used. An event borrows from the input line it
+/// came from: [`Event::into_owned`] detaches one that must be kept. An `Err`
+/// from `f` stops the run and is returned.
+///
+/// ```
+/// use cstream::{Config, Format, Kind};
+///
+/// let input = br#"{"type":"assistant","session_id":"s1","message":{"content":[{"type":"text","text":"hi"}]}}"#;
+/// let mut texts = Vec::new();
+/// cstream::for_each_event(&input[..], &Config::new(Format::Events), |session, event| {
+///     if let Kind::TextDelta { text } = &event.kind {
+///         texts.push(format!("{session}: {text}"));
+///     }
+///     Ok(())
+/// })
+/// .unwrap();
+/// assert_eq!(texts, ["s1: hi"]);
+/// ```
+pub fn for_each_event<R, F>(input: R, config: &Config, f: F) -> io::Result<Report>
+where
+    R: Read,
+    F: FnMut(&str, &Event<'_>) -> io::Result<()>,
+{
+    run::for_each_event(config, input, f, &mut diag::Diag::sink())
+}
+
+/// What the command-line binary and the project's own tests use: no part of
+/// the library API, and it changes without notice.
+#[doc(hidden)]
+pub mod __internal {
+    #[cfg(feature = "cli")]
+    pub use crate::cli::{Cli, ColorEnv, Generate, generate, main};
+    pub use crate::diag::Diag;
+    pub use crate::output::transcript::markdown::OUTPUT_CAP_BYTES;
+    pub use crate::run::{BINARY_SNIFF_BYTES, DIALECT_CHECK_RECORDS, convert, run_with_stdin};
+    pub use crate::terminal::is_unsafe;
+}

@@ -1,5 +1,6 @@
-//! The `cstream` binary: everything lives in the library (`cstream::cli`).
+//! The `cstream` binary: everything lives in the library (its command-line
+//! module, behind the default `cli` feature).
 
 fn main() -> std::process::ExitCode {
-    cstream::cli::main()
+    cstream::__internal::main()
 }

@@ -110,16 +110,6 @@ impl Prefix {
         *self = Prefix::default();
     }
 
-    /// Bytes remembered.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// True when nothing was pushed since the last reset.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// If `snapshot` starts with the remembered text, the part after it.
     pub fn tail_of<'s>(&self, snapshot: &'s str) -> Option<&'s str> {
         if snapshot.len() < self.len || !snapshot.is_char_boundary(self.len) {

@@ -14,8 +14,9 @@ use std::time::Instant;
 use crate::diag::{Diag, Warn};
 use crate::dialect::{AutoParser, Dialect, Item};
 use crate::event::{Event, Kind};
+use crate::event::{Session, Sink};
 use crate::input::{FrameError, Framer, HUGE_RECORD_BYTES, Handler, Parsed};
-use crate::output::{self, Format, OutputOptions, Sink};
+use crate::output::{self, Format, OutputOptions, ReasoningField, ToolCallMode};
 use crate::stats::{Counters, CountingSink, CountingWriter, Stats};
 use crate::summary::{RunSummary, SummarySink};
 use crate::transform::coalesce::{Coalesce, CoalesceMode};
@@ -36,35 +37,239 @@ pub const BINARY_SNIFF_BYTES: usize = 64 * 1024;
 /// of a shorter file), so that a live stream hears it early.
 pub const DIALECT_CHECK_RECORDS: u64 = 64;
 
-/// Everything that decides what a run does (what the command line resolves to).
+/// Everything that decides what a run does: the output format, the input
+/// dialect, and the options of the command line that are not about files.
+///
+/// Made with [`Config::new`] (or `Config::default()`, the `text` format) and
+/// the methods below, each named after the command-line option it stands
+/// for:
+///
+/// ```
+/// use cstream::{Config, Dialect, Format};
+///
+/// let config = Config::new(Format::Documents)
+///     .from(Dialect::Claude)
+///     .compact(true)
+///     .model("my-model");
+/// assert_eq!(config.format(), Format::Documents);
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct Config {
     /// Output format.
-    pub format: Format,
+    pub(crate) format: Format,
     /// Input dialect, or `None` to detect it per input.
-    pub from: Option<Dialect>,
+    pub(crate) from: Option<Dialect>,
     /// Dedupe and related normalization switches.
-    pub normalize: NormalizeOptions,
+    pub(crate) normalize: NormalizeOptions,
     /// How the sink writes.
-    pub output: OutputOptions,
+    pub(crate) output: OutputOptions,
     /// Stop at the first line that is not valid input.
-    pub strict: bool,
+    pub(crate) strict: bool,
     /// Flush after every input record, even when more input is waiting.
-    pub line_buffered: bool,
+    pub(crate) line_buffered: bool,
     /// `--truncate-shell`: cap each call's shell output at this many bytes.
-    pub truncate_shell: Option<usize>,
+    pub(crate) truncate_shell: Option<usize>,
     /// `--coalesce`: merge deltas before writing (`--to events`).
-    pub coalesce: Option<CoalesceMode>,
+    pub(crate) coalesce: Option<CoalesceMode>,
     /// `--stats`: count what the run reads and writes, and print the
     /// summary line on the diagnostics stream at the end.
-    pub stats: bool,
+    pub(crate) stats: bool,
     /// `-e`: name each session that failed or ended without a result on the
     /// diagnostics stream, with the agent's own error.
-    pub report_sessions: bool,
+    pub(crate) report_sessions: bool,
     /// `--summary`: append a Markdown summary of the run to this file.
-    pub summary: Option<PathBuf>,
+    pub(crate) summary: Option<PathBuf>,
     /// `--outputs`: append `key=value` lines (`$GITHUB_OUTPUT`) to this file.
-    pub outputs: Option<PathBuf>,
+    pub(crate) outputs: Option<PathBuf>,
+}
+
+/// The builder: one method per option, each returning the changed config.
+/// The defaults are the command line's without flags, for output that is not
+/// a terminal: no colour, no width, every line of shell output.
+impl Config {
+    /// The default options, writing `format` (`--to`).
+    pub fn new(format: Format) -> Config {
+        Config {
+            format,
+            ..Config::default()
+        }
+    }
+
+    /// The output format (`--to`).
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// Read every input as `dialect` (`--from`) instead of detecting it from
+    /// each input's first lines.
+    #[must_use]
+    pub fn from(mut self, dialect: Dialect) -> Config {
+        self.from = Some(dialect);
+        self
+    }
+
+    /// `false`: keep recap text and cumulative tool-output snapshots exactly
+    /// as they came (`--no-dedupe`). On by default.
+    #[must_use]
+    pub fn dedupe(mut self, on: bool) -> Config {
+        self.normalize.dedupe = on;
+        self
+    }
+
+    /// Stop at the first line that is not valid input (`--strict`).
+    #[must_use]
+    pub fn strict(mut self, on: bool) -> Config {
+        self.strict = on;
+        self
+    }
+
+    /// Flush the output after every input line, even when more input is
+    /// waiting (`--line-buffered`).
+    #[must_use]
+    pub fn line_buffered(mut self, on: bool) -> Config {
+        self.line_buffered = on;
+        self
+    }
+
+    /// Cap each tool call's shell output at `bytes` (`--truncate-shell`).
+    #[must_use]
+    pub fn truncate_shell(mut self, bytes: usize) -> Config {
+        self.truncate_shell = Some(bytes);
+        self
+    }
+
+    /// Merge deltas into whole messages and tool calls before writing
+    /// (`--coalesce`; the `events` format).
+    #[must_use]
+    pub fn coalesce(mut self, mode: CoalesceMode) -> Config {
+        self.coalesce = Some(mode);
+        self
+    }
+
+    /// Colour the `text` format (`--color always`).
+    #[must_use]
+    pub fn color(mut self, on: bool) -> Config {
+        self.output.color = on;
+        self
+    }
+
+    /// `text`: cut long lines at this many columns (what a terminal's width
+    /// gives on the command line).
+    #[must_use]
+    pub fn width(mut self, columns: usize) -> Config {
+        self.output.width = Some(columns);
+        self
+    }
+
+    /// `text`: show the last `lines` lines of the shell output that arrives
+    /// with a call's completion (`--shell-lines N`; default: all).
+    #[must_use]
+    pub fn shell_lines(mut self, lines: usize) -> Config {
+        self.output.shell_lines = Some(lines);
+        self
+    }
+
+    /// `text`: leave thinking out (`--no-thinking`).
+    #[must_use]
+    pub fn no_thinking(mut self, on: bool) -> Config {
+        self.output.no_thinking = on;
+        self
+    }
+
+    /// The conversation only: no session header or final line, no unknown
+    /// events or invalid input lines in `text`; warnings only as one count
+    /// per kind (`-q`).
+    #[must_use]
+    pub fn quiet(mut self, on: bool) -> Config {
+        self.output.quiet = on;
+        self
+    }
+
+    /// OpenAI formats: the field thinking goes to (`--reasoning-field`).
+    #[must_use]
+    pub fn reasoning_field(mut self, field: ReasoningField) -> Config {
+        self.output.reasoning_field = field;
+        self
+    }
+
+    /// OpenAI formats: how tool calls the agent already ran appear
+    /// (`--tool-calls`).
+    #[must_use]
+    pub fn tool_calls(mut self, mode: ToolCallMode) -> Config {
+        self.output.tool_calls = mode;
+        self
+    }
+
+    /// `openai-sse`: write the usage chunk after the finish chunk, when
+    /// usage is known (`--include-usage`).
+    #[must_use]
+    pub fn include_usage(mut self, on: bool) -> Config {
+        self.output.include_usage = on;
+        self
+    }
+
+    /// OpenAI and documents formats: the model name to write (`--model`).
+    #[must_use]
+    pub fn model(mut self, name: impl Into<String>) -> Config {
+        self.output.model = Some(name.into());
+        self
+    }
+
+    /// OpenAI and documents formats: the response id to write (`--id`).
+    #[must_use]
+    pub fn id(mut self, id: impl Into<String>) -> Config {
+        self.output.id = Some(id.into());
+        self
+    }
+
+    /// OpenAI and documents formats: the creation time to write, Unix
+    /// seconds (`--created`).
+    #[must_use]
+    pub fn created(mut self, unix_seconds: i64) -> Config {
+        self.output.created = Some(unix_seconds);
+        self
+    }
+
+    /// One-line JSON for `openai-json` and `documents` (`-c`).
+    #[must_use]
+    pub fn compact(mut self, on: bool) -> Config {
+        self.output.compact = on;
+        self
+    }
+
+    /// Documents formats: include thinking documents (`--thinking`).
+    #[must_use]
+    pub fn thinking(mut self, on: bool) -> Config {
+        self.output.thinking = on;
+        self
+    }
+
+    /// The time the run started, Unix seconds: what the openai and
+    /// documents formats write as `created` for a session that gave no
+    /// timestamp before its first output (default: the clock, read when the
+    /// conversion starts). Pinned, the output does not depend on the clock.
+    #[must_use]
+    pub fn run_start(mut self, unix_seconds: i64) -> Config {
+        self.output.run_start = Some(unix_seconds);
+        self
+    }
+
+    /// Count what the run reads and writes, and write the summary line to
+    /// the warnings at the end (`--stats`; see
+    /// [`convert_with_warnings`](crate::convert_with_warnings)).
+    #[must_use]
+    pub fn stats(mut self, on: bool) -> Config {
+        self.stats = on;
+        self
+    }
+
+    /// Name each session that failed or ended without a result in the
+    /// warnings, with the agent's own error (`-e`).
+    #[must_use]
+    pub fn report_sessions(mut self, on: bool) -> Config {
+        self.report_sessions = on;
+        self
+    }
 }
 
 /// One input.
@@ -88,19 +293,20 @@ impl Input {
     }
 }
 
-/// What a run saw, for the exit status and `--stats`.
+/// What a run saw: how its sessions ended and whether its input was
+/// valid, which decide the exit status.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Report {
     /// How sessions ended.
-    pub outcomes: Outcomes,
+    pub(crate) outcomes: Outcomes,
     /// Lines that were not valid input.
-    pub bad_lines: u64,
+    pub(crate) bad_lines: u64,
     /// A file could not be read (exit status 2).
-    pub fatal: bool,
+    pub(crate) fatal: bool,
     /// `--strict` stopped the run.
-    pub stopped: bool,
+    pub(crate) stopped: bool,
     /// What the run read and wrote (with [`Config::stats`]).
-    pub stats: Option<Stats>,
+    pub(crate) stats: Option<Stats>,
 }
 
 /// The exit statuses cstream uses; when several apply, the first of
@@ -126,8 +332,40 @@ impl From<Exit> for std::process::ExitCode {
 }
 
 impl Report {
-    /// The exit status (docs/ARCHITECTURE.md#exit-status), without the
-    /// closed-pipe case, which never gets here.
+    /// Sessions the run saw.
+    pub fn sessions(&self) -> u64 {
+        self.outcomes.sessions
+    }
+
+    /// Sessions that reported failure (an error result or a fatal error).
+    pub fn failed_sessions(&self) -> u64 {
+        self.outcomes.failed
+    }
+
+    /// Sessions that ended without a result (cut off).
+    pub fn incomplete_sessions(&self) -> u64 {
+        self.outcomes.incomplete
+    }
+
+    /// Input lines that were not valid input.
+    pub fn bad_lines(&self) -> u64 {
+        self.bad_lines
+    }
+
+    /// An input could not be read to its end.
+    pub fn read_failed(&self) -> bool {
+        self.fatal
+    }
+
+    /// [`Config::strict`] stopped the run at a line that was not valid input.
+    pub fn stopped(&self) -> bool {
+        self.stopped
+    }
+
+    /// The exit status the command line gives this run (`exit_status`: the
+    /// `-e` flag, which makes a failed or cut-off session count). A closed
+    /// output pipe, which the command line treats as success, is an `Err`
+    /// of the conversion and never gets here.
     pub fn exit(&self, exit_status: bool) -> Exit {
         if self.fatal {
             Exit::Fatal
@@ -196,9 +434,8 @@ impl<'s> Pipeline<'s> {
     /// The pipeline for `cfg`, writing to `out`: normalizer → truncation →
     /// coalescing → the format's sink.
     fn new<W: Write + 's>(cfg: &Config, out: W) -> Self {
-        let started = Instant::now();
         let counters = cfg.stats.then(|| Rc::new(Counters::default()));
-        let mut sink = match &counters {
+        let sink = match &counters {
             // Counted right at the format: events as the format gets them
             // (after truncation and coalescing), bytes as it writes them.
             Some(c) => Box::new(CountingSink::new(
@@ -211,6 +448,27 @@ impl<'s> Pipeline<'s> {
             )),
             None => output::sink(cfg.format, &cfg.output, out),
         };
+        Pipeline::around(cfg, sink, counters)
+    }
+
+    /// The pipeline for `cfg` that hands each event to `f` in place of a
+    /// format: normalizer → truncation → coalescing → `f`.
+    fn with_callback<F>(cfg: &Config, f: F) -> Self
+    where
+        F: FnMut(&str, &Event<'_>) -> io::Result<()> + 's,
+    {
+        let counters = cfg.stats.then(|| Rc::new(Counters::default()));
+        let sink: Box<dyn Sink + 's> = match &counters {
+            Some(c) => Box::new(CountingSink::new(Box::new(CallbackSink(f)), Rc::clone(c))),
+            None => Box::new(CallbackSink(f)),
+        };
+        Pipeline::around(cfg, sink, counters)
+    }
+
+    /// The pipeline for `cfg` in front of `sink` (the format, counted when
+    /// `counters` is set): the adapters `cfg` asks for wrap it.
+    fn around(cfg: &Config, mut sink: Box<dyn Sink + 's>, counters: Option<Rc<Counters>>) -> Self {
+        let started = Instant::now();
         if let Some(mode) = cfg.coalesce {
             sink = Box::new(Coalesce::new(sink, mode));
         }
@@ -534,6 +792,7 @@ fn drop_impossible_ts(item: &mut Item<'_>, line: u64, diag: &mut Diag) {
 /// Returns `Err` only when writing the output fails (the run stops there; a
 /// `BrokenPipe` means the reader went away). Unreadable inputs are reported
 /// on `diag` and skipped.
+#[cfg(feature = "cli")]
 pub fn run<W: Write>(
     cfg: &Config,
     inputs: &[Input],
@@ -543,7 +802,8 @@ pub fn run<W: Write>(
     run_with_stdin(cfg, inputs, io::stdin().lock(), out, diag)
 }
 
-/// [`run`], with `stdin` read wherever the inputs name standard input.
+/// Convert `inputs` in order, as the command line does, with `stdin` read
+/// wherever the inputs name standard input.
 pub fn run_with_stdin<R: Read, W: Write>(
     cfg: &Config,
     inputs: &[Input],
@@ -612,6 +872,33 @@ fn convert_detaching<R: Read, W: Write>(
     let mut framer = Framer::new();
     let r = one_input(&mut p, &mut framer, input, diag);
     finish(p, &framer, r, diag)
+}
+
+/// [`convert`] with each event handed to `f` (with its session's id) in
+/// place of a format.
+pub fn for_each_event<R, F>(cfg: &Config, input: R, f: F, diag: &mut Diag) -> io::Result<Report>
+where
+    R: Read,
+    F: FnMut(&str, &Event<'_>) -> io::Result<()>,
+{
+    diag.quiet |= cfg.output.quiet;
+    let mut p = Pipeline::with_callback(cfg, f);
+    let mut framer = Framer::new();
+    let r = one_input(&mut p, &mut framer, input, diag);
+    finish(p, &framer, r, diag)
+}
+
+/// The sink of [`for_each_event`]: the caller's closure.
+struct CallbackSink<F>(F);
+
+impl<F: FnMut(&str, &Event<'_>) -> io::Result<()>> Sink for CallbackSink<F> {
+    fn event(&mut self, s: &Session, ev: &Event<'_>) -> io::Result<()> {
+        (self.0)(&s.id, ev)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 fn one_input<R: Read>(

@@ -46,6 +46,7 @@ impl Stats {
     }
 
     /// The events of the type named `name` (0 for an unknown name).
+    #[cfg(test)]
     pub fn events_of(&self, name: &str) -> u64 {
         TYPE_NAMES
             .iter()

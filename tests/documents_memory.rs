@@ -12,9 +12,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use cstream::diag::Diag;
-use cstream::output::{Format, OutputOptions};
-use cstream::run::{Config, convert};
+use cstream::{Config, Format, convert};
 
 struct Counting;
 
@@ -92,17 +90,10 @@ fn session(calls: usize) -> Vec<u8> {
 
 /// Peak live heap bytes while converting `input`, above what was live before.
 fn peak(format: Format, input: &[u8]) -> usize {
-    let cfg = Config {
-        format,
-        output: OutputOptions {
-            created: Some(0),
-            ..OutputOptions::default()
-        },
-        ..Config::default()
-    };
+    let cfg = Config::new(format).created(0);
     let before = LIVE.load(Ordering::Relaxed);
     PEAK.store(before, Ordering::Relaxed);
-    convert(&cfg, input, std::io::sink(), &mut Diag::sink()).unwrap();
+    convert(input, std::io::sink(), &cfg).unwrap();
     PEAK.load(Ordering::Relaxed) - before
 }
 

@@ -23,11 +23,7 @@
 
 use std::io::{self, Read};
 
-use cstream::diag::Diag;
-use cstream::dialect::Dialect;
-use cstream::output::{Format, ReasoningField, ToolCallMode};
-use cstream::run::{Config, convert};
-use cstream::transform::coalesce::CoalesceMode;
+use cstream::{CoalesceMode, Config, Dialect, Format, ReasoningField, ToolCallMode, convert};
 use libfuzzer_sys::fuzz_target;
 
 #[path = "../../tests/common/wellformed.rs"]
@@ -48,42 +44,46 @@ impl Read for Chunks<'_> {
     }
 }
 
-fn config(h: [u8; HEADER]) -> (Config, &'static str) {
-    let mut cfg = Config::default();
+fn config(h: [u8; HEADER]) -> (Config, &'static str, bool) {
     let code = usize::from(h[0]) % (Format::ALL.len() + 2);
     let (format, coalesce) = match code.checked_sub(Format::ALL.len()) {
         None => (Format::ALL[code], None),
         Some(0) => (Format::Events, Some(CoalesceMode::Whole)),
         Some(_) => (Format::Events, Some(CoalesceMode::Burst)),
     };
-    cfg.format = format;
-    cfg.coalesce = coalesce;
-    let from = usize::from(h[1]) % (Dialect::ALL.len() + 1);
-    cfg.from = from.checked_sub(1).map(|i| Dialect::ALL[i]);
     let flags = h[2];
-    cfg.normalize.dedupe = flags & 1 == 0;
-    cfg.strict = flags & 2 != 0;
-    cfg.output.compact = flags & 4 != 0;
-    cfg.output.include_usage = flags & 8 != 0;
-    cfg.output.thinking = flags & 16 != 0;
-    cfg.output.color = flags & 32 != 0 && format == Format::Text;
-    cfg.output.tool_calls = match flags >> 6 {
-        0 => ToolCallMode::Reasoning,
-        1 => ToolCallMode::Content,
-        2 => ToolCallMode::Omit,
-        _ => ToolCallMode::Calls,
-    };
-    cfg.output.reasoning_field = match h[3] & 3 {
-        1 => ReasoningField::Reasoning,
-        2 => ReasoningField::None,
-        _ => ReasoningField::ReasoningContent,
-    };
+    let color = flags & 32 != 0 && format == Format::Text;
     // A fixed clock: the run must not depend on when it happens.
-    cfg.output.run_start = Some(1_700_000_000);
-    if h[4] >= 128 {
-        cfg.truncate_shell = Some(usize::from(h[4] & 127) + 1);
+    let mut cfg = Config::new(format)
+        .dedupe(flags & 1 == 0)
+        .strict(flags & 2 != 0)
+        .compact(flags & 4 != 0)
+        .include_usage(flags & 8 != 0)
+        .thinking(flags & 16 != 0)
+        .color(color)
+        .tool_calls(match flags >> 6 {
+            0 => ToolCallMode::Reasoning,
+            1 => ToolCallMode::Content,
+            2 => ToolCallMode::Omit,
+            _ => ToolCallMode::Calls,
+        })
+        .reasoning_field(match h[3] & 3 {
+            1 => ReasoningField::Reasoning,
+            2 => ReasoningField::None,
+            _ => ReasoningField::ReasoningContent,
+        })
+        .run_start(1_700_000_000);
+    if let Some(mode) = coalesce {
+        cfg = cfg.coalesce(mode);
     }
-    (cfg, format.name())
+    let from = usize::from(h[1]) % (Dialect::ALL.len() + 1);
+    if let Some(i) = from.checked_sub(1) {
+        cfg = cfg.from(Dialect::ALL[i]);
+    }
+    if h[4] >= 128 {
+        cfg = cfg.truncate_shell(usize::from(h[4] & 127) + 1);
+    }
+    (cfg, format.name(), color)
 }
 
 /// Bytes of option header before the input.
@@ -93,7 +93,7 @@ fuzz_target!(|data: &[u8]| {
     let Some((h, input)) = data.split_first_chunk::<HEADER>() else {
         return;
     };
-    let (cfg, name) = config(*h);
+    let (cfg, name, color) = config(*h);
     let mut out = Vec::new();
     let reader = Chunks {
         data: input,
@@ -103,8 +103,8 @@ fuzz_target!(|data: &[u8]| {
             usize::from(h[5])
         },
     };
-    convert(&cfg, reader, &mut out, &mut Diag::sink()).expect("writing to a Vec cannot fail");
-    if let Err(e) = wellformed::check(name, cfg.output.color, &out) {
+    convert(reader, &mut out, &cfg).expect("writing to a Vec cannot fail");
+    if let Err(e) = wellformed::check(name, color, &out) {
         panic!(
             "{name}: malformed output: {e}\n--- output ---\n{}",
             String::from_utf8_lossy(&out)

@@ -290,13 +290,6 @@ pub fn fill_start_owned(t: &mut ToolStart<'_>, a: &Members<'_>) {
     t.details = tmp.details.map(|d| Box::new(d.into_owned()));
 }
 
-/// Fill the normalized start fields from a raw `args` value, whatever it is.
-pub fn fill_start_raw<'a>(t: &mut ToolStart<'a>, args: &'a RawValue) {
-    if let Some(m) = Members::of(args) {
-        fill_start(t, &m);
-    }
-}
-
 /// A shell call's output once: stdout, then stderr on its own line.
 pub fn join_output<'a>(out: Option<Str<'a>>, err: Option<Str<'a>>) -> Option<Str<'a>> {
     let err = err.filter(|e| !e.is_empty());
@@ -618,11 +611,6 @@ pub fn base64_decode(s: &str) -> Option<Vec<u8>> {
         }
     }
     Some(out)
-}
-
-/// A JSON string literal as a raw value.
-pub fn raw_string(s: &str) -> Box<RawValue> {
-    crate::json::assembled(s)
 }
 
 pub use crate::json::object1 as raw_object1;

@@ -193,6 +193,7 @@ pub(crate) fn keep_unknown<'a>(rec: &'a str, out: Out<'_, 'a>) -> io::Result<Par
 
 /// The input dialects (`--from`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Dialect {
     /// cursor-agent `--output-format stream-json`.
     Cursor,
@@ -443,14 +444,6 @@ pub enum Detected {
     Incomplete,
     /// Not JSON.
     Invalid,
-}
-
-/// Tell the dialect from one JSON object, or `None` when it cannot be told.
-pub fn detect(rec: &str) -> Option<Dialect> {
-    match detect_record(rec) {
-        Detected::Is(d) => Some(d),
-        _ => None,
-    }
 }
 
 /// What `rec` says about its dialect: the first rule of the `DETECTION` table

@@ -106,11 +106,13 @@ impl<V> CallTable<V> {
     }
 
     /// The number of calls remembered.
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.map.len()
     }
 
     /// True when no call is remembered.
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.map.is_empty()
     }
@@ -132,6 +134,7 @@ impl<V> CallTable<V> {
     }
 
     /// The calls remembered, oldest first.
+    #[cfg(test)]
     pub fn iter(&self) -> impl Iterator<Item = (&str, &V)> {
         self.order.iter().filter_map(|(seq, id)| {
             let (s, v) = self.map.get(id)?;

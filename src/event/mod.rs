@@ -7,16 +7,16 @@
 //! session's init). The normalized fields beside `args`/`result` are the only
 //! thing output formats read, so no format ever re-parses a dialect's payload.
 
-pub mod calls;
-pub mod sink;
+pub(crate) mod calls;
+pub(crate) mod sink;
 mod write;
 
 use std::borrow::Cow;
 
 use serde_json::value::RawValue;
 
-pub use sink::{Session, Sink, Starts};
-pub use write::{write_event, write_event_quoted};
+pub(crate) use sink::{Session, Sink, Starts};
+pub(crate) use write::write_event_quoted;
 
 /// A string that usually borrows from the input line.
 pub type Str<'a> = Cow<'a, str>;
@@ -45,7 +45,7 @@ impl<'a> Json<'a> {
 
     /// The text, when it borrows from the input line (for views that must
     /// borrow from the line too).
-    pub fn borrowed(&self) -> Option<&'a str> {
+    pub(crate) fn borrowed(&self) -> Option<&'a str> {
         match self.0 {
             Cow::Borrowed(s) => Some(s),
             Cow::Owned(_) => None,
@@ -119,7 +119,7 @@ impl<'a> Text<'a> {
     }
 
     /// Bytes of the text as stored (an estimate for a literal).
-    pub fn stored_len(&self) -> usize {
+    pub(crate) fn stored_len(&self) -> usize {
         match self {
             Text::Plain(s) => s.len(),
             Text::Json(lit) => lit.len(),
@@ -153,6 +153,7 @@ impl<'a> From<&'a str> for Text<'a> {
 
 /// One normalized event with its source timestamp (epoch milliseconds).
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Event<'a> {
     /// When the source gave a time for this event.
     pub ts: Option<i64>,
@@ -162,7 +163,7 @@ pub struct Event<'a> {
 
 /// Every event type's wire name, in [`Kind::index`] order (the `--stats`
 /// line lists them in this order).
-pub const TYPE_NAMES: [&str; 18] = [
+pub(crate) const TYPE_NAMES: [&str; 18] = [
     "session_started",
     "user_message",
     "thinking_delta",
@@ -183,27 +184,49 @@ pub const TYPE_NAMES: [&str; 18] = [
     "tool_call",
 ];
 
-/// The event vocabulary (`type` on the wire, snake_case).
+/// The event vocabulary (`type` on the wire, snake_case; docs/events.md
+/// in the repository describes each type and its fields).
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub enum Kind<'a> {
     /// A session begins (from the dialect's init event).
     SessionStarted(SessionStart<'a>),
     /// The prompt, echoed by the agent.
-    UserMessage { text: Str<'a> },
+    UserMessage {
+        /// The prompt's text.
+        text: Str<'a>,
+    },
     /// A fragment of the model's thinking.
-    ThinkingDelta { text: Str<'a> },
+    ThinkingDelta {
+        /// The fragment.
+        text: Str<'a>,
+    },
     /// A thinking phase ended.
-    ThinkingCompleted { duration_ms: Option<u64> },
+    ThinkingCompleted {
+        /// How long it took, when the source says.
+        duration_ms: Option<u64>,
+    },
     /// A fragment of assistant text.
-    TextDelta { text: Str<'a> },
+    TextDelta {
+        /// The fragment.
+        text: Str<'a>,
+    },
     /// A tool call began.
     ToolCallStarted(Box<ToolStart<'a>>),
     /// Partial arguments or a progress snapshot of a running call.
-    ToolCallProgress { call_id: Str<'a>, partial: Json<'a> },
+    ToolCallProgress {
+        /// The call's id.
+        call_id: Str<'a>,
+        /// The source's partial payload, verbatim.
+        partial: Json<'a>,
+    },
     /// Live output of a running shell call.
     ShellOutputDelta {
+        /// The call's id.
         call_id: Str<'a>,
+        /// Standard output or standard error.
         stream: OutStream,
+        /// The output fragment.
         text: Str<'a>,
     },
     /// A tool call ended.
@@ -212,26 +235,42 @@ pub enum Kind<'a> {
     UsageDelta(Usage),
     /// Summarisation phases and plan snapshots.
     Summary {
+        /// Which phase.
         phase: SummaryPhase,
+        /// The summary or plan text, when there is one.
         text: Option<Str<'a>>,
     },
     /// One model turn ended.
-    TurnEnded { usage: Option<Usage> },
+    TurnEnded {
+        /// The turn's token counts, when the source gives them.
+        usage: Option<Usage>,
+    },
     /// The session's final result.
     Result(SessionResult<'a>),
     /// An error the agent reported, or an input line that was not JSON.
     Error {
+        /// The error's text (for a bad input line: the line, cut).
         message: Str<'a>,
+        /// The session cannot go on.
         fatal: bool,
+        /// Where it came from (`stdout` for a bad input line), when known.
         source: Option<Str<'a>>,
     },
     /// Valid JSON that no rule understood, kept unchanged.
-    Unknown { raw: Json<'a> },
+    Unknown {
+        /// The record as it came.
+        raw: Json<'a>,
+    },
     /// `--coalesce`: a whole assistant message.
-    AssistantMessage { text: Str<'a> },
+    AssistantMessage {
+        /// The message's text.
+        text: Str<'a>,
+    },
     /// `--coalesce`: a whole thinking phase.
     Thinking {
+        /// The thinking text.
         text: Str<'a>,
+        /// How long it took, when the source says.
         duration_ms: Option<u64>,
     },
     /// `--coalesce`: a whole tool call (start and end merged).
@@ -240,31 +279,47 @@ pub enum Kind<'a> {
 
 /// `session_started` fields.
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct SessionStart<'a> {
     /// The id the source gave the session (goes on every event as `sessionId`).
     pub session_id: Option<Str<'a>>,
     /// Which input dialect was read (`cursor`, `claude`, …).
     pub dialect: Str<'a>,
+    /// The model the agent named at the start.
     pub model: Option<Str<'a>>,
+    /// The agent's working directory.
     pub cwd: Option<Str<'a>>,
+    /// The agent's permission (approval) mode, in its own words.
     pub permission_mode: Option<Str<'a>>,
 }
 
 /// `tool_call_started` fields: the source's own `args` plus normalized ones.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ToolStart<'a> {
+    /// The call's id, which its progress and completion repeat.
     pub call_id: Str<'a>,
     /// From the closed vocabulary (`shell`, `read`, …) or the source's name in snake_case.
     pub tool_name: Str<'a>,
+    /// The source's arguments, verbatim.
     pub args: Json<'a>,
+    /// `shell`: the command line.
     pub command: Option<Str<'a>>,
+    /// `shell`: the directory it runs in.
     pub cwd: Option<Str<'a>>,
+    /// The file or folder the call works on.
     pub path: Option<Str<'a>>,
+    /// A search's pattern.
     pub pattern: Option<Str<'a>>,
+    /// A fetch's address.
     pub url: Option<Str<'a>>,
+    /// A web search's query.
     pub query: Option<Str<'a>>,
+    /// What the agent says the call is for.
     pub description: Option<Str<'a>>,
+    /// An MCP call's server.
     pub mcp_server: Option<Str<'a>>,
+    /// An MCP call's tool.
     pub mcp_tool: Option<Str<'a>>,
     /// Normalized arguments of edit, write, move, todo, plan and question
     /// tools; boxed because few calls have them.
@@ -274,6 +329,7 @@ pub struct ToolStart<'a> {
 /// Normalized arguments that only some tools have (wire names in brackets).
 /// A dialect fills what its tool gives; every field is optional.
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct ToolDetails<'a> {
     /// `edit`: the text that is replaced (`oldString`).
     pub old_string: Option<Str<'a>>,
@@ -298,34 +354,43 @@ pub struct ToolDetails<'a> {
 
 /// One entry of a todo list: `{"id"?, "content", "status"}` on the wire.
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct Todo<'a> {
     /// The source's id for the entry, when it gives one.
     pub id: Option<Str<'a>>,
+    /// What is to be done.
     pub content: Str<'a>,
-    /// `pending`, `in_progress`, `completed`, `cancelled` (see
-    /// [`normalize_todo_status`]), or the source's own word, lowercased.
+    /// `pending`, `in_progress`, `completed`, `cancelled` (each source's
+    /// words mapped onto these), or the source's own word, lowercased.
     pub status: Str<'a>,
 }
 
 /// One question of a `question` tool: `{"id"?, "text", "options":[{"id"?, "label"}]}`.
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct Question<'a> {
+    /// The source's id for the question, when it gives one.
     pub id: Option<Str<'a>>,
+    /// The question.
     pub text: Str<'a>,
+    /// The answers it offers.
     pub options: Vec<Choice<'a>>,
 }
 
 /// One answer a question offers.
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct Choice<'a> {
+    /// The source's id for the answer, when it gives one.
     pub id: Option<Str<'a>>,
+    /// The answer as shown.
     pub label: Str<'a>,
 }
 
 /// Map a source's todo status onto `pending` / `in_progress` / `completed` /
 /// `cancelled` (`TODO_STATUS_IN_PROGRESS`, `in-progress`, `done`, …); an
 /// unrecognised word is kept, lowercased.
-pub fn normalize_todo_status(s: &str) -> Str<'static> {
+pub(crate) fn normalize_todo_status(s: &str) -> Str<'static> {
     let lower = s.trim().to_ascii_lowercase().replace(['-', ' '], "_");
     let word = lower.strip_prefix("todo_status_").unwrap_or(&lower);
     Cow::Borrowed(match word {
@@ -383,13 +448,8 @@ impl<'a> ToolDetails<'a> {
 }
 
 impl<'a> ToolStart<'a> {
-    /// The normalized details, created empty on first use.
-    pub fn details_mut(&mut self) -> &mut ToolDetails<'a> {
-        self.details.get_or_insert_with(Default::default)
-    }
-
     /// A start with only the required fields set.
-    pub fn new(call_id: Str<'a>, tool_name: Str<'a>, args: Json<'a>) -> Self {
+    pub(crate) fn new(call_id: Str<'a>, tool_name: Str<'a>, args: Json<'a>) -> Self {
         ToolStart {
             call_id,
             tool_name,
@@ -409,8 +469,8 @@ impl<'a> ToolStart<'a> {
 
     /// A detached copy with only what a one-line label reads: the id, the
     /// tool name and the fields [`ToolStart::key_arg`] chooses from
-    /// ([`Starts::Label`]); the arguments are `null`.
-    pub fn label_copy(&self) -> ToolStart<'static> {
+    /// (`Starts::Label`); the arguments are `null`.
+    pub(crate) fn label_copy(&self) -> ToolStart<'static> {
         let own = |s: &Option<Str<'_>>| s.as_deref().map(|s| Cow::Owned(s.to_owned()));
         ToolStart {
             command: own(&self.command),
@@ -452,27 +512,37 @@ impl<'a> ToolStart<'a> {
 
 /// `tool_call_completed` fields: the source's own `result` plus normalized ones.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ToolEnd<'a> {
+    /// The call's id, as its start gave it.
     pub call_id: Str<'a>,
+    /// The tool's name, as its start gave it.
     pub tool_name: Str<'a>,
+    /// The call succeeded.
     pub ok: bool,
     /// The source's result payload (`None` writes `null`).
     pub result: Option<Json<'a>>,
+    /// How long the call took, when the source says.
     pub duration_ms: Option<u64>,
+    /// `shell`: the command's exit code.
     pub exit_code: Option<i64>,
     /// Shell output, once (interleaved when the source has it).
     pub output: Option<Text<'a>>,
     /// A unified diff.
     pub patch: Option<Str<'a>>,
+    /// An edit: lines added.
     pub lines_added: Option<u64>,
+    /// An edit: lines removed.
     pub lines_removed: Option<u64>,
+    /// Why the call failed, in the source's words.
     pub error: Option<Str<'a>>,
     /// Synthesized for a call still open when its session ended.
     pub cancelled: bool,
     /// The call's start, handed on by the normalizer to the sinks that ask
-    /// for it ([`Sink::starts`]), so that no format keeps its own table of
+    /// for it (`Sink::starts`), so that no format keeps its own table of
     /// starts: `None` when the start never came (a capture cut before it)
-    /// or no sink asked. Never written by the events format.
+    /// or no sink asked (`for_each_event` does not). Never written by the
+    /// events format.
     pub start: Option<Box<ToolStart<'a>>>,
     /// Live output (`shell_output_delta`) of the call went out while it was
     /// open, so its `output` repeats it. Set only with [`ToolEnd::start`]
@@ -482,7 +552,7 @@ pub struct ToolEnd<'a> {
 
 impl<'a> ToolEnd<'a> {
     /// An end with only the required fields set.
-    pub fn new(call_id: Str<'a>, tool_name: Str<'a>, ok: bool) -> Self {
+    pub(crate) fn new(call_id: Str<'a>, tool_name: Str<'a>, ok: bool) -> Self {
         ToolEnd {
             call_id,
             tool_name,
@@ -505,11 +575,14 @@ impl<'a> ToolEnd<'a> {
 /// Which stream a shell output fragment came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OutStream {
+    /// Standard output.
     Stdout,
+    /// Standard error.
     Stderr,
 }
 
 impl OutStream {
+    /// The wire name: `stdout` or `stderr`.
     pub fn as_str(self) -> &'static str {
         match self {
             OutStream::Stdout => "stdout",
@@ -520,13 +593,18 @@ impl OutStream {
 
 /// Phase of a `summary` event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SummaryPhase {
+    /// The agent began summarising its context.
     Started,
+    /// The summary is done (its text, when the source gives it).
     Completed,
+    /// A snapshot of the agent's plan.
     Snapshot,
 }
 
 impl SummaryPhase {
+    /// The wire name: `started`, `completed` or `snapshot`.
     pub fn as_str(self) -> &'static str {
         match self {
             SummaryPhase::Started => "started",
@@ -538,10 +616,15 @@ impl SummaryPhase {
 
 /// Token counts. `input` includes cache reads and writes (docs/events.md#usage).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub struct Usage {
+    /// Input tokens, cache reads and writes included.
     pub input: u64,
+    /// Output tokens (thinking included).
     pub output: u64,
+    /// Input tokens read from the prompt cache, when the source says.
     pub cache_read: Option<u64>,
+    /// Input tokens written to the prompt cache, when the source says.
     pub cache_write: Option<u64>,
 }
 
@@ -549,7 +632,7 @@ impl Usage {
     /// Usage from a source whose input count leaves out the cache reads and
     /// writes (Anthropic's and cursor's convention): the normalized `input`
     /// adds them back (docs/events.md#usage), saturating on absurd counts.
-    pub fn cache_apart(
+    pub(crate) fn cache_apart(
         input: u64,
         output: u64,
         cache_read: Option<u64>,
@@ -576,7 +659,7 @@ impl Usage {
     }
 
     /// Field-wise `self - o`, never below zero.
-    pub fn minus(&self, o: &Usage) -> Usage {
+    pub(crate) fn minus(&self, o: &Usage) -> Usage {
         let sub = |a: Option<u64>, b: Option<u64>| a.map(|a| a.saturating_sub(b.unwrap_or(0)));
         Usage {
             input: self.input.saturating_sub(o.input),
@@ -604,25 +687,30 @@ fn add_opt(a: Option<u64>, b: Option<u64>) -> Option<u64> {
 
 /// `result` fields.
 #[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct SessionResult<'a> {
+    /// The session succeeded.
     pub ok: bool,
     /// The final text the agent reported (authoritative: docs/events.md#text-rebuilt-once).
     pub text: Option<Str<'a>>,
+    /// How long the session took, when the source says.
     pub duration_ms: Option<u64>,
     /// Session totals.
     pub usage: Option<Usage>,
+    /// What the session cost, in US dollars, when the source says.
     pub cost_usd: Option<f64>,
+    /// Why the session failed, in the agent's words.
     pub error: Option<Str<'a>>,
 }
 
 impl<'a> Event<'a> {
     /// An event without a timestamp.
-    pub fn new(kind: Kind<'a>) -> Self {
+    pub(crate) fn new(kind: Kind<'a>) -> Self {
         Event { ts: None, kind }
     }
 
     /// An event with an optional timestamp.
-    pub fn at(ts: Option<i64>, kind: Kind<'a>) -> Self {
+    pub(crate) fn at(ts: Option<i64>, kind: Kind<'a>) -> Self {
         Event { ts, kind }
     }
 
@@ -698,12 +786,12 @@ impl<'a> ToolEnd<'a> {
 impl<'a> Kind<'a> {
     /// `tool_call_started` (the start is boxed: it is large and rare, and
     /// keeping it out of line keeps every other event small to move).
-    pub fn started(t: ToolStart<'a>) -> Self {
+    pub(crate) fn started(t: ToolStart<'a>) -> Self {
         Kind::ToolCallStarted(Box::new(t))
     }
 
     /// `tool_call_completed` (boxed, like [`Kind::started`]).
-    pub fn completed(e: ToolEnd<'a>) -> Self {
+    pub(crate) fn completed(e: ToolEnd<'a>) -> Self {
         Kind::ToolCallCompleted(Box::new(e))
     }
 
@@ -713,7 +801,7 @@ impl<'a> Kind<'a> {
     }
 
     /// The position of this type in [`TYPE_NAMES`].
-    pub fn index(&self) -> usize {
+    pub(crate) fn index(&self) -> usize {
         match self {
             Kind::SessionStarted(_) => 0,
             Kind::UserMessage { .. } => 1,
@@ -803,7 +891,7 @@ impl<'a> Kind<'a> {
 }
 
 /// The raw JSON `null`.
-pub fn json_null<'a>() -> Json<'a> {
+pub(crate) fn json_null<'a>() -> Json<'a> {
     Json(Cow::Borrowed("null"))
 }
 

@@ -9,15 +9,9 @@ use std::io::{self, Write};
 use super::{Event, Kind, SessionResult, Text, ToolDetails, ToolEnd, ToolStart, Usage};
 use crate::json::{write_i64, write_str, write_u64};
 
-/// Write `ev` as one line of cstream's `events` format (with the newline).
-pub fn write_event<W: Write + ?Sized>(w: &mut W, session_id: &str, ev: &Event) -> io::Result<()> {
-    let mut sid = Vec::with_capacity(session_id.len() + 2);
-    write_str(&mut sid, session_id)?;
-    write_event_quoted(w, &sid, ev)
-}
-
-/// [`write_event`] with the session id already quoted and escaped (a sink
-/// writing many events of one session escapes it once).
+/// Write `ev` as one line of cstream's `events` format (with the newline),
+/// its session id already quoted and escaped (a sink writing many events of
+/// one session escapes it once).
 pub fn write_event_quoted<W: Write + ?Sized>(
     w: &mut W,
     quoted_sid: &[u8],

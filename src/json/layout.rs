@@ -9,7 +9,6 @@ use super::write_str;
 #[derive(Debug, Clone)]
 pub enum J {
     Null,
-    Bool(bool),
     Int(i64),
     Str(String),
     /// JSON text taken from the input, written re-indented but otherwise as it came.
@@ -53,7 +52,6 @@ pub enum Layout {
 pub fn write_json(out: &mut Vec<u8>, j: &J, layout: Layout, level: usize) {
     match j {
         J::Null => out.extend_from_slice(b"null"),
-        J::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
         J::Int(i) => out.extend_from_slice(i.to_string().as_bytes()),
         J::Str(s) => write_str(out, s).expect("writing to a Vec"),
         J::Raw(r) => write_raw(out, r, layout, level),
@@ -226,7 +224,7 @@ mod tests {
         let j = J::Obj(vec![
             ("id", J::str("x")),
             ("n", J::Int(-3)),
-            ("list", J::Arr(vec![J::Null, J::Bool(true), J::Obj(vec![])])),
+            ("list", J::Arr(vec![J::Null, J::Int(1), J::Obj(vec![])])),
             ("raw", J::Raw(r#"{"k":[1,{"z":"\n"}],"e":[]}"#.to_owned())),
         ]);
         let mut out = Vec::new();

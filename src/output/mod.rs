@@ -24,6 +24,7 @@ pub use openai::ReasoningField;
 
 /// The output formats (`--to`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum Format {
     /// A readable, coloured transcript.
     #[default]

@@ -28,7 +28,9 @@ use crate::event::{Event, Kind, OutStream, SessionResult, Starts, ToolEnd, ToolS
 use crate::terminal::{Sgr, SharedLine, sanitize, truncate, unfinished_sgr, visible, width};
 
 /// `--shell-lines` on a terminal: the last lines of completion-time shell
-/// output shown (a saved transcript keeps them all).
+/// output shown (a saved transcript keeps them all). The command line
+/// decides what a terminal gets; the library's default is all lines.
+#[cfg(feature = "cli")]
 pub const TERMINAL_SHELL_LINES: usize = 10;
 
 /// The styles of each element; all plain when colour is off.

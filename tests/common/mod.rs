@@ -10,9 +10,7 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use clap::Parser;
-use cstream::cli::{Cli, ColorEnv};
-use cstream::diag::Diag;
-use cstream::run::run_with_stdin;
+use cstream::__internal::{Cli, ColorEnv, Diag, run_with_stdin};
 
 /// Every output format with the flags that select it. Snapshot, round-trip
 /// and invariant tests run each fixture through every row; a new format adds
@@ -87,13 +85,13 @@ pub const FORMATS: &[(&str, &[&str])] = &[
 
 /// Every `--to` value, from the library's one list of formats.
 pub fn to_values() -> impl Iterator<Item = &'static str> {
-    cstream::output::Format::ALL.into_iter().map(|f| f.name())
+    cstream::Format::ALL.into_iter().map(|f| f.name())
 }
 
 /// Every `--from` value: `auto`, then the library's one list of dialects.
 pub fn from_values() -> Vec<&'static str> {
     std::iter::once("auto")
-        .chain(cstream::dialect::Dialect::ALL.into_iter().map(|d| d.name()))
+        .chain(cstream::Dialect::ALL.into_iter().map(|d| d.name()))
         .collect()
 }
 
@@ -174,7 +172,7 @@ pub fn fixtures_dir() -> PathBuf {
 /// folder (`fixtures/<dialect>/`); `None` for the other folders.
 pub fn fixture_dialect(path: &Path) -> Option<&'static str> {
     let folder = path.parent()?.file_name()?.to_str()?;
-    cstream::dialect::Dialect::ALL
+    cstream::Dialect::ALL
         .into_iter()
         .map(|d| d.name())
         .find(|n| *n == folder)

@@ -167,7 +167,7 @@ fn a_forced_dialect_that_fits_nothing_warns_once_per_file() {
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
-    for _ in 0..cstream::run::DIALECT_CHECK_RECORDS {
+    for _ in 0..cstream::__internal::DIALECT_CHECK_RECORDS {
         writeln!(stdin, "{DELTA}").unwrap();
     }
     stdin.flush().unwrap();

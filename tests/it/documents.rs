@@ -15,9 +15,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use common::{corpus, cstream, cstream_file, fixture_args, fixtures};
-use cstream::diag::Diag;
-use cstream::output::{Format, OutputOptions};
-use cstream::run::{Config, convert};
+use cstream::{Config, Format, convert};
 use serde_json::{Map, Value, json};
 
 const CREATED: &str = "1700000000";
@@ -380,15 +378,8 @@ fn sse_streams_code_blocks_live() {
         out: out.clone(),
         seen: Vec::new(),
     };
-    let cfg = Config {
-        format: Format::DocumentsSse,
-        output: OutputOptions {
-            created: Some(0),
-            ..OutputOptions::default()
-        },
-        ..Config::default()
-    };
-    convert(&cfg, &mut reader, out.clone(), &mut Diag::sink()).unwrap();
+    let cfg = Config::new(Format::DocumentsSse).created(0);
+    convert(&mut reader, out.clone(), &cfg).unwrap();
     // seen[k]: the output before line k was read.
     let seen = &reader.seen;
     assert!(
@@ -480,7 +471,7 @@ fn created_is_always_rfc3339() {
     assert_eq!(v["created"], "9999-12-31T23:59:59Z");
     // `--created` takes only what RFC 3339 can write.
     use clap::Parser as _;
-    let parse = |v: &str| cstream::cli::Cli::try_parse_from(["cstream", "--created", v]);
+    let parse = |v: &str| cstream::__internal::Cli::try_parse_from(["cstream", "--created", v]);
     assert!(parse("253402300799").is_ok() && parse("-62167219200").is_ok());
     assert!(parse("253402300800").is_err() && parse("-62167219201").is_err());
 }

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use cstream::cli::{Generate, generate};
+use cstream::__internal::{Generate, generate};
 
 #[test]
 fn man_page_and_completions_are_current() {

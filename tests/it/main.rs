@@ -13,6 +13,7 @@
 mod common;
 
 mod anthropic;
+mod api;
 mod backpressure;
 mod bench_gen;
 mod cli;

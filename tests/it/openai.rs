@@ -13,10 +13,7 @@ use std::path::Path;
 use std::rc::Rc;
 
 use common::{FORMATS, corpus, cstream, cstream_file, events, fixture_args, fixtures, run_fixture};
-use cstream::diag::Diag;
-use cstream::dialect::Dialect;
-use cstream::output::{Format, OutputOptions, ToolCallMode};
-use cstream::run::{Config, convert};
+use cstream::{Config, Dialect, Format, ToolCallMode, convert};
 use serde_json::{Value, json};
 
 /// One SSE stream (one session), as a client would rebuild it.
@@ -658,16 +655,9 @@ fn header_values_are_derived_and_overridable() {
 #[test]
 fn created_falls_back_to_the_run_start() {
     let run = |input: &str| {
-        let cfg = Config {
-            format: Format::OpenAiSse,
-            output: OutputOptions {
-                run_start: Some(1234),
-                ..OutputOptions::default()
-            },
-            ..Config::default()
-        };
+        let cfg = Config::new(Format::OpenAiSse).run_start(1234);
         let mut out = Vec::new();
-        convert(&cfg, input.as_bytes(), &mut out, &mut Diag::sink()).unwrap();
+        convert(input.as_bytes(), &mut out, &cfg).unwrap();
         read_sse(&String::from_utf8(out).unwrap(), "reasoning_content", input)
     };
     let late_ts = lines(&[
@@ -889,11 +879,8 @@ fn every_delta_is_written_before_the_next_line_is_read() {
         next: 0,
         out: out.clone(),
     };
-    let cfg = Config {
-        format: Format::OpenAiSse,
-        ..Config::default()
-    };
-    convert(&cfg, drip, out.clone(), &mut Diag::sink()).unwrap();
+    let cfg = Config::new(Format::OpenAiSse);
+    convert(drip, out.clone(), &cfg).unwrap();
     let all = String::from_utf8(out.written.borrow().clone()).unwrap();
     let s = read_sse(&all, "reasoning_content", "drip");
     assert_eq!(s[0].error.as_ref().unwrap()["type"], "incomplete_stream");
@@ -930,23 +917,15 @@ fn long_streams_are_chunked_one_delta_each() {
 #[test]
 fn derived_values_survive_the_events_round_trip() {
     let conv = |from: Option<Dialect>, format: Format, calls: bool, input: &[u8]| {
-        let cfg = Config {
-            format,
-            from,
-            output: OutputOptions {
-                run_start: Some(99),
-                include_usage: true,
-                tool_calls: if calls {
-                    ToolCallMode::Calls
-                } else {
-                    ToolCallMode::default()
-                },
-                ..OutputOptions::default()
-            },
-            ..Config::default()
-        };
+        let mut cfg = Config::new(format).run_start(99).include_usage(true);
+        if let Some(d) = from {
+            cfg = cfg.from(d);
+        }
+        if calls {
+            cfg = cfg.tool_calls(ToolCallMode::Calls);
+        }
         let mut out = Vec::new();
-        convert(&cfg, input, &mut out, &mut Diag::sink()).unwrap();
+        convert(input, &mut out, &cfg).unwrap();
         String::from_utf8(out).unwrap()
     };
     let mut n = 0;

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use common::{corpus, cstream_file, events, fixtures, fixtures_dir, run_fixture};
-use cstream::terminal::is_unsafe;
+use cstream::__internal::is_unsafe;
 use unicode_width::UnicodeWidthStr;
 
 const TEXT: &[&str] = &["--to", "text", "--color", "never"];
@@ -446,9 +446,7 @@ fn terminal_defaults() {
 #[test]
 fn live_output_lines_cut_across_pieces() {
     use clap::Parser;
-    use cstream::cli::{Cli, ColorEnv};
-    use cstream::diag::Diag;
-    use cstream::run::convert;
+    use cstream::__internal::{Cli, ColorEnv, Diag, convert};
 
     let delta = |text: &str| {
         serde_json::json!({"type": "shell_output_delta", "sessionId": "w", "callId": "c",
@@ -464,8 +462,7 @@ fn live_output_lines_cut_across_pieces() {
     ]
     .join("\n");
     let cli = Cli::try_parse_from(["cstream", "--from", "events", "--color", "never"]).unwrap();
-    let mut cfg = cli.config(false, &ColorEnv::default());
-    cfg.output.width = Some(40);
+    let cfg = cli.config(false, &ColorEnv::default()).width(40);
     let mut out = Vec::new();
     convert(&cfg, input.as_bytes(), &mut out, &mut Diag::sink()).unwrap();
     let out = String::from_utf8(out).unwrap();

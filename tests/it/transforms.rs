@@ -5,9 +5,7 @@ use crate::common;
 use std::io::Read;
 
 use clap::Parser;
-use cstream::cli::{Cli, ColorEnv};
-use cstream::diag::Diag;
-use cstream::run::convert;
+use cstream::__internal::{Cli, ColorEnv, Diag, convert};
 
 use common::{cstream, events, fixtures_dir};
 
