@@ -34,9 +34,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::Present;
-use crate::dialect::common::{
-    fill_start_owned, normalize_tool_name, openai_usage, raw_string, split_mcp_name,
-};
+use crate::dialect::common::{fill_start_owned, normalize_tool_name, openai_usage, split_mcp_name};
 use crate::dialect::{Item, Out, Parser, Probe, keep_unknown, read_line};
 use crate::event::calls::CallTable;
 use crate::event::{
@@ -404,7 +402,9 @@ fn tool_start<'a>(id: Str<'a>, name: &str, args: &str) -> ToolStart<'a> {
         Some((server, tool)) => ("mcp".to_owned(), Some((server.to_owned(), tool.to_owned()))),
         None => (normalize_tool_name(shell_alias(name)), None),
     };
-    let raw = RawValue::from_string(args.to_owned()).unwrap_or_else(|_| raw_string(args));
+    let raw = RawValue::from_string(args.to_owned()) // Arguments that are not JSON are kept as a JSON string.
+        .or_else(|_| RawValue::from_string(crate::json::quote(args)))
+        .unwrap_or_else(|_| Box::<RawValue>::default());
     let mut start = ToolStart::new(id, Cow::Owned(tool), crate::event::json_null());
     if let Some(m) = Members::of(&raw) {
         fill_start_owned(&mut start, &m);
