@@ -30,19 +30,19 @@ _cstream() {
             fi
             case "${prev}" in
                 --to)
-                    COMPREPLY=($(compgen -W "text events openai-sse openai-json anthropic-sse anthropic-json documents documents-sse markdown" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text events openai-sse openai-json openai-responses openai-responses-json anthropic-sse anthropic-json documents documents-sse markdown" -- "${cur}"))
                     return 0
                     ;;
                 -t)
-                    COMPREPLY=($(compgen -W "text events openai-sse openai-json anthropic-sse anthropic-json documents documents-sse markdown" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text events openai-sse openai-json openai-responses openai-responses-json anthropic-sse anthropic-json documents documents-sse markdown" -- "${cur}"))
                     return 0
                     ;;
                 --from)
-                    COMPREPLY=($(compgen -W "auto cursor claude codex gemini acp cursor-sdk events claude-project" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto cursor claude codex gemini acp cursor-sdk events claude-project codex-rollout" -- "${cur}"))
                     return 0
                     ;;
                 -f)
-                    COMPREPLY=($(compgen -W "auto cursor claude codex gemini acp cursor-sdk events claude-project" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto cursor claude codex gemini acp cursor-sdk events claude-project codex-rollout" -- "${cur}"))
                     return 0
                     ;;
                 --color)

@@ -2,6 +2,8 @@ complete -c cstream -s t -l to -d 'Output format' -r -f -a "text\t'A readable, c
 events\t'Normalized events, one compact JSON object per line'
 openai-sse\t'OpenAI Chat Completions streaming (SSE), one stream per session'
 openai-json\t'The OpenAI chat.completion object, one per session'
+openai-responses\t'OpenAI Responses API streaming (SSE), one stream per session'
+openai-responses-json\t'The OpenAI Responses response object, one per session'
 anthropic-sse\t'Anthropic Messages streaming (SSE), one stream per session'
 anthropic-json\t'The Anthropic Message object, one per session'
 documents\t'One ChatResponse JSON per session, the answer split into typed documents'
@@ -15,7 +17,8 @@ gemini\t'Gemini CLI --output-format stream-json'
 acp\t'Agent Client Protocol traffic (JSON-RPC session/update)'
 cursor-sdk\t'Cursor SDK InteractionUpdate deltas or SDKMessage run stream'
 events\t'cstream\'s own --to events output'
-claude-project\t'Claude Code saved transcripts (~/.claude/projects/*/*.jsonl)'"
+claude-project\t'Claude Code saved transcripts (~/.claude/projects/*/*.jsonl)'
+codex-rollout\t'Codex saved rollouts (~/.codex/sessions/**/rollout-*.jsonl)'"
 complete -c cstream -l color -d 'When to colour the text format [NO_COLOR and CLICOLOR_FORCE are honoured with auto]' -r -f -a "auto\t'Colour when writing to a terminal (unless NO_COLOR is set, or CLICOLOR_FORCE asks for it)'
 always\t'Always colour the text format'
 never\t'Never colour'"
@@ -52,7 +55,7 @@ complete -c cstream -l stats -d 'After the run, print one summary line on stderr
 complete -c cstream -l line-buffered -d 'Flush after every input line, even when more input is waiting'
 complete -c cstream -l redact -d 'Replace secrets (provider API keys, cloud keys, GitHub and Slack tokens, JWTs, PEM private keys) with `[REDACTED:<kind>]` in every field of every format; counted by --stats'
 complete -c cstream -l include-usage -d 'openai-sse: write the usage chunk after the finish chunk (when usage is known)'
-complete -c cstream -s c -l compact -d 'One-line JSON for openai-json, anthropic-json and documents (default: pretty, 2-space indent)'
+complete -c cstream -s c -l compact -d 'One-line JSON for the *-json formats and documents (default: pretty, 2-space indent)'
 complete -c cstream -l thinking -d 'documents formats: include thinking documents (off by default: the documents[] spec has no such type)'
 complete -c cstream -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cstream -s V -l version -d 'Print version'

@@ -232,7 +232,7 @@ pub struct Cli {
     #[arg(long, value_name = "UNIX", allow_negative_numbers = true, value_parser = parse_created)]
     pub created: Option<i64>,
 
-    /// One-line JSON for openai-json, anthropic-json and documents (default: pretty, 2-space
+    /// One-line JSON for the *-json formats and documents (default: pretty, 2-space
     /// indent)
     #[arg(short = 'c', long)]
     pub compact: bool,

@@ -211,13 +211,15 @@ pub enum Dialect {
     Events,
     /// Claude Code's saved project transcripts (`~/.claude/projects`).
     ClaudeProject,
+    /// Codex's saved rollouts (`~/.codex/sessions`).
+    CodexRollout,
 }
 
 impl Dialect {
     /// Every dialect, in the order `--help` lists them (after `auto`). The
     /// command line, the man page, the completions and the tests derive
     /// from this list.
-    pub const ALL: [Dialect; 8] = [
+    pub const ALL: [Dialect; 9] = [
         Dialect::Cursor,
         Dialect::Claude,
         Dialect::Codex,
@@ -226,6 +228,7 @@ impl Dialect {
         Dialect::CursorSdk,
         Dialect::Events,
         Dialect::ClaudeProject,
+        Dialect::CodexRollout,
     ];
 
     /// One line for `--help`.
@@ -241,6 +244,7 @@ impl Dialect {
             Dialect::ClaudeProject => {
                 "Claude Code saved transcripts (~/.claude/projects/*/*.jsonl)"
             }
+            Dialect::CodexRollout => "Codex saved rollouts (~/.codex/sessions/**/rollout-*.jsonl)",
         }
     }
 
@@ -260,6 +264,7 @@ impl Dialect {
             Dialect::CursorSdk => "cursor-sdk",
             Dialect::Events => "events",
             Dialect::ClaudeProject => sessions::claude_project::NAME,
+            Dialect::CodexRollout => sessions::codex_rollout::NAME,
         }
     }
 
@@ -275,6 +280,9 @@ impl Dialect {
             Dialect::Events => Box::new(events::EventsParser::default()),
             Dialect::ClaudeProject => {
                 Box::new(sessions::claude_project::ClaudeProjectParser::default())
+            }
+            Dialect::CodexRollout => {
+                Box::new(sessions::codex_rollout::CodexRolloutParser::default())
             }
         }
     }
@@ -373,6 +381,14 @@ struct Probe<'a> {
     leaf_uuid: Has,
     #[serde(rename = "isSidechain", default)]
     is_sidechain: Has,
+    #[serde(default)]
+    payload: Has,
+    #[serde(default)]
+    record_type: Has,
+    #[serde(default)]
+    instructions: Has,
+    #[serde(default)]
+    id: Has,
 }
 
 impl Probe<'_> {
@@ -408,6 +424,7 @@ type Rule = fn(&Probe<'_>) -> bool;
 const DETECTION: &[(Dialect, Rule)] = &[
     (Dialect::Acp, acp::sniff),
     (Dialect::ClaudeProject, sessions::claude_project::sniff),
+    (Dialect::CodexRollout, sessions::codex_rollout::sniff),
     (Dialect::Events, events::sniff),
     (Dialect::Codex, codex::sniff),
     (Dialect::CursorSdk, cursor_sdk::sniff),

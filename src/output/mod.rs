@@ -13,6 +13,7 @@ pub mod documents;
 pub mod events;
 pub mod markdown;
 pub mod openai;
+pub mod responses;
 pub mod text;
 pub mod transcript;
 
@@ -43,6 +44,10 @@ pub enum Format {
     AnthropicSse,
     /// The non-streaming Anthropic `Message` object, one per session.
     AnthropicJson,
+    /// OpenAI Responses API streaming (named SSE events).
+    OpenAiResponses,
+    /// The OpenAI Responses `response` object, one per session.
+    OpenAiResponsesJson,
     /// A transcript to read and share: one Markdown document per session.
     Markdown,
 }
@@ -50,11 +55,13 @@ pub enum Format {
 impl Format {
     /// Every format, in the order `--help` lists them. The command line,
     /// the man page, the completions and the tests all derive from this list.
-    pub const ALL: [Format; 9] = [
+    pub const ALL: [Format; 11] = [
         Format::Text,
         Format::Events,
         Format::OpenAiSse,
         Format::OpenAiJson,
+        Format::OpenAiResponses,
+        Format::OpenAiResponsesJson,
         Format::AnthropicSse,
         Format::AnthropicJson,
         Format::Documents,
@@ -71,6 +78,8 @@ impl Format {
             Format::OpenAiJson => "openai-json",
             Format::Documents => "documents",
             Format::DocumentsSse => "documents-sse",
+            Format::OpenAiResponses => "openai-responses",
+            Format::OpenAiResponsesJson => "openai-responses-json",
             Format::AnthropicSse => "anthropic-sse",
             Format::AnthropicJson => "anthropic-json",
             Format::Markdown => "markdown",
@@ -88,6 +97,10 @@ impl Format {
                 "One ChatResponse JSON per session, the answer split into typed documents"
             }
             Format::DocumentsSse => "The same documents as a live Server-Sent Events stream",
+            Format::OpenAiResponses => {
+                "OpenAI Responses API streaming (SSE), one stream per session"
+            }
+            Format::OpenAiResponsesJson => "The OpenAI Responses response object, one per session",
             Format::AnthropicSse => "Anthropic Messages streaming (SSE), one stream per session",
             Format::AnthropicJson => "The Anthropic Message object, one per session",
             Format::Markdown => {
@@ -105,7 +118,10 @@ impl Format {
     pub fn is_sse(self) -> bool {
         matches!(
             self,
-            Format::OpenAiSse | Format::DocumentsSse | Format::AnthropicSse
+            Format::OpenAiSse
+                | Format::DocumentsSse
+                | Format::AnthropicSse
+                | Format::OpenAiResponses
         )
     }
 }
@@ -161,6 +177,8 @@ pub fn sink<'w, W: Write + 'w>(format: Format, opts: &OutputOptions, w: W) -> Bo
         Format::OpenAiJson => Box::new(openai::JsonSink::new(w, opts)),
         Format::Documents => Box::new(documents::DocumentsSink::new(w, opts)),
         Format::DocumentsSse => Box::new(documents::sse::DocumentsSseSink::new(w, opts)),
+        Format::OpenAiResponses => Box::new(responses::SseSink::new(w, opts)),
+        Format::OpenAiResponsesJson => Box::new(responses::JsonSink::new(w, opts)),
         Format::AnthropicSse => Box::new(anthropic::SseSink::new(w, opts)),
         Format::AnthropicJson => Box::new(anthropic::JsonSink::new(w, opts)),
         Format::Markdown => Box::new(transcript::Transcript::new(

@@ -53,6 +53,21 @@ pub const FORMATS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "openai_responses_calls",
+        &[
+            "--to",
+            "openai-responses",
+            "--created",
+            "1700000000",
+            "--tool-calls",
+            "calls",
+        ],
+    ),
+    (
+        "openai_responses_json",
+        &["--to", "openai-responses-json", "--created", "1700000000"],
+    ),
+    (
         "anthropic_sse",
         &["--to", "anthropic-sse", "--created", "1700000000"],
     ),

@@ -11,10 +11,11 @@
 //!   line, every stream ending with `data: [DONE]`;
 //! - `documents-sse`: the same, with an optional `event: <name>` line
 //!   before each data line;
-//! - `anthropic-sse`: `event: <name>` then `data: <JSON object>` records,
+//! - `anthropic-sse`, `openai-responses`: `event: <name>` then `data: <JSON object>` records,
 //!   each followed by a blank line, the object's `type` first and equal to
 //!   the event name; no `[DONE]`;
-//! - `openai-json`, `documents`, `anthropic-json`: a sequence of JSON objects;
+//! - `openai-json`, `documents`, `anthropic-json`, `openai-responses-json`:
+//!   a sequence of JSON objects;
 //! - `markdown`: nothing a terminal or a bidi-aware viewer would interpret
 //!   (as `text` without colour), every code fence closed (block quotes
 //!   apart: a fence opened in a quote ends with it), and the `<details>`
@@ -33,8 +34,8 @@ pub fn check(format: &str, color: bool, out: &[u8]) -> Result<(), String> {
         "text" => text(s, color),
         "openai-sse" => sse(s, false),
         "documents-sse" => sse(s, true),
-        "anthropic-sse" => named_sse(s),
-        "openai-json" | "documents" | "anthropic-json" => json_values(s),
+        "anthropic-sse" | "openai-responses" => named_sse(s),
+        "openai-json" | "documents" | "anthropic-json" | "openai-responses-json" => json_values(s),
         "markdown" => markdown(s),
         other => Err(format!("unknown format {other:?}")),
     }

@@ -446,6 +446,7 @@ fn corpus_captures_hold_the_invariants() {
     files.extend(corpus("codex"));
     // Saved sessions (read with auto-detection, like the live captures).
     files.extend(corpus("sessions/claude-code"));
+    files.extend(corpus("sessions/codex"));
     for path in files {
         let run = cstream_file(&["--to", "events"], &path);
         let name = file_name(&path);

@@ -29,6 +29,7 @@ mod properties;
 mod readme;
 mod redact;
 mod regression;
+mod responses;
 mod roundtrip;
 mod sessions;
 mod snapshots;

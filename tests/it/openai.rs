@@ -807,7 +807,8 @@ fn several_sessions_one_stream_each_and_one_warning() {
     );
 }
 
-/// Each delta leaves (and is flushed) before the next input line is read.
+/// Each delta leaves (and is flushed) before the next input line is read, in
+/// every streaming chat format.
 #[test]
 fn every_delta_is_written_before_the_next_line_is_read() {
     #[derive(Clone, Default)]
@@ -873,18 +874,27 @@ fn every_delta_is_written_before_the_next_line_is_read() {
         };
         lines.push((format!("{line}\n"), Some(format!("\"{text}\""))));
     }
-    let out = Out::default();
-    let drip = Drip {
-        lines,
-        next: 0,
-        out: out.clone(),
-    };
-    let cfg = Config::new(Format::OpenAiSse);
-    convert(drip, out.clone(), &cfg).unwrap();
-    let all = String::from_utf8(out.written.borrow().clone()).unwrap();
-    let s = read_sse(&all, "reasoning_content", "drip");
-    assert_eq!(s[0].error.as_ref().unwrap()["type"], "incomplete_stream");
-    assert_eq!(all.matches("\"delta\":{\"reasoning_content\"").count(), 10);
+    // Every streaming chat format, on the same chat core.
+    for format in [
+        Format::OpenAiSse,
+        Format::OpenAiResponses,
+        Format::AnthropicSse,
+    ] {
+        let out = Out::default();
+        let drip = Drip {
+            lines: lines.clone(),
+            next: 0,
+            out: out.clone(),
+        };
+        let cfg = Config::new(format);
+        convert(drip, out.clone(), &cfg).unwrap();
+        let all = String::from_utf8(out.written.borrow().clone()).unwrap();
+        if format == Format::OpenAiSse {
+            let s = read_sse(&all, "reasoning_content", "drip");
+            assert_eq!(s[0].error.as_ref().unwrap()["type"], "incomplete_stream");
+            assert_eq!(all.matches("\"delta\":{\"reasoning_content\"").count(), 10);
+        }
+    }
 }
 
 /// The SSE sink keeps no per-delta state: a long stream costs no memory

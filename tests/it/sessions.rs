@@ -204,3 +204,114 @@ fn claude_rewound_turns_are_left_out() {
                 .is_some_and(|s| s.contains("being continued"))
     }));
 }
+
+/// The rollout's items, wrapped (`{type, payload}`) or bare (the older shape).
+fn rollout_items(raw: &str) -> Vec<(String, Value)> {
+    raw.lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .map(|v| match v["payload"].is_object() {
+            true => (
+                v["type"].as_str().unwrap_or("").to_owned(),
+                v["payload"].clone(),
+            ),
+            false => ("response_item".to_owned(), v),
+        })
+        .collect()
+}
+
+/// The assistant's text as the model's history holds it, read here
+/// independently of cstream.
+fn codex_history_text(raw: &str) -> String {
+    let mut s = String::new();
+    for (kind, p) in rollout_items(raw) {
+        if kind == "response_item" && p["type"] == "message" && p["role"] == "assistant" {
+            for part in p["content"].as_array().into_iter().flatten() {
+                s.push_str(part["text"].as_str().unwrap_or(""));
+            }
+        }
+    }
+    s
+}
+
+/// The rollout's last running total (input, output), if it has one.
+fn codex_last_total(raw: &str) -> Option<(u64, u64)> {
+    rollout_items(raw)
+        .into_iter()
+        .filter(|(k, p)| k == "event_msg" && p["type"] == "token_count")
+        .filter_map(|(_, p)| {
+            let t = &p["info"]["total_token_usage"];
+            t.is_object()
+                .then(|| (n(&t["input_tokens"]), n(&t["output_tokens"])))
+        })
+        .next_back()
+}
+
+/// Every Codex rollout (fixtures and real files) is recognised without
+/// `--from` and read without a warning or an `unknown` event; the text the
+/// history and the interface's events both carry is shown once; usage adds
+/// up to the rollout's own last running total (never a total summed twice).
+#[test]
+fn codex_rollouts_show_content_once_and_usage_from_running_totals() {
+    for path in inputs("codex-rollout", "sessions/codex") {
+        let name = name(&path);
+        let run = cstream_file(&["--to", "events"], &path);
+        assert_eq!(run.code, 0, "{name}: exit {}: {}", run.code, run.stderr);
+        assert!(run.stderr.is_empty(), "{name}: warned: {}", run.stderr);
+        let evs = events(&run.out());
+        assert_eq!(
+            evs.first().map(|e| e["dialect"].clone()),
+            Some(Value::from("codex-rollout")),
+            "{name}: not read as a Codex rollout"
+        );
+        assert!(
+            !evs.iter().any(|e| ty(e) == "unknown"),
+            "{name}: records became unknown events"
+        );
+        let raw = std::fs::read_to_string(&path).unwrap();
+        let text: String = evs
+            .iter()
+            .filter(|e| ty(e) == "text_delta")
+            .map(|e| e["text"].as_str().unwrap_or(""))
+            .collect();
+        assert_eq!(text, codex_history_text(&raw), "{name}: assistant text");
+        let (i, o, _, _) = delta_sums(&evs);
+        assert_eq!(
+            (i, o),
+            codex_last_total(&raw).unwrap_or((0, 0)),
+            "{name}: usage_delta sums"
+        );
+        // A prompt once, and never the injected context.
+        let prompts: Vec<&str> = evs
+            .iter()
+            .filter(|e| ty(e) == "user_message")
+            .map(|e| e["text"].as_str().unwrap_or(""))
+            .collect();
+        assert!(
+            !prompts.iter().any(
+                |p| p.contains("<environment_context>") || p.contains("AGENTS.md instructions")
+            ),
+            "{name}: injected context shown as a prompt"
+        );
+        let typed = rollout_items(&raw)
+            .iter()
+            .filter(|(k, p)| k == "event_msg" && p["type"] == "user_message")
+            .count();
+        if typed > 0 {
+            assert_eq!(prompts.len(), typed, "{name}: prompts");
+        }
+    }
+}
+
+/// A compaction's copy of the history is not shown again.
+#[test]
+fn codex_compacted_history_is_not_repeated() {
+    let path = fixtures_dir()
+        .join("codex-rollout/rollout_events-and-history-once_token-totals_compacted.jsonl");
+    let t = text(&path);
+    assert_eq!(t.matches("Why do the cart tests fail?").count(), 1, "{t}");
+    assert_eq!(
+        t.matches("The total ignored quantities; fixed.").count(),
+        1,
+        "{t}"
+    );
+}

@@ -2,11 +2,13 @@
 //! streams they print: each reader here turns one saved file into the same
 //! events a live stream gives, so every output format works on archives.
 //!
-//! - [`claude_project`]: Claude Code's `~/.claude/projects/<dir>/<session>.jsonl`.
+//! - [`claude_project`]: Claude Code's `~/.claude/projects/<dir>/<session>.jsonl`;
+//! - [`codex_rollout`]: Codex's `~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`.
 //!
 //! docs/dialects.md describes what each reader keeps, drops and cannot know.
 
 pub mod claude_project;
+pub mod codex_rollout;
 
 use serde::de::{Deserialize, Deserializer, IgnoredAny};
 

@@ -1,0 +1,361 @@
+#!/usr/bin/env python3
+"""Conformance of `--to anthropic-sse|anthropic-json|openai-responses|openai-responses-json`
+with the official Python clients, at the versions pinned in
+scripts/requirements-clients.txt (.ci/run installs them into a venv and runs this).
+
+For every fixture (with its .args) and every capture under ../shared/corpus, in
+`--tool-calls reasoning` and `calls`, cstream converts the input; each session's
+output is served on 127.0.0.1 (a free port) as `/v1/messages` or `/v1/responses`,
+whole and trickled a few bytes per write, and read by:
+
+  * anthropic-python: `messages.stream()` with `get_final_message()` (the SDK's
+    accumulator), whole and trickled; `messages.create()` for the JSON form;
+  * openai-python: `responses.create(stream=True)` (raw events, whole),
+    `responses.stream()` with `get_final_response()` (the accumulator, whole and
+    trickled); `responses.create()` for the JSON form.
+
+What each client rebuilds (text, thinking/reasoning, tool calls with parsed
+arguments, stop reason or status, usage) must equal what cstream's own stream
+says, and the text must equal the text of cstream's `--to events` for the
+session. A failed or cut-off session must make each client report it: the
+anthropic client raises, the Responses stream ends in `response.failed` (and
+the accumulator raises for want of `response.completed`). Any exception
+elsewhere, or any difference, is a failure: exit status 1.
+
+Usage: scripts/check-wire-clients.py [--cstream PATH] [-v] [INPUT.jsonl ...]
+"""
+
+import argparse
+import glob
+import http.server
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+
+import anthropic
+import openai
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TRICKLE = 5  # bytes per write when trickling
+
+
+class Served:
+    body = b""
+    status = 200
+    content_type = "text/event-stream"
+    trickle = False
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.send_response(Served.status)
+        self.send_header("Content-Type", Served.content_type)
+        self.send_header("Content-Length", str(len(Served.body)))
+        self.end_headers()
+        b = Served.body
+        if Served.trickle:
+            for i in range(0, len(b), TRICKLE):
+                self.wfile.write(b[i : i + TRICKLE])
+                self.wfile.flush()
+        else:
+            self.wfile.write(b)
+
+
+def serve(body, content_type, status=200, trickle=False):
+    Served.body, Served.content_type, Served.status, Served.trickle = body, content_type, status, trickle
+
+
+def run(binary, args, path):
+    r = subprocess.run([binary, *args, path], capture_output=True, timeout=60)
+    return r.stdout
+
+
+def args_of(path):
+    a = os.path.splitext(path)[0] + ".args"
+    return open(a).read().split() if os.path.exists(a) else []
+
+
+def event_sessions(binary, path, extra):
+    """Per session: the text cstream's own events carry."""
+    out = []
+    for line in run(binary, ["--to", "events", *extra], path).decode().splitlines():
+        e = json.loads(line)
+        if not out or out[-1]["id"] != e["sessionId"] or e["type"] == "session_started":
+            out.append({"id": e["sessionId"], "text": ""})
+        if e["type"] in ("text_delta", "assistant_message"):
+            out[-1]["text"] += e["text"]
+    return out
+
+
+def split_streams(sse, first_event):
+    """One SSE stream per session: a new one starts at `first_event`."""
+    mark = b"event: " + first_event.encode() + b"\n"
+    parts, start = [], 0
+    while True:
+        nxt = sse.find(mark, start + 1)
+        if nxt < 0:
+            parts.append(sse[start:])
+            return [p for p in parts if p]
+        parts.append(sse[start:nxt])
+        start = nxt
+
+
+def records(sse):
+    """(event, data) pairs; every record must name its event."""
+    out = []
+    for rec in sse.decode().split("\n\n"):
+        if not rec:
+            continue
+        head, data = rec.split("\n", 1)
+        assert head.startswith("event: ") and data.startswith("data: "), rec[:80]
+        assert "[DONE]" not in data, "[DONE] in the stream"
+        out.append((head[7:], json.loads(data[6:])))
+    return out
+
+
+# ------------------------------------------------------------------ anthropic
+
+
+def own_anthropic(sse):
+    """What cstream's own Messages stream says."""
+    r = {"text": "", "thinking": "", "calls": [], "stop": None, "usage": None, "error": None}
+    blocks = {}
+    for name, d in records(sse):
+        if name == "content_block_start":
+            blocks[d["index"]] = dict(d["content_block"], _json="")
+        elif name == "content_block_delta":
+            b, dl = blocks[d["index"]], d["delta"]
+            if dl["type"] == "text_delta":
+                r["text"] += dl["text"]
+            elif dl["type"] == "thinking_delta":
+                r["thinking"] += dl["thinking"]
+            elif dl["type"] == "input_json_delta":
+                b["_json"] += dl["partial_json"]
+        elif name == "content_block_stop":
+            b = blocks[d["index"]]
+            if b["type"] == "tool_use":
+                r["calls"].append((b["id"], b["name"], json.loads(b["_json"])))
+        elif name == "message_delta":
+            r["stop"] = d["delta"]["stop_reason"]
+            r["usage"] = (d["usage"]["input_tokens"], d["usage"]["output_tokens"])
+        elif name == "error":
+            r["error"] = d["error"]["message"]
+    return r
+
+
+def from_message(m):
+    r = {"text": "", "thinking": "", "calls": [], "stop": m.stop_reason,
+         "usage": (m.usage.input_tokens, m.usage.output_tokens), "error": None}
+    for b in m.content:
+        if b.type == "text":
+            r["text"] += b.text
+        elif b.type == "thinking":
+            r["thinking"] += b.thinking
+        elif b.type == "tool_use":
+            r["calls"].append((b.id, b.name, b.input))
+    return r
+
+
+def check_anthropic(client, sse, whole_json):
+    """Results per way of reading: (label, rebuilt or error string)."""
+    out = []
+    for trickle in (False, True):
+        serve(sse, "text/event-stream", trickle=trickle)
+        label = "messages.stream" + (" trickled" if trickle else "")
+        try:
+            with client.messages.stream(model="x", max_tokens=1, messages=[{"role": "user", "content": "hi"}]) as s:
+                for _ in s:
+                    pass
+                out.append((label, from_message(s.get_final_message())))
+        except anthropic.APIStatusError as e:
+            out.append((label, {"raised": e.body["error"]["message"] if isinstance(e.body, dict) else str(e)}))
+    v = json.loads(whole_json)
+    serve(whole_json, "application/json", status=500 if v.get("type") == "error" else 200)
+    try:
+        m = client.messages.create(model="x", max_tokens=1, messages=[{"role": "user", "content": "hi"}])
+        out.append(("messages.create", from_message(m)))
+    except anthropic.APIStatusError as e:
+        out.append(("messages.create", {"raised": e.body["error"]["message"]}))
+    return out
+
+
+# ------------------------------------------------------------------ responses
+
+
+def own_responses(sse):
+    r = {"text": "", "thinking": "", "calls": [], "stop": None, "usage": None, "error": None}
+    for name, d in records(sse):
+        if name == "response.output_text.delta":
+            r["text"] += d["delta"]
+        elif name == "response.reasoning_summary_text.delta":
+            r["thinking"] += d["delta"]
+        elif name == "response.output_item.done" and d["item"]["type"] == "function_call":
+            it = d["item"]
+            r["calls"].append((it["call_id"], it["name"], json.loads(it["arguments"])))
+        elif name in ("response.completed", "response.failed"):
+            resp = d["response"]
+            r["stop"] = resp["status"]
+            u = resp.get("usage")
+            r["usage"] = (u["input_tokens"], u["output_tokens"]) if u else None
+            r["error"] = (resp.get("error") or {}).get("message")
+    return r
+
+
+def from_response(resp):
+    r = {"text": "", "thinking": "", "calls": [], "stop": resp.status,
+         "usage": (resp.usage.input_tokens, resp.usage.output_tokens) if resp.usage else None,
+         "error": resp.error.message if resp.error else None}
+    for it in resp.output:
+        if it.type == "message":
+            r["text"] += "".join(c.text for c in it.content if c.type == "output_text")
+        elif it.type == "reasoning":
+            r["thinking"] += "".join(s.text for s in it.summary)
+        elif it.type == "function_call":
+            r["calls"].append((it.call_id, it.name, json.loads(it.arguments)))
+    if resp.status == "completed":
+        assert resp.output_text == r["text"], "output_text differs from the message items"
+    return r
+
+
+def from_events(events):
+    """Rebuild from raw `responses.create(stream=True)` events (typed models)."""
+    r = {"text": "", "thinking": "", "calls": [], "stop": None, "usage": None, "error": None}
+    for i, ev in enumerate(events):
+        assert ev.sequence_number == i, f"sequence_number {ev.sequence_number} at {i}"
+        if ev.type == "response.output_text.delta":
+            r["text"] += ev.delta
+        elif ev.type == "response.reasoning_summary_text.delta":
+            r["thinking"] += ev.delta
+        elif ev.type == "response.output_item.done" and ev.item.type == "function_call":
+            r["calls"].append((ev.item.call_id, ev.item.name, json.loads(ev.item.arguments)))
+        elif ev.type in ("response.completed", "response.failed"):
+            final = from_response(ev.response)
+            r["stop"], r["usage"], r["error"] = final["stop"], final["usage"], final["error"]
+    return r
+
+
+def check_responses(client, sse, whole_json):
+    out = []
+    serve(sse, "text/event-stream")
+    events = list(client.responses.create(model="x", input="hi", stream=True))
+    out.append(("responses.create(stream=True)", from_events(events)))
+    for trickle in (False, True):
+        serve(sse, "text/event-stream", trickle=trickle)
+        label = "responses.stream" + (" trickled" if trickle else "")
+        with client.responses.stream(model="x", input="hi") as s:
+            evs = list(s)
+            try:
+                out.append((label, from_response(s.get_final_response())))
+            except RuntimeError as e:
+                failed = [ev for ev in evs if ev.type == "response.failed"]
+                if not failed or "response.completed" not in str(e):
+                    raise
+                out.append((label, {"raised": failed[0].response.error.message}))
+    serve(whole_json, "application/json")
+    out.append(("responses.create", from_response(client.responses.create(model="x", input="hi"))))
+    return out
+
+
+# ------------------------------------------------------------------ driver
+
+
+FAMILIES = {
+    # name: (stream format, JSON format, first event, own parser, client check)
+    "anthropic": ("anthropic-sse", "anthropic-json", "message_start", own_anthropic, check_anthropic),
+    "responses": ("openai-responses", "openai-responses-json", "response.created", own_responses,
+                  check_responses),
+}
+
+
+def failed(own):
+    return own["error"] is not None or own["stop"] == "failed"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cstream", default=os.path.join(ROOT, "target", "debug", "cstream"))
+    ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--only", choices=sorted(FAMILIES), help="check one family of formats")
+    ap.add_argument("inputs", nargs="*")
+    a = ap.parse_args()
+    files = a.inputs or sorted(
+        glob.glob(os.path.join(ROOT, "fixtures", "**", "*.jsonl"), recursive=True)
+        + glob.glob(os.path.join(ROOT, "fixtures", "**", "*.json"), recursive=True)
+        + glob.glob(os.path.join(ROOT, "..", "shared", "corpus", "**", "*.jsonl"), recursive=True))
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{srv.server_address[1]}"
+    ac = anthropic.Anthropic(base_url=base, api_key="x", max_retries=0, timeout=30)
+    oc = openai.OpenAI(base_url=base + "/v1", api_key="x", max_retries=0, timeout=30)
+    clients = {"anthropic": ac, "responses": oc}
+    started = time.monotonic()
+    bad, reads, sessions = 0, 0, 0
+    tally = {}
+    for path in files:
+        rel = os.path.relpath(path, ROOT)
+        extra = args_of(path)
+        evs = event_sessions(a.cstream, path, extra)
+        for mode in ("reasoning", "calls"):
+            flags = [*extra, "--tool-calls", mode]
+            own_mode = "--tool-calls" in extra
+            for fam, (sse_fmt, json_fmt, first, own_parse, check) in FAMILIES.items():
+                if a.only and fam != a.only:
+                    continue
+                streams = split_streams(run(a.cstream, ["--to", sse_fmt, *flags], path), first)
+                values = run(a.cstream, ["--to", json_fmt, "-c", *flags], path).splitlines()
+                if len(streams) != len(values):
+                    print(f"FAIL {rel} {mode} {fam}: {len(streams)} streams, {len(values)} JSON values")
+                    bad += 1
+                    continue
+                for k, (sse, whole) in enumerate(zip(streams, values)):
+                    sessions += 1
+                    ctx = f"{rel} --tool-calls {mode} {fam} session {k + 1}"
+                    try:
+                        own = own_parse(sse)
+                        got = check(clients[fam], sse, whole)
+                    except Exception as e:  # noqa: BLE001 - any client exception fails the check
+                        print(f"FAIL {ctx}: {type(e).__name__}: {e}")
+                        bad += 1
+                        continue
+                    if (not own_mode and len(evs) == len(streams) and not failed(own)
+                            and own["text"] != evs[k]["text"]):
+                        print(f"FAIL {ctx}: the stream's text differs from the events' text")
+                        bad += 1
+                    for label, res in got:
+                        reads += 1
+                        key = (fam, label)
+                        tally[key] = tally.get(key, 0) + 1
+                        if failed(own):
+                            ok = "raised" in res or res.get("stop") == "failed"
+                            why = "a failed session was not reported"
+                        else:
+                            want = {k2: own[k2] for k2 in ("text", "thinking", "calls", "stop", "usage")}
+                            have = {k2: res.get(k2) for k2 in want}
+                            ok = want == have
+                            why = "\n      own:    " + json.dumps(want, ensure_ascii=False)[:600] \
+                                + "\n      client: " + json.dumps(have, ensure_ascii=False)[:600]
+                        if not ok:
+                            print(f"FAIL {ctx} [{label}]: {why}")
+                            bad += 1
+                        elif a.verbose:
+                            print(f"ok   {ctx} [{label}]")
+    srv.shutdown()
+    took = time.monotonic() - started
+    print(f"anthropic {anthropic.__version__}, openai {openai.__version__}: {len(files)} inputs, "
+          f"{sessions} session streams, {reads} client reads in {took:.0f} s; failures: {bad}")
+    for (fam, label), n in sorted(tally.items()):
+        print(f"  {fam:9} {label:32} {n}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

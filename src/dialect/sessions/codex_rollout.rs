@@ -1,0 +1,568 @@
+//! Codex's saved rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`,
+//! and `archived_sessions/`).
+//!
+//! Each line is `{timestamp, type, payload}` with `type` one of
+//! `session_meta`, `turn_context`, `response_item`, `event_msg` and
+//! `compacted`. Rollouts written before the wrapper (September 2025 and
+//! earlier) begin with a bare `{id, timestamp, instructions}` line, mark
+//! state with `{"record_type": "state"}` and write the response items
+//! themselves, one per line.
+//!
+//! - **Once, not twice.** The model's history (`response_item`: messages,
+//!   reasoning summaries, tool calls and their outputs) and the interface's
+//!   events (`event_msg`: `agent_message`, `agent_reasoning`,
+//!   `exec_command_end`, …) say the same things. The history is read; of
+//!   the events only those the history lacks: the prompt as the user typed
+//!   it (`user_message`; the history's user messages also hold the injected
+//!   AGENTS.md and environment context), the token counts, the end of a
+//!   task, an aborted turn, an error. In the older shape, which has no
+//!   events, the history's user messages are the prompts, less the injected
+//!   ones.
+//! - **Usage** comes as running totals (`token_count.info.total_token_usage`,
+//!   often written twice in a row): each is a total, which the transform
+//!   turns into increments, so a repeated total adds nothing.
+//! - **Compaction** (`compacted`) carries the summary and a copy of the
+//!   history it replaces: the summary becomes a `summary` event; the copy is
+//!   not shown again.
+//! - **No result line**: the file is the whole saved session, so its end is
+//!   the session's `result` (`ok`, the last running total).
+
+use std::borrow::Cow;
+use std::io;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::Present;
+use crate::dialect::common::{fill_start_owned, normalize_tool_name, openai_usage, split_mcp_name};
+use crate::dialect::{Item, Out, Parser, Probe, keep_unknown, read_line};
+use crate::event::calls::CallTable;
+use crate::event::{
+    Event, Json, Kind, SessionResult, SessionStart, Str, SummaryPhase, Text, ToolEnd, ToolStart,
+    Usage,
+};
+use crate::input::Parsed;
+use crate::json::{LaxStr, Members, raw_as_str};
+use crate::time::iso_ms;
+
+/// The dialect's name (`--from`, `session_started.dialect`).
+pub const NAME: &str = "codex-rollout";
+
+/// The wrapper's `type`s.
+const WRAPPED: &[&str] = &[
+    "session_meta",
+    "turn_context",
+    "response_item",
+    "event_msg",
+    "compacted",
+];
+
+/// Detection: a wrapped line (`{type, payload}` with one of the rollout's
+/// types), the older shape's state marker, or its bare first line (an `id`
+/// and `instructions`, no `type`).
+pub(in crate::dialect) fn sniff(p: &Probe<'_>) -> bool {
+    (p.payload.is_some() && WRAPPED.contains(&p.ty()))
+        || p.record_type.is_some()
+        || (p.instructions.is_some() && p.id.is_some() && p.ty.0.is_none())
+}
+
+/// One rollout line: the wrapper, or the older shape's bare lines.
+#[derive(Deserialize)]
+struct Line<'a> {
+    #[serde(rename = "type", borrow, default)]
+    ty: LaxStr<'a>,
+    #[serde(borrow, default)]
+    timestamp: LaxStr<'a>,
+    #[serde(borrow, default)]
+    payload: Option<&'a RawValue>,
+    #[serde(default)]
+    record_type: Present,
+    #[serde(default)]
+    instructions: Present,
+    #[serde(borrow, default)]
+    id: LaxStr<'a>,
+}
+
+/// A payload: a response item, an event, the session's or a turn's
+/// context (the union of the fields read).
+#[derive(Deserialize)]
+struct Payload<'a> {
+    #[serde(rename = "type", borrow, default)]
+    ty: LaxStr<'a>,
+    #[serde(borrow, default)]
+    role: LaxStr<'a>,
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    summary: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    name: LaxStr<'a>,
+    #[serde(borrow, default)]
+    arguments: LaxStr<'a>,
+    #[serde(borrow, default)]
+    input: LaxStr<'a>,
+    #[serde(borrow, default)]
+    call_id: LaxStr<'a>,
+    #[serde(borrow, default)]
+    output: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    action: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    status: LaxStr<'a>,
+    // session_meta, turn_context
+    #[serde(borrow, default)]
+    id: LaxStr<'a>,
+    #[serde(borrow, default)]
+    cwd: LaxStr<'a>,
+    #[serde(borrow, default)]
+    model: LaxStr<'a>,
+    #[serde(borrow, default)]
+    approval_policy: LaxStr<'a>,
+    // event_msg, compacted
+    #[serde(borrow, default)]
+    message: LaxStr<'a>,
+    #[serde(borrow, default)]
+    info: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    reason: LaxStr<'a>,
+}
+
+/// Parser state for one rollout.
+#[derive(Default)]
+pub struct CodexRolloutParser {
+    started: bool,
+    /// The file has the wrapper (and so the interface's events).
+    wrapped: bool,
+    session_id: Option<String>,
+    cwd: Option<String>,
+    model: Option<String>,
+    approval: Option<String>,
+    start_ts: Option<i64>,
+    last_ts: Option<i64>,
+    /// A prompt that came before the turn's context named the model.
+    pending_prompt: Option<(Option<i64>, String)>,
+    /// Open tool calls: normalized name by call id.
+    calls: CallTable<String>,
+    total: Usage,
+    /// Calls without an id of their own (web searches), numbered.
+    anonymous: u64,
+}
+
+impl CodexRolloutParser {
+    fn open<'a>(&mut self, out: Out<'_, 'a>) -> io::Result<()> {
+        if self.started {
+            return Ok(());
+        }
+        self.started = true;
+        out(Item::Event(Event::at(
+            self.start_ts,
+            Kind::SessionStarted(SessionStart {
+                session_id: self.session_id.clone().map(Cow::Owned),
+                dialect: Cow::Borrowed(NAME),
+                model: self.model.clone().map(Cow::Owned),
+                cwd: self.cwd.clone().map(Cow::Owned),
+                permission_mode: self.approval.clone().map(Cow::Owned),
+            }),
+        )))?;
+        if let Some((ts, text)) = self.pending_prompt.take() {
+            out(Item::Event(Event::at(
+                ts,
+                Kind::UserMessage {
+                    text: Cow::Owned(text),
+                },
+            )))?;
+        }
+        Ok(())
+    }
+
+    fn emit<'a>(&mut self, ts: Option<i64>, kind: Kind<'a>, out: Out<'_, 'a>) -> io::Result<()> {
+        self.open(out)?;
+        out(Item::Event(Event::at(ts, kind)))
+    }
+
+    /// A payload of the interface's events.
+    fn event_msg<'a>(
+        &mut self,
+        p: Payload<'a>,
+        ts: Option<i64>,
+        out: Out<'_, 'a>,
+    ) -> io::Result<()> {
+        match p.ty.as_deref() {
+            Some("user_message") => {
+                let text = p.message.get().unwrap_or_default();
+                if !self.started && self.model.is_none() {
+                    // The turn's context (with the model) follows the
+                    // prompt: hold the prompt until then.
+                    self.pending_prompt = Some((ts, text.into_owned()));
+                    return Ok(());
+                }
+                self.emit(ts, Kind::UserMessage { text }, out)
+            }
+            Some("token_count") => {
+                let Some(total) = p
+                    .info
+                    .and_then(Members::of)
+                    .and_then(|m| m.obj("total_token_usage"))
+                    .and_then(|t| openai_usage(&t))
+                else {
+                    // `info: null` (rate limits only).
+                    return Ok(());
+                };
+                self.total = total;
+                self.open(out)?;
+                out(Item::UsageTotal { ts, usage: total })
+            }
+            Some("task_complete") => self.emit(ts, Kind::TurnEnded { usage: None }, out),
+            Some("turn_aborted") => {
+                let reason = p.reason.as_deref().unwrap_or("aborted");
+                let message = Cow::Owned(format!("turn aborted: {reason}"));
+                self.emit(ts, nonfatal(message, "turn_aborted"), out)
+            }
+            Some("error") => {
+                let message = p.message.get().unwrap_or(Cow::Borrowed("error"));
+                self.emit(ts, nonfatal(message, "codex"), out)
+            }
+            // The rest repeats the history (`agent_message`,
+            // `agent_reasoning`, `exec_command_*`, `patch_apply_*`, …) or is
+            // the interface's own state (`task_started`, rate limits).
+            _ => Ok(()),
+        }
+    }
+
+    /// One item of the model's history.
+    fn response_item<'a>(
+        &mut self,
+        rec: &'a str,
+        p: Payload<'a>,
+        ts: Option<i64>,
+        out: Out<'_, 'a>,
+    ) -> io::Result<Parsed> {
+        match p.ty.as_deref() {
+            Some("message") => {
+                let Some(content) = p.content else {
+                    return Ok(Parsed::Done);
+                };
+                match p.role.as_deref() {
+                    Some("assistant") => {
+                        for text in texts(content) {
+                            self.emit(ts, Kind::TextDelta { text }, out)?;
+                        }
+                    }
+                    // The wrapped shape's prompts are its `user_message`
+                    // events; the older shape has only these.
+                    Some("user") if !self.wrapped => {
+                        let text = texts(content).fold(String::new(), |mut a, t| {
+                            a.push_str(&t);
+                            a
+                        });
+                        if !injected(&text) {
+                            self.emit(
+                                ts,
+                                Kind::UserMessage {
+                                    text: Cow::Owned(text),
+                                },
+                                out,
+                            )?;
+                        }
+                    }
+                    // Developer and system instructions are the agent's own.
+                    _ => {}
+                }
+            }
+            Some("reasoning") => {
+                let mut any = false;
+                for text in p.summary.into_iter().flat_map(texts) {
+                    any = true;
+                    self.emit(ts, Kind::ThinkingDelta { text }, out)?;
+                }
+                if any {
+                    self.emit(ts, Kind::ThinkingCompleted { duration_ms: None }, out)?;
+                }
+            }
+            Some("function_call") => {
+                let id = p.call_id.get().unwrap_or_default();
+                let name = p.name.as_deref().unwrap_or("");
+                let args = p.arguments.as_deref().unwrap_or("{}");
+                let start = tool_start(id, name, args);
+                self.start(ts, start, out)?;
+            }
+            Some("custom_tool_call") => {
+                let id = p.call_id.get().unwrap_or_default();
+                let name = p.name.as_deref().unwrap_or("");
+                // A free-form input (apply_patch's patch text): the
+                // arguments are `{"input": …}`, as Codex names it.
+                let input = p.input.as_deref().unwrap_or("");
+                let mut start = ToolStart::new(
+                    id,
+                    Cow::Owned(normalize_tool_name(name)),
+                    Json::assembled(format!("{{\"input\":{}}}", crate::json::quote(input))),
+                );
+                if let Some(first) = input.lines().find_map(patch_path) {
+                    start.path = Some(Cow::Owned(first.to_owned()));
+                }
+                self.start(ts, start, out)?;
+            }
+            Some("local_shell_call") => {
+                let id = p.call_id.get().unwrap_or_default();
+                let args = p.action.map_or("{}", RawValue::get);
+                let start = tool_start(id, "local_shell", args);
+                self.start(ts, start, out)?;
+            }
+            Some("function_call_output" | "custom_tool_call_output") => {
+                let id = p.call_id.get().unwrap_or_default();
+                let end = self.tool_end(id, p.output);
+                self.emit(ts, Kind::completed(end), out)?;
+            }
+            Some("web_search_call") => {
+                // No call id: the search is started and ended here.
+                self.anonymous += 1;
+                let id: Str<'a> = Cow::Owned(format!("web_search-{}", self.anonymous));
+                let args = p.action.map_or("{}", RawValue::get);
+                let start = tool_start(id.clone(), "web_search", args);
+                self.emit(ts, Kind::started(start), out)?;
+                let ok = p.status.as_deref() != Some("failed");
+                let end = ToolEnd::new(id, Cow::Borrowed("web_search"), ok);
+                self.emit(ts, Kind::completed(end), out)?;
+            }
+            _ => {
+                self.open(out)?;
+                return keep_unknown(rec, out);
+            }
+        }
+        Ok(Parsed::Done)
+    }
+
+    fn start<'a>(
+        &mut self,
+        ts: Option<i64>,
+        start: ToolStart<'a>,
+        out: Out<'_, 'a>,
+    ) -> io::Result<()> {
+        if self.calls.contains(&start.call_id) {
+            return Ok(());
+        }
+        self.calls
+            .insert(&start.call_id, start.tool_name.to_string());
+        self.emit(ts, Kind::started(start), out)
+    }
+
+    /// A call's output: text, and the exit code the shell tools write into
+    /// it (`Exit code: N`, `Process exited with code N`, or the older
+    /// `{"output", "metadata": {"exit_code"}}` JSON text).
+    fn tool_end<'a>(&mut self, id: Str<'a>, output: Option<&'a RawValue>) -> ToolEnd<'a> {
+        let name = self
+            .calls
+            .remove(&id)
+            .unwrap_or_else(|| "unknown".to_owned());
+        let text = output.and_then(output_text);
+        let mut exit_code = None;
+        let mut shown = text.clone();
+        if let Some(t) = text.as_deref() {
+            if let Ok(raw) = serde_json::from_str::<&RawValue>(t)
+                && let Some(m) = Members::of(raw)
+                && let Some(o) = m.str("output")
+            {
+                exit_code = m.obj("metadata").and_then(|md| md.int("exit_code"));
+                shown = Some(Cow::Owned(o.into_owned()));
+            } else {
+                exit_code = t.lines().take(6).find_map(|l| {
+                    let n = l
+                        .strip_prefix("Exit code: ")
+                        .or_else(|| l.strip_prefix("Process exited with code "))?;
+                    n.trim().parse().ok()
+                });
+            }
+        }
+        let ok = exit_code.is_none_or(|c| c == 0);
+        let mut end = ToolEnd::new(id, Cow::Owned(name.clone()), ok);
+        end.exit_code = exit_code;
+        if name == "shell" {
+            end.output = shown.map(Text::from);
+        } else {
+            end.result = output.map(Json::from);
+        }
+        if !ok {
+            end.error = Some(Cow::Owned(format!("exit code {}", exit_code.unwrap_or(1))));
+        }
+        end
+    }
+}
+
+fn nonfatal<'a>(message: Str<'a>, source: &'static str) -> Kind<'a> {
+    Kind::Error {
+        message,
+        fatal: false,
+        source: Some(Cow::Borrowed(source)),
+    }
+}
+
+/// A tool start from a function call's name and its JSON arguments text.
+fn tool_start<'a>(id: Str<'a>, name: &str, args: &str) -> ToolStart<'a> {
+    let (tool, mcp) = match split_mcp_name(name) {
+        Some((server, tool)) => ("mcp".to_owned(), Some((server.to_owned(), tool.to_owned()))),
+        None => (normalize_tool_name(shell_alias(name)), None),
+    };
+    let raw = RawValue::from_string(args.to_owned()) // Arguments that are not JSON are kept as a JSON string.
+        .or_else(|_| RawValue::from_string(crate::json::quote(args)))
+        .unwrap_or_else(|_| Box::<RawValue>::default());
+    let mut start = ToolStart::new(id, Cow::Owned(tool), crate::event::json_null());
+    if let Some(m) = Members::of(&raw) {
+        fill_start_owned(&mut start, &m);
+    }
+    start.args = Json::from(raw);
+    if let Some((server, tool)) = mcp {
+        start.mcp_server = Some(Cow::Owned(server));
+        start.mcp_tool = Some(Cow::Owned(tool));
+    }
+    start
+}
+
+/// Codex's shell tools under their several names.
+fn shell_alias(name: &str) -> &str {
+    match name {
+        "exec_command" | "local_shell" | "container.exec" | "shell_command" => "shell",
+        n => n,
+    }
+}
+
+/// The path of an apply_patch text's first file.
+fn patch_path(line: &str) -> Option<&str> {
+    ["*** Update File: ", "*** Add File: ", "*** Delete File: "]
+        .iter()
+        .find_map(|p| line.strip_prefix(p))
+        .map(str::trim)
+}
+
+/// A function output: a string, or content items whose text is joined.
+fn output_text(raw: &RawValue) -> Option<Str<'_>> {
+    if let Some(s) = raw_as_str(raw) {
+        return Some(s);
+    }
+    if let Some(m) = Members::of(raw) {
+        return m.str("content");
+    }
+    let joined: String = texts(raw).collect();
+    Some(Cow::Owned(joined))
+}
+
+/// The texts of a content array (`input_text`, `output_text`,
+/// `summary_text`, `text` parts); images and other parts are left out.
+fn texts(raw: &RawValue) -> impl Iterator<Item = Str<'_>> {
+    #[derive(Deserialize)]
+    struct Part<'a> {
+        #[serde(borrow, default)]
+        text: LaxStr<'a>,
+    }
+    serde_json::from_str::<Vec<Part>>(raw.get())
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|p| p.text.get())
+}
+
+/// Context Codex puts into the history as user messages: the AGENTS.md
+/// instructions and the environment description, not typed by the user.
+fn injected(text: &str) -> bool {
+    let t = text.trim_start();
+    t.starts_with("<user_instructions>")
+        || t.starts_with("<environment_context>")
+        || t.starts_with("# AGENTS.md instructions")
+        || t.is_empty()
+}
+
+impl Parser for CodexRolloutParser {
+    fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
+        let line: Line<'a> = match read_line(rec, out)? {
+            Ok(l) => l,
+            Err(done) => return Ok(done),
+        };
+        let ts = line.timestamp.as_deref().and_then(iso_ms);
+        if self.start_ts.is_none() {
+            self.start_ts = ts;
+        }
+        if ts.is_some() {
+            self.last_ts = ts;
+        }
+        if line.record_type.0 {
+            return Ok(Parsed::Done);
+        }
+        if line.ty.0.is_none() && line.instructions.0 {
+            // The older shape's first line: the session.
+            self.session_id = line.id.as_deref().map(str::to_owned);
+            return Ok(Parsed::Done);
+        }
+        let wrapped =
+            line.payload.is_some() && line.ty.as_deref().is_some_and(|t| WRAPPED.contains(&t));
+        if !wrapped {
+            // The older shape: the line is a response item itself.
+            let Ok(p) = serde_json::from_str::<Payload<'a>>(rec) else {
+                self.open(out)?;
+                return keep_unknown(rec, out);
+            };
+            return self.response_item(rec, p, ts, out);
+        }
+        self.wrapped = true;
+        let payload = line.payload.expect("checked above");
+        let Ok(p) = serde_json::from_str::<Payload<'a>>(payload.get()) else {
+            self.open(out)?;
+            return keep_unknown(rec, out);
+        };
+        match line.ty.as_deref() {
+            Some("session_meta") => {
+                self.session_id = p.id.as_deref().map(str::to_owned);
+                self.cwd = p.cwd.as_deref().map(str::to_owned);
+            }
+            Some("turn_context") => {
+                if let Some(m) = p.model.as_deref() {
+                    self.model.get_or_insert_with(|| m.to_owned());
+                }
+                if let Some(a) = p.approval_policy.as_deref() {
+                    self.approval.get_or_insert_with(|| a.to_owned());
+                }
+                if self.cwd.is_none() {
+                    self.cwd = p.cwd.as_deref().map(str::to_owned);
+                }
+                if self.pending_prompt.is_some() {
+                    self.open(out)?;
+                }
+            }
+            Some("event_msg") => self.event_msg(p, ts, out)?,
+            Some("compacted") => {
+                // The summary; the history copied beside it was shown already.
+                let text = p.message.get().filter(|m| !m.is_empty());
+                self.emit(
+                    ts,
+                    Kind::Summary {
+                        phase: SummaryPhase::Completed,
+                        text,
+                    },
+                    out,
+                )?;
+            }
+            _ => return self.response_item(rec, p, ts, out),
+        }
+        Ok(Parsed::Done)
+    }
+
+    fn finish(&mut self, out: Out<'_, 'static>) -> io::Result<()> {
+        if !self.started && self.session_id.is_none() && self.pending_prompt.is_none() {
+            return Ok(());
+        }
+        self.open(out)?;
+        let duration_ms = match (self.start_ts, self.last_ts) {
+            (Some(a), Some(b)) if b >= a => u64::try_from(b - a).ok(),
+            _ => None,
+        };
+        // The file is the whole saved session: its end ends the session.
+        out(Item::Event(Event::at(
+            self.last_ts,
+            Kind::Result(SessionResult {
+                ok: true,
+                text: None,
+                duration_ms,
+                usage: Some(self.total),
+                cost_usd: None,
+                error: None,
+            }),
+        )))
+    }
+}
