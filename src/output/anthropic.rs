@@ -5,7 +5,7 @@
 //! reasoning is one `thinking` block, a run of content one `text` block, a
 //! forwarded call one `tool_use` block; a block closes when a piece of another
 //! kind arrives, so blocks never interleave and each has its own index.
-//! [`SseSink`] writes every piece as a `content_block_delta` the moment its
+//! [`sse_sink`] writes every piece as a `content_block_delta` the moment its
 //! event arrives; [`JsonSink`] collects the same blocks into one `Message`.
 //!
 //! What strict clients rely on, and why each rule is here: `message_start`
@@ -22,7 +22,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 use serde_json::value::RawValue;
 
-use super::chat::{ChatOptions, Ending, Failure, Header, Piece, Stop, Turn};
+use super::chat::{ChatOptions, ChatWire, Ending, Failure, Header, Piece, Stop, Turn, WireSink};
 use super::{OutputOptions, Session, Sink};
 use crate::event::{Event, Starts, Usage};
 use crate::json::write_str;
@@ -242,7 +242,9 @@ impl SseWire {
         write_str(w, t)?;
         w.write_all(b"}}\n\n")
     }
+}
 
+impl ChatWire for SseWire {
     fn piece<W: Write + ?Sized>(&mut self, w: &mut W, h: &Header, p: Piece<'_>) -> io::Result<()> {
         self.start(w, h)?;
         match p {
@@ -306,47 +308,8 @@ impl SseWire {
 }
 
 /// `--to anthropic-sse`: one Messages stream per session.
-pub struct SseSink<W: Write> {
-    w: W,
-    core: Turn,
-    wire: SseWire,
-}
-
-impl<W: Write> SseSink<W> {
-    pub fn new(w: W, opts: &OutputOptions) -> Self {
-        SseSink {
-            w,
-            core: turn(opts),
-            wire: SseWire::default(),
-        }
-    }
-}
-
-impl<W: Write> Sink for SseSink<W> {
-    fn starts(&self) -> Starts {
-        self.core.starts()
-    }
-
-    fn begin(&mut self, s: &Session) -> io::Result<()> {
-        self.core.begin(s);
-        self.wire = SseWire::default();
-        Ok(())
-    }
-
-    fn event(&mut self, _s: &Session, ev: &Event<'_>) -> io::Result<()> {
-        let (w, wire) = (&mut self.w, &mut self.wire);
-        self.core.event(ev, &mut |h, p| wire.piece(&mut *w, h, p))
-    }
-
-    fn end(&mut self, _s: &Session) -> io::Result<()> {
-        let ending = self.core.end();
-        let h = self.core.header();
-        self.wire.end(&mut self.w, h, ending)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.w.flush()
-    }
+pub fn sse_sink<W: Write>(w: W, opts: &OutputOptions) -> impl Sink + use<W> {
+    WireSink::<W, SseWire>::new(w, turn(opts))
 }
 
 // ------------------------------------------------------------ anthropic-json

@@ -17,7 +17,7 @@ use std::borrow::Cow;
 use std::io;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::{OutputOptions, Session};
+use super::{OutputOptions, Session, Sink};
 use crate::event::{Event, Kind, Starts, ToolEnd, ToolStart, Usage};
 
 /// How tool calls the agent already executed appear (`--tool-calls`).
@@ -446,6 +446,71 @@ impl Turn {
                 usage: r.usage.or(s.usage),
             },
         }
+    }
+}
+
+/// The wire half of a streaming chat format: what one format writes for each
+/// piece the chat core hands it, and at the session's end. Fresh per session.
+pub trait ChatWire: Default {
+    /// Writes one piece as it arrives.
+    fn piece<W: io::Write + ?Sized>(
+        &mut self,
+        w: &mut W,
+        h: &Header,
+        p: Piece<'_>,
+    ) -> io::Result<()>;
+    /// Writes the session's ending.
+    fn end<W: io::Write + ?Sized>(
+        &mut self,
+        w: &mut W,
+        h: &Header,
+        ending: Ending,
+    ) -> io::Result<()>;
+}
+
+/// A streaming chat format as a sink: the chat core turns events into pieces
+/// and `X` writes them, so a new wire format is only its [`ChatWire`].
+pub struct WireSink<W, X> {
+    w: W,
+    core: Turn,
+    wire: X,
+}
+
+impl<W: io::Write, X: ChatWire> WireSink<W, X> {
+    /// A sink writing to `w` with the format's own chat options.
+    pub fn new(w: W, core: Turn) -> Self {
+        WireSink {
+            w,
+            core,
+            wire: X::default(),
+        }
+    }
+}
+
+impl<W: io::Write, X: ChatWire> Sink for WireSink<W, X> {
+    fn starts(&self) -> Starts {
+        self.core.starts()
+    }
+
+    fn begin(&mut self, s: &Session) -> io::Result<()> {
+        self.core.begin(s);
+        self.wire = X::default();
+        Ok(())
+    }
+
+    fn event(&mut self, _s: &Session, ev: &Event<'_>) -> io::Result<()> {
+        let (w, wire) = (&mut self.w, &mut self.wire);
+        self.core.event(ev, &mut |h, p| wire.piece(&mut *w, h, p))
+    }
+
+    fn end(&mut self, _s: &Session) -> io::Result<()> {
+        let ending = self.core.end();
+        let h = self.core.header();
+        self.wire.end(&mut self.w, h, ending)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.w.flush()
     }
 }
 

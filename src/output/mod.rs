@@ -177,9 +177,9 @@ pub fn sink<'w, W: Write + 'w>(format: Format, opts: &OutputOptions, w: W) -> Bo
         Format::OpenAiJson => Box::new(openai::JsonSink::new(w, opts)),
         Format::Documents => Box::new(documents::DocumentsSink::new(w, opts)),
         Format::DocumentsSse => Box::new(documents::sse::DocumentsSseSink::new(w, opts)),
-        Format::OpenAiResponses => Box::new(responses::SseSink::new(w, opts)),
+        Format::OpenAiResponses => Box::new(responses::sse_sink(w, opts)),
         Format::OpenAiResponsesJson => Box::new(responses::JsonSink::new(w, opts)),
-        Format::AnthropicSse => Box::new(anthropic::SseSink::new(w, opts)),
+        Format::AnthropicSse => Box::new(anthropic::sse_sink(w, opts)),
         Format::AnthropicJson => Box::new(anthropic::JsonSink::new(w, opts)),
         Format::Markdown => Box::new(transcript::Transcript::new(
             transcript::markdown::Markdown::new(w),

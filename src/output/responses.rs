@@ -23,7 +23,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::chat::{ChatOptions, Ending, Failure, Header, Piece, Turn};
+use super::chat::{ChatOptions, ChatWire, Ending, Failure, Header, Piece, Turn, WireSink};
 use super::{OutputOptions, Session, Sink};
 use crate::event::{Event, Starts, Usage};
 use crate::json::write_str;
@@ -552,6 +552,18 @@ impl SseWire {
         Ok(())
     }
 
+    /// `output_item.added` for the call item just pushed.
+    fn open_call<W: Write + ?Sized>(&mut self, w: &mut W) -> io::Result<()> {
+        let output_index = self.items.items.len() - 1;
+        let added = ItemBody {
+            output_index,
+            item: self.items.items[output_index].out(false),
+        };
+        record(w, &mut self.seq, "response.output_item.added", added)
+    }
+}
+
+impl ChatWire for SseWire {
     fn piece<W: Write + ?Sized>(&mut self, w: &mut W, h: &Header, p: Piece<'_>) -> io::Result<()> {
         self.start(w, h)?;
         match p {
@@ -577,16 +589,6 @@ impl SseWire {
         }
     }
 
-    /// `output_item.added` for the call item just pushed.
-    fn open_call<W: Write + ?Sized>(&mut self, w: &mut W) -> io::Result<()> {
-        let output_index = self.items.items.len() - 1;
-        let added = ItemBody {
-            output_index,
-            item: self.items.items[output_index].out(false),
-        };
-        record(w, &mut self.seq, "response.output_item.added", added)
-    }
-
     fn end<W: Write + ?Sized>(&mut self, w: &mut W, h: &Header, ending: Ending) -> io::Result<()> {
         self.start(w, h)?;
         self.close(w)?;
@@ -603,47 +605,8 @@ impl SseWire {
 }
 
 /// `--to openai-responses`: one Responses event stream per session.
-pub struct SseSink<W: Write> {
-    w: W,
-    core: Turn,
-    wire: SseWire,
-}
-
-impl<W: Write> SseSink<W> {
-    pub fn new(w: W, opts: &OutputOptions) -> Self {
-        SseSink {
-            w,
-            core: turn(opts),
-            wire: SseWire::default(),
-        }
-    }
-}
-
-impl<W: Write> Sink for SseSink<W> {
-    fn starts(&self) -> Starts {
-        self.core.starts()
-    }
-
-    fn begin(&mut self, s: &Session) -> io::Result<()> {
-        self.core.begin(s);
-        self.wire = SseWire::default();
-        Ok(())
-    }
-
-    fn event(&mut self, _s: &Session, ev: &Event<'_>) -> io::Result<()> {
-        let (w, wire) = (&mut self.w, &mut self.wire);
-        self.core.event(ev, &mut |h, p| wire.piece(&mut *w, h, p))
-    }
-
-    fn end(&mut self, _s: &Session) -> io::Result<()> {
-        let ending = self.core.end();
-        let h = self.core.header();
-        self.wire.end(&mut self.w, h, ending)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.w.flush()
-    }
+pub fn sse_sink<W: Write>(w: W, opts: &OutputOptions) -> impl Sink + use<W> {
+    WireSink::<W, SseWire>::new(w, turn(opts))
 }
 
 // ------------------------------------------------------------ openai-responses-json
