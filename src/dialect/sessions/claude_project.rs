@@ -57,7 +57,7 @@ use serde_json::value::RawValue;
 use crate::dialect::claude::ClaudeParser;
 use crate::dialect::common::anthropic_usage;
 use crate::dialect::{Item, Out, Parser, Probe, read_line};
-use crate::event::{Event, Kind, SessionResult, SessionStart, SummaryPhase, Usage};
+use crate::event::{Event, Kind, SessionResult, SummaryPhase, Usage};
 use crate::input::Parsed;
 use crate::json::{LaxBool, LaxStr, Members, raw_as_str};
 use crate::time::iso_ms;
@@ -271,16 +271,14 @@ impl ClaudeProjectParser {
             return Ok(());
         }
         self.started = true;
-        out(Item::Event(Event::at(
+        out(super::session_started(
             self.start_ts,
-            Kind::SessionStarted(SessionStart {
-                session_id: self.session_id.clone().map(Cow::Owned),
-                dialect: Cow::Borrowed(NAME),
-                model: self.model.clone().map(Cow::Owned),
-                cwd: self.cwd.clone().map(Cow::Owned),
-                permission_mode: self.permission_mode.clone().map(Cow::Owned),
-            }),
-        )))
+            NAME,
+            &self.session_id,
+            &self.model,
+            &self.cwd,
+            &self.permission_mode,
+        ))
     }
 
     /// Turn one record of the conversation into items.

@@ -38,8 +38,7 @@ use crate::dialect::common::{fill_start_owned, normalize_tool_name, openai_usage
 use crate::dialect::{Item, Out, Parser, Probe, keep_unknown, read_line};
 use crate::event::calls::CallTable;
 use crate::event::{
-    Event, Json, Kind, SessionResult, SessionStart, Str, SummaryPhase, Text, ToolEnd, ToolStart,
-    Usage,
+    Event, Json, Kind, SessionResult, Str, SummaryPhase, Text, ToolEnd, ToolStart, Usage,
 };
 use crate::input::Parsed;
 use crate::json::{LaxStr, Members, raw_as_str};
@@ -154,16 +153,14 @@ impl CodexRolloutParser {
             return Ok(());
         }
         self.started = true;
-        out(Item::Event(Event::at(
+        out(super::session_started(
             self.start_ts,
-            Kind::SessionStarted(SessionStart {
-                session_id: self.session_id.clone().map(Cow::Owned),
-                dialect: Cow::Borrowed(NAME),
-                model: self.model.clone().map(Cow::Owned),
-                cwd: self.cwd.clone().map(Cow::Owned),
-                permission_mode: self.approval.clone().map(Cow::Owned),
-            }),
-        )))?;
+            NAME,
+            &self.session_id,
+            &self.model,
+            &self.cwd,
+            &self.approval,
+        ))?;
         if let Some((ts, text)) = self.pending_prompt.take() {
             out(Item::Event(Event::at(
                 ts,

@@ -22,3 +22,28 @@ impl<'de> Deserialize<'de> for Present {
         IgnoredAny::deserialize(d).map(|_| Present(true))
     }
 }
+
+/// The `session_started` both saved-session readers write once they have
+/// read their file's header fields (the reader owns them, so each is copied
+/// into the event).
+pub(crate) fn session_started<'a>(
+    ts: Option<i64>,
+    dialect: &'static str,
+    session_id: &Option<String>,
+    model: &Option<String>,
+    cwd: &Option<String>,
+    permission_mode: &Option<String>,
+) -> crate::dialect::Item<'a> {
+    use std::borrow::Cow;
+    let owned = |v: &Option<String>| v.clone().map(Cow::Owned);
+    crate::dialect::Item::Event(crate::event::Event::at(
+        ts,
+        crate::event::Kind::SessionStarted(crate::event::SessionStart {
+            session_id: owned(session_id),
+            dialect: Cow::Borrowed(dialect),
+            model: owned(model),
+            cwd: owned(cwd),
+            permission_mode: owned(permission_mode),
+        }),
+    ))
+}
