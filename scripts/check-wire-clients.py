@@ -84,15 +84,44 @@ def args_of(path):
     return open(a).read().split() if os.path.exists(a) else []
 
 
+def paragraphs(texts):
+    """Texts joined so that a blank line separates each from the next: how
+    the chat formats join an answer's turns, and how a reader joins blocks."""
+    out = ""
+    for t in texts:
+        if not t:
+            continue
+        if out:
+            nl = len(out) - len(out.rstrip("\n"))
+            out += "\n\n"[min(nl, 2):]
+        out += t
+    return out
+
+
+# Events that end a turn of the answer's text.
+BREAKS = {"tool_call_started", "tool_call_completed", "tool_call", "thinking", "thinking_delta",
+          "thinking_completed", "user_message", "turn_ended", "error"}
+
+
 def event_sessions(binary, path, extra):
-    """Per session: the text cstream's own events carry."""
+    """Per session: the text cstream's own events carry, its turns joined."""
     out = []
+    brk = False
     for line in run(binary, ["--to", "events", *extra], path).decode().splitlines():
         e = json.loads(line)
         if not out or out[-1]["id"] != e["sessionId"] or e["type"] == "session_started":
-            out.append({"id": e["sessionId"], "text": ""})
+            out.append({"id": e["sessionId"], "turns": []})
+            brk = False
+        turns = out[-1]["turns"]
         if e["type"] in ("text_delta", "assistant_message"):
-            out[-1]["text"] += e["text"]
+            if not turns or brk:
+                turns.append("")
+            brk = False
+            turns[-1] += e["text"]
+        elif e["type"] in BREAKS:
+            brk = True
+    for s in out:
+        s["text"] = paragraphs(s.pop("turns"))
     return out
 
 
@@ -129,19 +158,22 @@ def own_anthropic(sse):
     """What cstream's own Messages stream says."""
     r = {"text": "", "thinking": "", "calls": [], "stop": None, "usage": None, "error": None}
     blocks = {}
+    texts = []
     for name, d in records(sse):
         if name == "content_block_start":
             blocks[d["index"]] = dict(d["content_block"], _json="")
         elif name == "content_block_delta":
             b, dl = blocks[d["index"]], d["delta"]
             if dl["type"] == "text_delta":
-                r["text"] += dl["text"]
+                b["text"] += dl["text"]
             elif dl["type"] == "thinking_delta":
                 r["thinking"] += dl["thinking"]
             elif dl["type"] == "input_json_delta":
                 b["_json"] += dl["partial_json"]
         elif name == "content_block_stop":
             b = blocks[d["index"]]
+            if b["type"] == "text":
+                texts.append(b["text"])
             if b["type"] == "tool_use":
                 r["calls"].append((b["id"], b["name"], json.loads(b["_json"])))
         elif name == "message_delta":
@@ -149,16 +181,16 @@ def own_anthropic(sse):
             r["usage"] = (d["usage"]["input_tokens"], d["usage"]["output_tokens"])
         elif name == "error":
             r["error"] = d["error"]["message"]
+    r["text"] = paragraphs(texts)
     return r
 
 
 def from_message(m):
     r = {"text": "", "thinking": "", "calls": [], "stop": m.stop_reason,
          "usage": (m.usage.input_tokens, m.usage.output_tokens), "error": None}
+    r["text"] = paragraphs(b.text for b in m.content if b.type == "text")
     for b in m.content:
-        if b.type == "text":
-            r["text"] += b.text
-        elif b.type == "thinking":
+        if b.type == "thinking":
             r["thinking"] += b.thinking
         elif b.type == "tool_use":
             r["calls"].append((b.id, b.name, b.input))
@@ -193,9 +225,10 @@ def check_anthropic(client, sse, whole_json):
 
 def own_responses(sse):
     r = {"text": "", "thinking": "", "calls": [], "stop": None, "usage": None, "error": None}
+    texts = {}
     for name, d in records(sse):
         if name == "response.output_text.delta":
-            r["text"] += d["delta"]
+            texts[d["item_id"]] = texts.get(d["item_id"], "") + d["delta"]
         elif name == "response.reasoning_summary_text.delta":
             r["thinking"] += d["delta"]
         elif name == "response.output_item.done" and d["item"]["type"] == "function_call":
@@ -207,6 +240,7 @@ def own_responses(sse):
             u = resp.get("usage")
             r["usage"] = (u["input_tokens"], u["output_tokens"]) if u else None
             r["error"] = (resp.get("error") or {}).get("message")
+    r["text"] = paragraphs(texts.values())
     return r
 
 
@@ -214,32 +248,38 @@ def from_response(resp):
     r = {"text": "", "thinking": "", "calls": [], "stop": resp.status,
          "usage": (resp.usage.input_tokens, resp.usage.output_tokens) if resp.usage else None,
          "error": resp.error.message if resp.error else None}
+    texts = ["".join(c.text for c in it.content if c.type == "output_text")
+             for it in resp.output if it.type == "message"]
+    r["text"] = paragraphs(texts)
     for it in resp.output:
-        if it.type == "message":
-            r["text"] += "".join(c.text for c in it.content if c.type == "output_text")
-        elif it.type == "reasoning":
+        if it.type == "reasoning":
             r["thinking"] += "".join(s.text for s in it.summary)
         elif it.type == "function_call":
             r["calls"].append((it.call_id, it.name, json.loads(it.arguments)))
     if resp.status == "completed":
-        assert resp.output_text == r["text"], "output_text differs from the message items"
+        assert resp.output_text == "".join(texts), "output_text differs from the message items"
     return r
 
 
 def from_events(events):
     """Rebuild from raw `responses.create(stream=True)` events (typed models)."""
     r = {"text": "", "thinking": "", "calls": [], "stop": None, "usage": None, "error": None}
+    texts = {}
     for i, ev in enumerate(events):
         assert ev.sequence_number == i, f"sequence_number {ev.sequence_number} at {i}"
         if ev.type == "response.output_text.delta":
-            r["text"] += ev.delta
+            texts[ev.item_id] = texts.get(ev.item_id, "") + ev.delta
         elif ev.type == "response.reasoning_summary_text.delta":
             r["thinking"] += ev.delta
         elif ev.type == "response.output_item.done" and ev.item.type == "function_call":
             r["calls"].append((ev.item.call_id, ev.item.name, json.loads(ev.item.arguments)))
+        elif ev.type == "error":
+            # The stream's error event comes right before response.failed.
+            assert events[i + 1].type == "response.failed", "error not followed by response.failed"
         elif ev.type in ("response.completed", "response.failed"):
             final = from_response(ev.response)
             r["stop"], r["usage"], r["error"] = final["stop"], final["usage"], final["error"]
+    r["text"] = paragraphs(texts.values())
     return r
 
 

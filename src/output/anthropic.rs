@@ -28,7 +28,10 @@ use crate::event::{Event, Starts, Usage};
 use crate::json::write_str;
 
 fn turn(opts: &OutputOptions) -> Turn {
-    Turn::new(ChatOptions::from_output(opts, "msg_"))
+    Turn::new(ChatOptions {
+        blocks: true,
+        ..ChatOptions::from_output(opts, "msg_")
+    })
 }
 
 /// `stop_reason`.

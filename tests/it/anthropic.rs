@@ -27,12 +27,15 @@ struct Message {
 }
 
 impl Message {
+    /// The answer: the text blocks' texts, each block a paragraph (a block
+    /// starts without the separator a single string would need).
     fn text(&self) -> String {
-        self.content
-            .iter()
-            .filter(|b| b["type"] == "text")
-            .map(|b| b["text"].as_str().unwrap())
-            .collect()
+        common::join_paragraphs(
+            self.content
+                .iter()
+                .filter(|b| b["type"] == "text")
+                .map(|b| b["text"].as_str().unwrap()),
+        )
     }
 }
 
@@ -183,22 +186,9 @@ fn read_sse(out: &str, ctx: &str) -> Vec<Message> {
     msgs
 }
 
-/// The text the events carry, per session, and whether its result was ok.
+/// Per session: the text the events carry, and whether its result was ok.
 fn expected(path: &std::path::Path) -> Vec<(String, bool)> {
-    let mut out: Vec<(String, String, bool)> = Vec::new();
-    for e in common::events(&run_fixture(path, &["--to", "events"]).out()) {
-        let sid = e["sessionId"].as_str().unwrap().to_owned();
-        if out.last().is_none_or(|x| x.0 != sid) || e["type"] == "session_started" {
-            out.push((sid, String::new(), false));
-        }
-        let cur = out.last_mut().unwrap();
-        match e["type"].as_str().unwrap() {
-            "text_delta" | "assistant_message" => cur.1.push_str(e["text"].as_str().unwrap()),
-            "result" => cur.2 = e["ok"] == true,
-            _ => {}
-        }
-    }
-    out.into_iter().map(|(_, t, ok)| (t, ok)).collect()
+    common::chat_texts(&run_fixture(path, &["--to", "events"]).out())
 }
 
 const MODES: [&str; 4] = ["reasoning", "content", "omit", "calls"];

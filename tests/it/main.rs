@@ -16,6 +16,7 @@ mod anthropic;
 mod api;
 mod backpressure;
 mod bench_gen;
+mod chat_core;
 mod cli;
 mod dialects;
 mod documents;
