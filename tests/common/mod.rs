@@ -356,10 +356,31 @@ pub fn answers(events_out: &str) -> Vec<Answer> {
     out
 }
 
-/// Per session: its answer as one chat string ([`Answer::chat_text`]) and
-/// whether its result was ok.
-pub fn chat_texts(events_out: &str) -> Vec<(String, bool)> {
-    answers(events_out)
+/// The corpus folders of live stream captures, one per agent.
+pub const LIVE_CORPUS: [&str; 6] = [
+    "cursor-agent",
+    "claude-code",
+    "codex",
+    "gemini",
+    "acp",
+    "cursor-sdk",
+];
+
+/// Every live stream capture in the corpus, folder by folder.
+pub fn live_corpus() -> Vec<PathBuf> {
+    LIVE_CORPUS.into_iter().flat_map(corpus).collect()
+}
+
+/// Input lines joined into a stream, each ending with a newline.
+pub fn lines(ls: &[&str]) -> String {
+    ls.iter().map(|l| format!("{l}\n")).collect()
+}
+
+/// Per session of a fixture: the answer text its events carry, as a chat
+/// format writes it ([`Answer::chat_text`]: the turns as paragraphs), and
+/// whether its result was ok — what a chat format's client must rebuild.
+pub fn session_texts(path: &Path) -> Vec<(String, bool)> {
+    answers(&run_fixture(path, &["--to", "events"]).out())
         .into_iter()
         .map(|a| {
             let ok = a.result.as_ref().is_some_and(|r| r["ok"] == true);

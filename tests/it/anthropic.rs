@@ -10,7 +10,7 @@
 
 use crate::common;
 
-use common::{corpus, cstream, fixture_args, fixtures, run_fixture};
+use common::{corpus, cstream, fixture_args, fixtures, lines, run_fixture};
 use serde_json::{Value, json};
 
 /// One message (one session), as a client rebuilds it.
@@ -186,18 +186,13 @@ fn read_sse(out: &str, ctx: &str) -> Vec<Message> {
     msgs
 }
 
-/// Per session: the text the events carry, and whether its result was ok.
-fn expected(path: &std::path::Path) -> Vec<(String, bool)> {
-    common::chat_texts(&run_fixture(path, &["--to", "events"]).out())
-}
-
 const MODES: [&str; 4] = ["reasoning", "content", "omit", "calls"];
 
 #[test]
 fn every_fixture_passes_the_stream_rules_and_the_json_agrees() {
     let mut n = 0;
     for path in fixtures() {
-        let exp = expected(&path);
+        let exp = common::session_texts(&path);
         let own_mode = fixture_args(&path).iter().any(|a| a == "--tool-calls");
         for mode in MODES {
             let ctx = format!("{} --tool-calls {mode}", path.display());
@@ -246,14 +241,7 @@ fn every_fixture_passes_the_stream_rules_and_the_json_agrees() {
 #[test]
 fn real_captures_pass_the_stream_rules() {
     let mut n = 0;
-    for dialect in [
-        "cursor-agent",
-        "claude-code",
-        "codex",
-        "gemini",
-        "acp",
-        "cursor-sdk",
-    ] {
+    for dialect in common::LIVE_CORPUS {
         for path in corpus(dialect) {
             for mode in ["reasoning", "calls"] {
                 let run =
@@ -269,12 +257,6 @@ fn real_captures_pass_the_stream_rules() {
 }
 
 const INIT: &str = r#"{"type":"system","subtype":"init","session_id":"s1","model":"M1"}"#;
-
-fn lines(ls: &[&str]) -> String {
-    let mut s = ls.join("\n");
-    s.push('\n');
-    s
-}
 
 fn sse(args: &[&str], input: &str) -> Vec<Message> {
     let mut a = vec!["--to", "anthropic-sse"];
