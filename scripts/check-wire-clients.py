@@ -22,7 +22,17 @@ anthropic client raises, the Responses stream ends in `response.failed` (and
 the accumulator raises for want of `response.completed`). Any exception
 elsewhere, or any difference, is a failure: exit status 1.
 
-Usage: scripts/check-wire-clients.py [--cstream PATH] [-v] [INPUT.jsonl ...]
+With `--ai-sdk DIR` (the folder where `npm ci` installed scripts/ai-sdk/'s
+package.json and package-lock.json; .ci/run uses target/ai-sdk), the same
+sessions are also read by the AI SDK (`ai`'s `streamText`, whole and trickled,
+and `generateText` on the JSON form) through `@ai-sdk/anthropic` and
+`@ai-sdk/openai`'s Responses model (`provider.responses(...)`), one Node
+process (scripts/ai-sdk/read.mjs) answering for the whole run. Its text parts,
+reasoning, tool calls (their parsed input; the calls' tools are declared,
+without `execute`), finish reason and usage must equal the stream's own; a
+failed session must come out as an error.
+
+Usage: scripts/check-wire-clients.py [--cstream PATH] [--ai-sdk DIR] [-v] [INPUT.jsonl ...]
 """
 
 import argparse
@@ -178,7 +188,11 @@ def own_anthropic(sse):
                 r["calls"].append((b["id"], b["name"], json.loads(b["_json"])))
         elif name == "message_delta":
             r["stop"] = d["delta"]["stop_reason"]
-            r["usage"] = (d["usage"]["input_tokens"], d["usage"]["output_tokens"])
+            u = d["usage"]
+            r["usage"] = (u["input_tokens"], u["output_tokens"])
+            # The AI SDK's input count includes the cache reads and writes.
+            r["input_total"] = u["input_tokens"] + u.get("cache_read_input_tokens", 0) \
+                + u.get("cache_creation_input_tokens", 0)
         elif name == "error":
             r["error"] = d["error"]["message"]
     r["text"] = paragraphs(texts)
@@ -305,6 +319,98 @@ def check_responses(client, sse, whole_json):
     return out
 
 
+# ------------------------------------------------------------------ AI SDK
+
+
+class AiSdk:
+    """The Node process that reads for the AI SDK (scripts/ai-sdk/read.mjs)."""
+
+    def __init__(self, modules, base):
+        self.base = base
+        self.p = subprocess.Popen(["node", os.path.join(ROOT, "scripts", "ai-sdk", "read.mjs"), modules],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.versions = self.answer()["versions"]
+
+    def answer(self):
+        """The next answer line (anything else Node printed is shown)."""
+        while True:
+            line = self.p.stdout.readline()
+            if not line:
+                raise RuntimeError("the AI SDK reader exited")
+            if line.startswith("answer: "):
+                return json.loads(line[len("answer: "):])
+            print("ai-sdk: " + line.rstrip(), file=sys.stderr)
+
+    def read(self, family, how, tools):
+        self.p.stdin.write(json.dumps({"family": family, "base": self.base, "how": how,
+                                       "tools": sorted(tools)}) + "\n")
+        self.p.stdin.flush()
+        return self.answer()
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait(timeout=30)
+
+
+def unsigned_thinking(whole_json):
+    v = json.loads(whole_json)
+    return any(b.get("type") == "thinking" and "signature" not in b for b in v.get("content") or [])
+
+
+# What the AI SDK's finish reason is for each of the stream's own stop values.
+AI_FINISH = {"anthropic": {"end_turn": "stop", "tool_use": "tool-calls"},
+             "responses": {"completed": "stop"}}
+
+
+def ai_sdk_reads(sdk, family, own, sse, whole_json):
+    """(label, rebuilt) per AI SDK read, in the stream's own terms."""
+    tools = {c[1] for c in own["calls"]}
+    out = []
+    for label, body, ctype, status, trickle, how in (
+            ("ai-sdk streamText", sse, "text/event-stream", 200, False, "stream"),
+            ("ai-sdk streamText trickled", sse, "text/event-stream", 200, True, "stream"),
+            ("ai-sdk generateText", whole_json, "application/json",
+             500 if family == "anthropic" and json.loads(whole_json).get("type") == "error" else 200,
+             False, "generate")):
+        serve(body, ctype, status=status, trickle=trickle)
+        r = sdk.read(family, how, tools)
+        if "crashed" in r:
+            raise RuntimeError(f"{label}: {r['crashed']}")
+        if how == "generate" and family == "anthropic" and unsigned_thinking(whole_json):
+            # @ai-sdk/anthropic's schema for a whole Message requires a
+            # `signature` on every thinking block (its stream schema does not);
+            # the agents give none and cstream invents none, so generateText
+            # rejects such a Message. Held to exactly that, so a change shows.
+            rejected = (r["error"] or "").endswith("Invalid JSON response")
+            out.append((label + " (unsigned thinking)",
+                        {k: own[k] for k in ("text", "thinking", "calls", "stop", "usage")} if rejected
+                        else {"text": f"not rejected as expected: {r}"}))
+            continue
+        if r["error"] is not None or r["finish"] == "error":
+            out.append((label, {"raised": r["error"] or "finish reason error"}))
+            continue
+        want_finish = AI_FINISH[family].get(own["stop"])
+        if family == "responses" and own["calls"]:
+            want_finish = "tool-calls"  # any function call, as the provider maps it
+        u = r["usage"]
+        usage = None
+        if u is not None:
+            usage = (u["input"], u["output"])
+        expect_usage = own["usage"]
+        if family == "anthropic" and own["usage"] is not None:
+            expect_usage = (own["input_total"], own["usage"][1])
+        out.append((label, {
+            "text": paragraphs(r["text"]),
+            "thinking": r["reasoning"],
+            "calls": [tuple(c) for c in r["calls"]],
+            # Compared in the stream's own terms when the finish reason is the
+            # one the provider gives for it.
+            "stop": own["stop"] if r["finish"] == want_finish else f"ai-sdk finish {r['finish']}",
+            "usage": own["usage"] if usage == expect_usage else f"ai-sdk usage {usage}",
+        }))
+    return out
+
+
 # ------------------------------------------------------------------ driver
 
 
@@ -325,6 +431,8 @@ def main():
     ap.add_argument("--cstream", default=os.path.join(ROOT, "target", "debug", "cstream"))
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("--only", choices=sorted(FAMILIES), help="check one family of formats")
+    ap.add_argument("--ai-sdk", metavar="DIR",
+                    help="also read with the AI SDK installed in DIR (npm ci of scripts/ai-sdk)")
     ap.add_argument("inputs", nargs="*")
     a = ap.parse_args()
     files = a.inputs or sorted(
@@ -337,6 +445,7 @@ def main():
     ac = anthropic.Anthropic(base_url=base, api_key="x", max_retries=0, timeout=30)
     oc = openai.OpenAI(base_url=base + "/v1", api_key="x", max_retries=0, timeout=30)
     clients = {"anthropic": ac, "responses": oc}
+    sdk = AiSdk(os.path.abspath(a.ai_sdk), base) if a.ai_sdk else None
     started = time.monotonic()
     bad, reads, sessions = 0, 0, 0
     tally = {}
@@ -362,6 +471,8 @@ def main():
                     try:
                         own = own_parse(sse)
                         got = check(clients[fam], sse, whole)
+                        if sdk:
+                            got += ai_sdk_reads(sdk, fam, own, sse, whole)
                     except Exception as e:  # noqa: BLE001 - any client exception fails the check
                         print(f"FAIL {ctx}: {type(e).__name__}: {e}")
                         bad += 1
@@ -390,6 +501,9 @@ def main():
                             print(f"ok   {ctx} [{label}]")
     srv.shutdown()
     took = time.monotonic() - started
+    if sdk:
+        sdk.close()
+        print("AI SDK: " + ", ".join(f"{k} {v}" for k, v in sdk.versions.items()))
     print(f"anthropic {anthropic.__version__}, openai {openai.__version__}: {len(files)} inputs, "
           f"{sessions} session streams, {reads} client reads in {took:.0f} s; failures: {bad}")
     for (fam, label), n in sorted(tally.items()):
