@@ -32,6 +32,14 @@ pub fn write_event_quoted<W: Write + ?Sized>(
             o.opt_str("model", s.model.as_deref())?;
             o.opt_str("cwd", s.cwd.as_deref())?;
             o.opt_str("permissionMode", s.permission_mode.as_deref())?;
+            if let Some(p) = &s.parent {
+                if p.fork {
+                    o.str("forkedFrom", &p.session_id)?;
+                } else {
+                    o.str("parentSessionId", &p.session_id)?;
+                    o.opt_str("parentCallId", p.call_id.as_deref())?;
+                }
+            }
         }
         Kind::UserMessage { text }
         | Kind::ThinkingDelta { text }

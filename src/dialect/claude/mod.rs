@@ -396,6 +396,7 @@ impl Parser for ClaudeParser {
                         model: line.model.get(),
                         cwd: line.cwd.get(),
                         permission_mode: line.permission_mode.get(),
+                        parent: None,
                     }),
                 );
                 if has_model {

@@ -99,6 +99,7 @@ impl CodexParser {
                     model: line.model.get(),
                     cwd: line.workdir.get(),
                     permission_mode: None,
+                    parent: None,
                 },
             ))))?;
         } else {

@@ -10,6 +10,7 @@
 pub mod claude_project;
 pub mod codex_rollout;
 pub mod offload;
+pub mod subagent;
 
 use serde::de::{Deserialize, Deserializer, IgnoredAny};
 
@@ -34,6 +35,7 @@ pub(crate) fn session_started<'a>(
     model: &Option<String>,
     cwd: &Option<String>,
     permission_mode: &Option<String>,
+    parent: Option<crate::event::SessionParent<'a>>,
 ) -> crate::dialect::Item<'a> {
     use std::borrow::Cow;
     let owned = |v: &Option<String>| v.clone().map(Cow::Owned);
@@ -45,6 +47,7 @@ pub(crate) fn session_started<'a>(
             model: owned(model),
             cwd: owned(cwd),
             permission_mode: owned(permission_mode),
+            parent,
         }),
     ))
 }

@@ -551,6 +551,7 @@ impl<M: Markup> Transcript<M> {
                     model: shown(&st.model),
                     cwd: shown(&st.cwd),
                     permission_mode: shown(&st.permission_mode),
+                    parent: None,
                 };
                 let s = Session {
                     id: visible(&s.id, false).into_owned(),
