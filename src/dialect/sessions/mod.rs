@@ -11,6 +11,7 @@
 pub mod claude_project;
 pub mod codex_rollout;
 pub mod gemini_chat;
+pub mod offload;
 
 use serde::de::{Deserialize, Deserializer, IgnoredAny};
 
