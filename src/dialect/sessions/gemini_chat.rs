@@ -199,6 +199,7 @@ impl GeminiChatParser {
             &None,
             &None,
             &None,
+            None,
         ))
     }
 
