@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use std::rc::Rc;
 use std::time::Instant;
 
+use crate::archive::FileCounts;
 use crate::diag::{Diag, Warn};
 use crate::dialect::{AutoParser, Dialect, Item};
 use crate::event::{Event, Kind};
@@ -85,6 +86,9 @@ pub struct Config {
     pub(crate) summary: Option<PathBuf>,
     /// `--outputs`: append `key=value` lines (`$GITHUB_OUTPUT`) to this file.
     pub(crate) outputs: Option<PathBuf>,
+    /// A directory was walked, skipping this many files: `--stats` counts
+    /// the files read, per dialect.
+    pub(crate) files_skipped: Option<u64>,
 }
 
 /// The builder: one method per option, each returning the changed config.
@@ -431,6 +435,8 @@ struct Pipeline<'s> {
     summary: Option<Rc<RefCell<RunSummary>>>,
     summary_file: Option<PathBuf>,
     outputs_file: Option<PathBuf>,
+    /// Files read per dialect (when a directory was walked).
+    files: Option<FileCounts>,
     /// Records this long or longer are detached ([`HUGE_RECORD_BYTES`];
     /// tests lower it to send every record that way).
     huge: usize,
@@ -517,6 +523,10 @@ impl<'s> Pipeline<'s> {
             held: Vec::new(),
             held_from: None,
             huge: HUGE_RECORD_BYTES,
+            files: cfg.files_skipped.map(|skipped| FileCounts {
+                skipped,
+                ..FileCounts::default()
+            }),
             summary,
             summary_file: cfg.summary.clone(),
             outputs_file: cfg.outputs.clone(),
@@ -595,6 +605,7 @@ impl<'s> Pipeline<'s> {
             incomplete: o.incomplete,
             events: c.events(),
             redacted: self.redacted.as_ref().map(RedactCounts::nonzero),
+            files: self.files.clone(),
             elapsed: self.started.elapsed(),
         })
     }
@@ -983,6 +994,9 @@ fn one_input<R: Read>(
     p.norm.end_input(&mut *p.sink, diag)?;
     p.report_endings(diag);
     p.check_sessions(diag);
+    if let Some(files) = &mut p.files {
+        files.count(p.parser.chosen);
+    }
     Ok(())
 }
 

@@ -14,6 +14,7 @@ mod common;
 
 mod anthropic;
 mod api;
+mod archive;
 mod backpressure;
 mod bench_gen;
 mod cli;
