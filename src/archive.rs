@@ -155,7 +155,10 @@ mod tests {
         let long = b"{\"type\":\"user\",\"sessionId\":\"s\",\"message\":{\"content\":\"aaaa";
         assert_eq!(sniff(long, false), Sniff::Session);
         // Undecided lines alone do not make a session.
-        assert!(matches!(sniff(b"{\"a\":1}\n{\"b\":2}\n", true), Sniff::Skip(_)));
+        assert!(matches!(
+            sniff(b"{\"a\":1}\n{\"b\":2}\n", true),
+            Sniff::Skip(_)
+        ));
     }
 
     #[test]

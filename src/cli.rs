@@ -709,14 +709,12 @@ pub fn main() -> ExitCode {
     }
     let result = match &cli.output {
         Some(path) => match File::create(path) {
-            Ok(f) => {
-                run(
-                    &cfg,
-                    &inputs,
-                    BufWriter::with_capacity(WRITE_BUFFER_BYTES, f),
-                    &mut diag,
-                )
-            }
+            Ok(f) => run(
+                &cfg,
+                &inputs,
+                BufWriter::with_capacity(WRITE_BUFFER_BYTES, f),
+                &mut diag,
+            ),
             Err(e) => {
                 let name = crate::diag::excerpt(&path.display().to_string(), usize::MAX);
                 diag.error(format_args!("{name}: {e}"));

@@ -56,7 +56,11 @@ fn a_directory_is_its_session_files_in_name_order() {
         "{\n  \"name\": \"x\",\n  \"version\": \"1.0.0\"\n}\n",
     )
     .unwrap();
-    let files = [d.join("a/s.jsonl"), d.join("b/rollout-2.jsonl"), d.join("c.jsonl")];
+    let files = [
+        d.join("a/s.jsonl"),
+        d.join("b/rollout-2.jsonl"),
+        d.join("c.jsonl"),
+    ];
     for to in ["events", "text", "documents"] {
         let walked = cstream(&["--to", to, "--stats", s(&d)], b"");
         let named: Vec<&str> = ["--to", to, "--stats"]
