@@ -6,10 +6,14 @@
 //! detection it leans on, so that it is the same for every caller.
 
 use std::fmt;
+#[cfg(feature = "cli")]
 use std::path::Path;
 
-use crate::dialect::{DETECT_RECORDS, Detected, Dialect, detect_record};
+use crate::dialect::Dialect;
+#[cfg(feature = "cli")]
+use crate::dialect::{DETECT_RECORDS, Detected, detect_record};
 
+#[cfg(feature = "cli")]
 /// What the sniffing rule makes of a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Sniff {
@@ -19,6 +23,7 @@ pub enum Sniff {
     Skip(&'static str),
 }
 
+#[cfg(feature = "cli")]
 /// File names a session file can have: the cheap filter that keeps a walk
 /// from opening a Claude session's `tool-results/*.txt` or an agent's
 /// SQLite stores. Every saved-session format cstream reads is JSON Lines or
@@ -29,6 +34,7 @@ pub fn session_name(path: &Path) -> bool {
         .is_some_and(|e| matches!(e, "jsonl" | "json" | "ndjson"))
 }
 
+#[cfg(feature = "cli")]
 /// Whether the first block of a file (up to 64 KiB;
 /// the whole file when it is shorter: `whole`) is a session an agent wrote.
 ///
@@ -89,6 +95,7 @@ pub fn sniff(block: &[u8], whole: bool) -> Sniff {
     Sniff::Skip("no agent's records in its first lines")
 }
 
+#[cfg(feature = "cli")]
 /// A first record too long to detect: a session if it names one.
 fn names_session(block: &[u8]) -> Sniff {
     let finder = |k: &str| memchr::memmem::find(block, k.as_bytes()).is_some();
@@ -139,6 +146,7 @@ impl fmt::Display for FileCounts {
 mod tests {
     use super::*;
 
+    #[cfg(feature = "cli")]
     #[test]
     fn the_rule() {
         let claude = br#"{"type":"user","uuid":"u1","parentUuid":null,"isSidechain":false,"sessionId":"s","timestamp":"2025-01-01T00:00:00Z","message":{"role":"user","content":"hi"}}
