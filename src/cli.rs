@@ -183,6 +183,11 @@ pub struct Cli {
     #[arg(long)]
     pub line_buffered: bool,
 
+    /// Read N files at once; the output is the same, in input order [default: the number of
+    /// cores with several files, else 1]
+    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
+
     /// Cap each tool call's shell output at SIZE bytes (64K, 1M, …): live output up to SIZE, then a
     /// marker; the completed output keeps its last SIZE bytes
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
@@ -619,6 +624,7 @@ impl Cli {
             summary: self.summary.clone(),
             outputs: self.outputs.clone(),
             files_skipped: None,
+            jobs: 1,
             // A terminal shows every line at once, as ripgrep does.
             line_buffered: self.line_buffered || tty,
         }
@@ -643,6 +649,13 @@ impl Cli {
         let expanded = crate::walk::expand(&self.files, diag);
         let mut cfg = self.config(tty, env);
         cfg.files_skipped = expanded.walked.then_some(expanded.skipped);
+        cfg.jobs = match self.jobs {
+            Some(n) => n.into(),
+            None if expanded.inputs.len() > 1 => {
+                std::thread::available_parallelism().map_or(1, usize::from)
+            }
+            None => 1,
+        };
         (cfg, expanded.inputs)
     }
 }

@@ -25,6 +25,8 @@ use crate::transform::redact::{Redact, RedactCounts, Redactor};
 use crate::transform::truncate::Truncate;
 use crate::transform::{NormalizeOptions, Normalizer, Outcomes};
 
+mod jobs;
+
 /// Non-JSON lines become `error` events carrying the line, cut at this many bytes.
 pub const ERROR_LINE_BYTES: usize = 1024;
 
@@ -89,6 +91,8 @@ pub struct Config {
     /// A directory was walked, skipping this many files: `--stats` counts
     /// the files read, per dialect.
     pub(crate) files_skipped: Option<u64>,
+    /// `--jobs`: read this many files at once (0 or 1: one at a time).
+    pub(crate) jobs: usize,
 }
 
 /// The builder: one method per option, each returning the changed config.
@@ -437,6 +441,8 @@ struct Pipeline<'s> {
     outputs_file: Option<PathBuf>,
     /// Files read per dialect (when a directory was walked).
     files: Option<FileCounts>,
+    /// A `--jobs` worker's: session counts and endings go on its tape.
+    recorder: Option<jobs::Recorder>,
     /// Records this long or longer are detached ([`HUGE_RECORD_BYTES`];
     /// tests lower it to send every record that way).
     huge: usize,
@@ -526,6 +532,7 @@ impl<'s> Pipeline<'s> {
             held: Vec::new(),
             held_from: None,
             huge: HUGE_RECORD_BYTES,
+            recorder: None,
             files: cfg.files_skipped.map(|skipped| FileCounts {
                 skipped,
                 ..FileCounts::default()
@@ -553,19 +560,9 @@ impl<'s> Pipeline<'s> {
             if !self.report_sessions {
                 continue;
             }
-            let id = crate::diag::excerpt(&e.session_id, 80);
-            let error = e.error.as_deref().map(|m| crate::diag::excerpt(m, 300));
-            match (e.failed, error) {
-                (true, Some(m)) => diag.session(format_args!("session {id} failed: {m}")),
-                (true, None) => diag.session(format_args!(
-                    "session {id} failed (the agent gave no message)"
-                )),
-                (false, Some(m)) => diag.session(format_args!(
-                    "session {id} ended without a result; the last error was: {m}"
-                )),
-                (false, None) => diag.session(format_args!(
-                    "session {id} ended without a result (cut off?)"
-                )),
+            match &self.recorder {
+                Some(r) => r.ended(e),
+                None => report_ended_one(&e, diag),
             }
         }
     }
@@ -630,6 +627,11 @@ impl<'s> Pipeline<'s> {
     }
 
     fn check_sessions(&mut self, diag: &mut Diag) {
+        if let Some(r) = &self.recorder {
+            // Whether it is the run's second session is known when the
+            // tape is played.
+            return r.sessions(self.norm.outcomes.sessions);
+        }
         if self.warn_sessions && self.norm.outcomes.sessions > 1 {
             self.warn_sessions = false;
             let file = diag.file.clone();
@@ -685,6 +687,24 @@ impl<'s> Pipeline<'s> {
             self.sink.flush()?;
         }
         Ok(())
+    }
+}
+
+/// Name a session that failed or ended without a result (`-e`).
+fn report_ended_one(e: &crate::transform::Ended, diag: &mut Diag) {
+    let id = crate::diag::excerpt(&e.session_id, 80);
+    let error = e.error.as_deref().map(|m| crate::diag::excerpt(m, 300));
+    match (e.failed, error) {
+        (true, Some(m)) => diag.session(format_args!("session {id} failed: {m}")),
+        (true, None) => diag.session(format_args!(
+            "session {id} failed (the agent gave no message)"
+        )),
+        (false, Some(m)) => diag.session(format_args!(
+            "session {id} ended without a result; the last error was: {m}"
+        )),
+        (false, None) => diag.session(format_args!(
+            "session {id} ended without a result (cut off?)"
+        )),
     }
 }
 
@@ -844,6 +864,9 @@ pub fn run_with_stdin<R: Read, W: Write>(
 ) -> io::Result<Report> {
     diag.quiet |= cfg.output.quiet;
     diag.shared_terminal = cfg.output.shared_terminal.clone();
+    if jobs::parallel(cfg, inputs) {
+        return jobs::run(cfg, inputs, out, diag);
+    }
     let mut p = Pipeline::new(cfg, out);
     let mut framer = Framer::new();
     let mut all = || {

@@ -24,6 +24,7 @@ mod exit_status;
 mod generated;
 mod hostile;
 mod invariants;
+mod jobs;
 mod layout;
 mod openai;
 mod properties;
