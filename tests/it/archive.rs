@@ -62,8 +62,9 @@ fn a_directory_is_its_session_files_in_name_order() {
         d.join("c.jsonl"),
     ];
     for to in ["events", "text", "documents"] {
-        let walked = cstream(&["--to", to, "--stats", s(&d)], b"");
-        let named: Vec<&str> = ["--to", to, "--stats"]
+        // Sessions without a timestamp are dated by the clock: pinned.
+        let walked = cstream(&["--to", to, "--created", "1", "--stats", s(&d)], b"");
+        let named: Vec<&str> = ["--to", to, "--created", "1", "--stats"]
             .into_iter()
             .chain(files.iter().map(|f| s(f)))
             .collect();
