@@ -26,6 +26,9 @@ use crate::transform::truncate::Truncate;
 use crate::transform::{NormalizeOptions, Normalizer, Outcomes};
 
 mod jobs;
+mod outdir;
+
+pub(crate) use outdir::OutputDir;
 
 /// Non-JSON lines become `error` events carrying the line, cut at this many bytes.
 pub const ERROR_LINE_BYTES: usize = 1024;
@@ -93,6 +96,8 @@ pub struct Config {
     pub(crate) files_skipped: Option<u64>,
     /// `--jobs`: read this many files at once (0 or 1: one at a time).
     pub(crate) jobs: usize,
+    /// `--output-dir`: one output file per input, there.
+    pub(crate) output_dir: Option<OutputDir>,
 }
 
 /// The builder: one method per option, each returning the changed config.
@@ -875,6 +880,9 @@ pub fn run_with_stdin<R: Read, W: Write>(
 ) -> io::Result<Report> {
     diag.quiet |= cfg.output.quiet;
     diag.shared_terminal = cfg.output.shared_terminal.clone();
+    if let Some(od) = &cfg.output_dir {
+        return outdir::run(cfg, inputs, od, diag);
+    }
     if jobs::parallel(cfg, inputs) {
         return jobs::run(cfg, inputs, out, diag);
     }

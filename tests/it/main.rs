@@ -27,6 +27,7 @@ mod invariants;
 mod jobs;
 mod layout;
 mod openai;
+mod outdir;
 mod properties;
 mod readme;
 mod redact;
