@@ -632,6 +632,7 @@ impl Cli {
             files_skipped: None,
             jobs: 1,
             output_dir: None,
+            progress: None,
             // A terminal shows every line at once, as ripgrep does.
             line_buffered: self.line_buffered || tty,
         }
@@ -712,7 +713,12 @@ pub fn main() -> ExitCode {
     let env = ColorEnv::from_env();
     // Standard output is a terminal only without `-o`.
     let tty = cli.output.is_none() && io::stdout().is_terminal();
-    let (cfg, inputs) = cli.prepare(tty, &env, &mut diag);
+    let (mut cfg, inputs) = cli.prepare(tty, &env, &mut diag);
+    let bar = crate::progress::bar(&inputs, env.stderr_tty, cli.quiet);
+    if let Some(bar) = &bar {
+        cfg.progress = Some(crate::progress::progress(bar, inputs.len()));
+        diag.redirect(Box::new(crate::progress::AboveBar(bar.clone())));
+    }
     // Before `-o` truncates anything: writing over an input loses it.
     let target = match &cli.output {
         Some(path) => clobber::Output::Path(path),
@@ -755,6 +761,9 @@ pub fn main() -> ExitCode {
             )
         }
     };
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
     match result {
         Ok(report) => report.exit(cli.exit_status).into(),
         // The reader went away (`cstream … | head`): not an error.

@@ -45,6 +45,7 @@ enum Msg {
 
 #[derive(Default)]
 struct Done {
+    bytes_in: u64,
     stats: Option<Stats>,
     outcomes: Outcomes,
     bad_lines: u64,
@@ -61,9 +62,9 @@ fn shown(p: &Path) -> String {
 
 /// The temporary file an output is written to before it gets its name.
 fn temporary(target: &Path) -> PathBuf {
-    let name = target.file_name().map_or_else(Default::default, |n| {
-        n.to_string_lossy().into_owned()
-    });
+    let name = target
+        .file_name()
+        .map_or_else(Default::default, |n| n.to_string_lossy().into_owned());
     target.with_file_name(format!(".{name}.cstream-{}.tmp", std::process::id()))
 }
 
@@ -148,6 +149,9 @@ pub(super) fn run(
             {
                 let _ = fs::remove_file(tmp);
                 diag.error(format_args!("{}: {e}", shown(target)));
+            }
+            if let Some(progress) = &cfg.progress {
+                (progress.0)(done.bytes_in);
             }
             if let (Some(t), Some(s)) = (&mut total, &done.stats) {
                 t.add(s);
@@ -258,6 +262,7 @@ fn convert_to(cfg: &Config, input: &Input, target: &Result<PathBuf, String>, tx:
     let mut framer = Framer::new();
     let r = one_input(&mut p, &mut framer, f, &mut diag).and_then(|()| p.sink.finish());
     done.read = Some(p.parser.chosen);
+    done.bytes_in = framer.bytes_in;
     done.stats = p.stats(&framer, &diag);
     done.outcomes = p.norm.outcomes;
     done.bad_lines = diag.bad_lines;

@@ -28,6 +28,7 @@ mod jobs;
 mod layout;
 mod openai;
 mod outdir;
+mod progress;
 mod properties;
 mod readme;
 mod redact;

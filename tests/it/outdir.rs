@@ -62,9 +62,22 @@ fn one_output_per_input_named_after_it() {
     let input = archive("tree");
     for to in cstream::Format::ALL {
         for jobs in ["1", "3"] {
-            let out = input.parent().unwrap().join(format!("out-{}-{jobs}", to.name()));
+            let out = input
+                .parent()
+                .unwrap()
+                .join(format!("out-{}-{jobs}", to.name()));
             let r = cstream(
-                &["--to", to.name(), "--created", "1", "-j", jobs, "--output-dir", s(&out), s(&input)],
+                &[
+                    "--to",
+                    to.name(),
+                    "--created",
+                    "1",
+                    "-j",
+                    jobs,
+                    "--output-dir",
+                    s(&out),
+                    s(&input),
+                ],
                 b"",
             );
             assert_eq!(r.code, 0, "{}", r.stderr);
@@ -83,9 +96,15 @@ fn one_output_per_input_named_after_it() {
             for (name, rel) in [
                 ("c", "c.jsonl"),
                 ("projects/p1/s1", "projects/p1/s1.jsonl"),
-                ("sessions/2025/01/02/rollout-a", "sessions/2025/01/02/rollout-a.jsonl"),
+                (
+                    "sessions/2025/01/02/rollout-a",
+                    "sessions/2025/01/02/rollout-a.jsonl",
+                ),
             ] {
-                let alone = cstream(&["--to", to.name(), "--created", "1", s(&input.join(rel))], b"");
+                let alone = cstream(
+                    &["--to", to.name(), "--created", "1", s(&input.join(rel))],
+                    b"",
+                );
                 let written = std::fs::read(out.join(format!("{name}.{ext}"))).unwrap();
                 assert!(written == alone.stdout, "{} {name}", to.name());
             }
@@ -100,7 +119,8 @@ fn one_output_per_input_named_after_it() {
 #[test]
 fn failing_inputs_leave_no_output_or_a_whole_one() {
     let input = archive("bad");
-    std::os::unix::fs::symlink(input.join("nowhere.jsonl"), input.join("b-dangling.jsonl")).unwrap();
+    std::os::unix::fs::symlink(input.join("nowhere.jsonl"), input.join("b-dangling.jsonl"))
+        .unwrap();
     let mut cut = std::fs::read(fixtures_dir().join(CURSOR)).unwrap();
     cut.extend_from_slice(b"{\"type\":\"assistant\",\"mess\n");
     std::fs::write(input.join("a-cut.jsonl"), &cut).unwrap();
@@ -118,13 +138,25 @@ fn failing_inputs_leave_no_output_or_a_whole_one() {
         ]
     );
     let whole = cstream(&["--to", "events", s(&input.join("a-cut.jsonl"))], b"");
-    assert_eq!(std::fs::read(out.join("a-cut.ndjson")).unwrap(), whole.stdout);
+    assert_eq!(
+        std::fs::read(out.join("a-cut.ndjson")).unwrap(),
+        whole.stdout
+    );
     std::fs::remove_file(input.join("b-dangling.jsonl")).unwrap();
     let out = input.parent().unwrap().join("out-strict");
     for jobs in ["1", "4"] {
         let _ = std::fs::remove_dir_all(&out);
         let r = cstream(
-            &["--to", "events", "--strict", "-j", jobs, "--output-dir", s(&out), s(&input)],
+            &[
+                "--to",
+                "events",
+                "--strict",
+                "-j",
+                jobs,
+                "--output-dir",
+                s(&out),
+                s(&input),
+            ],
             b"",
         );
         assert_eq!(r.code, 1, "{}", r.stderr);
