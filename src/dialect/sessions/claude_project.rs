@@ -63,7 +63,7 @@ use super::offload;
 use crate::dialect::claude::ClaudeParser;
 use crate::dialect::common::anthropic_usage;
 use crate::dialect::{Item, Out, Parser, Probe, read_line};
-use crate::event::{Event, Json, Kind, SessionParent, SessionResult, SummaryPhase, Text, Usage};
+use crate::event::{Event, Json, Kind, SessionParent, SummaryPhase, Text, Usage};
 use crate::input::Parsed;
 use crate::json::{LaxBool, LaxStr, Members, raw_as_str};
 use crate::time::iso_ms;
@@ -126,20 +126,7 @@ struct Line<'a> {
     tool_use_result: Option<&'a RawValue>,
 }
 
-#[derive(Deserialize)]
-struct Message<'a> {
-    #[serde(borrow, default)]
-    id: LaxStr<'a>,
-    #[serde(borrow, default)]
-    model: LaxStr<'a>,
-    /// `null` on every line but the message's last.
-    #[serde(borrow, default)]
-    stop_reason: LaxStr<'a>,
-    #[serde(borrow, default)]
-    usage: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    content: Option<&'a RawValue>,
-}
+use crate::dialect::claude::Message;
 
 /// A message's usage while its lines come in.
 struct MsgUsage {
@@ -709,22 +696,10 @@ impl Parser for ClaudeProjectParser {
                 source: Some(Cow::Borrowed("usage")),
             })))?;
         }
-        // The file is the whole saved session: its end ends the session,
-        // with what was read (the transcript writes no result of its own).
-        let duration_ms = match (self.start_ts, self.last_ts) {
-            (Some(a), Some(b)) if b >= a => u64::try_from(b - a).ok(),
-            _ => None,
-        };
-        out(Item::Event(Event::at(
+        out(Item::Event(super::file_result(
+            self.start_ts,
             self.last_ts,
-            Kind::Result(SessionResult {
-                ok: true,
-                text: None,
-                duration_ms,
-                usage: Some(self.total),
-                cost_usd: None,
-                error: None,
-            }),
+            Some(self.total),
         )))?;
         self.inner.finish(out)
     }

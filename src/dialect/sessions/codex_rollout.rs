@@ -50,9 +50,7 @@ use super::Present;
 use crate::dialect::common::{fill_start_owned, normalize_tool_name, openai_usage, split_mcp_name};
 use crate::dialect::{Item, Out, Parser, Probe, keep_unknown, read_line};
 use crate::event::calls::CallTable;
-use crate::event::{
-    Event, Json, Kind, SessionResult, Str, SummaryPhase, Text, ToolEnd, ToolStart, Usage,
-};
+use crate::event::{Event, Json, Kind, Str, SummaryPhase, Text, ToolEnd, ToolStart, Usage};
 use crate::input::Parsed;
 use crate::json::{LaxStr, Members, raw_as_str};
 use crate::time::iso_ms;
@@ -759,21 +757,10 @@ impl Parser for CodexRolloutParser {
             self.copied = n;
             self.inherited_notice(out)?;
         }
-        let duration_ms = match (self.start_ts, self.last_ts) {
-            (Some(a), Some(b)) if b >= a => u64::try_from(b - a).ok(),
-            _ => None,
-        };
-        // The file is the whole saved session: its end ends the session.
-        out(Item::Event(Event::at(
+        out(Item::Event(super::file_result(
+            self.start_ts,
             self.last_ts,
-            Kind::Result(SessionResult {
-                ok: true,
-                text: None,
-                duration_ms,
-                usage: Some(self.total),
-                cost_usd: None,
-                error: None,
-            }),
+            Some(self.total),
         )))
     }
 }

@@ -27,6 +27,32 @@ impl<'de> Deserialize<'de> for Present {
     }
 }
 
+/// The `result` a saved-session reader writes at the end of its file: the
+/// file is the whole saved session (none writes a result of its own), so it
+/// ends well, with the usage counted and the time from its first record to
+/// its last.
+pub(crate) fn file_result<'a>(
+    start_ts: Option<i64>,
+    last_ts: Option<i64>,
+    usage: Option<crate::event::Usage>,
+) -> crate::event::Event<'a> {
+    let duration_ms = match (start_ts, last_ts) {
+        (Some(a), Some(b)) if b >= a => u64::try_from(b - a).ok(),
+        _ => None,
+    };
+    crate::event::Event::at(
+        last_ts,
+        crate::event::Kind::Result(crate::event::SessionResult {
+            ok: true,
+            text: None,
+            duration_ms,
+            usage,
+            cost_usd: None,
+            error: None,
+        }),
+    )
+}
+
 /// The `session_started` both saved-session readers write once they have
 /// read their file's header fields (the reader owns them, so each is copied
 /// into the event).
