@@ -8,7 +8,8 @@ anthropic-sse\t'Anthropic Messages streaming (SSE), one stream per session'
 anthropic-json\t'The Anthropic Message object, one per session'
 documents\t'One ChatResponse JSON per session, the answer split into typed documents'
 documents-sse\t'The same documents as a live Server-Sent Events stream'
-markdown\t'A transcript to read and share: one Markdown document per session, tools and thinking collapsible'"
+markdown\t'A transcript to read and share: one Markdown document per session, tools and thinking collapsible'
+html\t'A transcript as one self-contained HTML page (no network): a section per session, contents by turn, tools and thinking collapsible'"
 complete -c cstream -s f -l from -d 'Input dialect (auto: detected from each input\'s first lines)' -r -f -a "auto\t'Detect from each input\'s first lines'
 cursor\t'cursor-agent --output-format stream-json'
 claude\t'Claude Code -p --output-format stream-json --verbose'
