@@ -6,7 +6,7 @@
 //! forwarded call one `tool_use` block; a block closes when a piece of another
 //! kind arrives, so blocks never interleave and each has its own index.
 //! [`sse_sink`] writes every piece as a `content_block_delta` the moment its
-//! event arrives; [`JsonSink`] collects the same blocks into one `Message`.
+//! event arrives; [`json_sink`] collects the same blocks into one `Message`.
 //!
 //! What strict clients rely on, and why each rule is here: `message_start`
 //! comes first (the SDK's accumulator raises on anything before it) and
@@ -22,9 +22,12 @@ use std::io::{self, Write};
 use serde::Serialize;
 use serde_json::value::RawValue;
 
-use super::chat::{ChatOptions, ChatWire, Ending, Failure, Header, Piece, Stop, Turn, WireSink};
-use super::{OutputOptions, Session, Sink};
-use crate::event::{Event, Starts, Usage};
+use super::chat::{
+    BodySink, ChatBody, ChatOptions, ChatWire, Ending, Failure, Header, JsonOut, Piece, Stop, Turn,
+    WireSink,
+};
+use super::{OutputOptions, Sink};
+use crate::event::Usage;
 use crate::json::write_str;
 
 fn turn(opts: &OutputOptions) -> Turn {
@@ -315,7 +318,7 @@ pub fn sse_sink<W: Write>(w: W, opts: &OutputOptions) -> impl Sink + use<W> {
 // ------------------------------------------------------------ anthropic-json
 
 /// A content block of the whole message.
-#[derive(Serialize)]
+#[derive(Serialize, Clone)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum BlockOut {
     Thinking {
@@ -333,94 +336,55 @@ enum BlockOut {
 
 /// `--to anthropic-json`: one `Message` per session, written when it ends;
 /// its blocks are the ones the SSE form streams.
-pub struct JsonSink<W: Write> {
-    w: W,
-    core: Turn,
-    compact: bool,
+pub fn json_sink<W: Write>(w: W, opts: &OutputOptions) -> impl Sink + use<W> {
+    BodySink::new(w, turn(opts), opts.compact, MessageBody::default())
+}
+
+/// The blocks of one `Message`, as the pieces arrive.
+#[derive(Clone, Default)]
+struct MessageBody {
     blocks: Vec<BlockOut>,
 }
 
-impl<W: Write> JsonSink<W> {
-    pub fn new(w: W, opts: &OutputOptions) -> Self {
-        JsonSink {
-            w,
-            core: turn(opts),
-            compact: opts.compact,
-            blocks: Vec::new(),
-        }
-    }
-
-    fn write_value<T: Serialize>(&mut self, v: &T) -> io::Result<()> {
-        if self.compact {
-            serde_json::to_writer(&mut self.w, v)?;
-        } else {
-            serde_json::to_writer_pretty(&mut self.w, v)?;
-        }
-        self.w.write_all(b"\n")
-    }
-}
-
-impl<W: Write> Sink for JsonSink<W> {
-    fn starts(&self) -> Starts {
-        self.core.starts()
-    }
-
-    fn begin(&mut self, s: &Session) -> io::Result<()> {
-        self.core.begin(s);
-        self.blocks.clear();
-        Ok(())
-    }
-
-    fn event(&mut self, _s: &Session, ev: &Event<'_>) -> io::Result<()> {
+impl ChatBody for MessageBody {
+    fn piece(&mut self, _h: &Header, p: Piece<'_>) {
         let blocks = &mut self.blocks;
-        self.core.event(ev, &mut |_, p| {
-            match (p, blocks.last_mut()) {
-                (Piece::Content(t), Some(BlockOut::Text { text })) => text.push_str(t),
-                (Piece::Reasoning(t), Some(BlockOut::Thinking { thinking })) => {
-                    thinking.push_str(t)
-                }
-                (Piece::Content(t), _) => blocks.push(BlockOut::Text { text: t.to_owned() }),
-                (Piece::Reasoning(t), _) => blocks.push(BlockOut::Thinking {
-                    thinking: t.to_owned(),
-                }),
-                (
-                    Piece::ToolCall {
-                        id,
-                        name,
-                        arguments,
-                        ..
-                    },
-                    _,
-                ) => blocks.push(BlockOut::ToolUse {
-                    id: id.to_owned(),
-                    name: name.to_owned(),
-                    input: input_value(arguments),
-                }),
-            }
-            Ok(())
-        })
+        match (p, blocks.last_mut()) {
+            (Piece::Content(t), Some(BlockOut::Text { text })) => text.push_str(t),
+            (Piece::Reasoning(t), Some(BlockOut::Thinking { thinking })) => thinking.push_str(t),
+            (Piece::Content(t), _) => blocks.push(BlockOut::Text { text: t.to_owned() }),
+            (Piece::Reasoning(t), _) => blocks.push(BlockOut::Thinking {
+                thinking: t.to_owned(),
+            }),
+            (
+                Piece::ToolCall {
+                    id,
+                    name,
+                    arguments,
+                    ..
+                },
+                _,
+            ) => blocks.push(BlockOut::ToolUse {
+                id: id.to_owned(),
+                name: name.to_owned(),
+                input: input_value(arguments),
+            }),
+        }
     }
 
-    fn end(&mut self, _s: &Session) -> io::Result<()> {
-        let ending = self.core.end();
-        let h = self.core.header().clone();
-        let blocks = std::mem::take(&mut self.blocks);
+    fn end<W: Write>(self, h: &Header, ending: Ending, out: JsonOut<'_, W>) -> io::Result<()> {
         match ending {
-            Ending::Error { kind, message } => self.write_value(&error_out(kind, &message)),
-            Ending::Finish { stop, usage } => self.write_value(&MessageOut {
+            Ending::Error { kind, message } => out.value(&error_out(kind, &message)),
+            Ending::Finish { stop, usage } => out.value(&MessageOut {
                 id: &h.id,
                 kind: "message",
                 role: "assistant",
                 model: &h.model,
-                content: blocks,
+                content: self.blocks,
                 stop_reason: Some(stop_reason(stop)),
                 stop_sequence: None,
                 usage: usage.map(UsageOut::from).unwrap_or_default(),
             }),
         }
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.w.flush()
     }
 }

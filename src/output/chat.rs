@@ -514,6 +514,92 @@ impl<W: io::Write, X: ChatWire> Sink for WireSink<W, X> {
     }
 }
 
+/// The whole-response half of a chat format: what it collects from the
+/// pieces of one session, and the one JSON value it writes when the session
+/// ends. Cloned from a fresh template per session.
+pub trait ChatBody: Clone {
+    /// Takes one piece in.
+    fn piece(&mut self, h: &Header, p: Piece<'_>);
+    /// Writes the session's response (or error) object through `out`.
+    fn end<W: io::Write>(self, h: &Header, ending: Ending, out: JsonOut<'_, W>) -> io::Result<()>;
+}
+
+/// Where a [`ChatBody`] writes its one value: compact or pretty JSON, then a
+/// newline.
+pub struct JsonOut<'a, W> {
+    w: &'a mut W,
+    compact: bool,
+}
+
+impl<W: io::Write> JsonOut<'_, W> {
+    /// Writes `v` and the newline that ends it.
+    pub fn value<T: serde::Serialize + ?Sized>(self, v: &T) -> io::Result<()> {
+        if self.compact {
+            serde_json::to_writer(&mut *self.w, v)?;
+        } else {
+            serde_json::to_writer_pretty(&mut *self.w, v)?;
+        }
+        self.w.write_all(b"\n")
+    }
+}
+
+/// A whole-response chat format as a sink: the chat core turns events into
+/// pieces, `B` collects them and writes one object per session when it ends.
+pub struct BodySink<W, B> {
+    w: W,
+    core: Turn,
+    compact: bool,
+    fresh: B,
+    body: B,
+}
+
+impl<W: io::Write, B: ChatBody> BodySink<W, B> {
+    /// A sink writing to `w`; `fresh` is the body every session starts from.
+    pub fn new(w: W, core: Turn, compact: bool, fresh: B) -> Self {
+        BodySink {
+            w,
+            core,
+            compact,
+            body: fresh.clone(),
+            fresh,
+        }
+    }
+}
+
+impl<W: io::Write, B: ChatBody> Sink for BodySink<W, B> {
+    fn starts(&self) -> Starts {
+        self.core.starts()
+    }
+
+    fn begin(&mut self, s: &Session) -> io::Result<()> {
+        self.core.begin(s);
+        self.body = self.fresh.clone();
+        Ok(())
+    }
+
+    fn event(&mut self, _s: &Session, ev: &Event<'_>) -> io::Result<()> {
+        let body = &mut self.body;
+        self.core.event(ev, &mut |h, p| {
+            body.piece(h, p);
+            Ok(())
+        })
+    }
+
+    fn end(&mut self, _s: &Session) -> io::Result<()> {
+        let ending = self.core.end();
+        let body = std::mem::replace(&mut self.body, self.fresh.clone());
+        let out = JsonOut {
+            w: &mut self.w,
+            compact: self.compact,
+        };
+        body.end(self.core.header(), ending, out)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.w.flush()
+    }
+}
+
 /// `shell: ls -la`: the tool's name and its key argument (first line, cut).
 pub fn label(t: &ToolStart<'_>) -> String {
     let mut s = t.tool_name.to_string();

@@ -5,7 +5,7 @@
 //! session's normalized events into pieces — reasoning text, content text,
 //! tool calls — and, at the end of the session, an ending: a finish (reason and
 //! usage) or an error. [`SseSink`] writes every piece as its own `chat.completion.chunk` the
-//! moment its event arrives, so a live agent streams through; [`JsonSink`]
+//! moment its event arrives, so a live agent streams through; [`json_sink`]
 //! collects one session's pieces into a `chat.completion` object.
 //!
 //! Tool calls in an agent's stream have already been executed, so by default
@@ -18,7 +18,9 @@ use std::io::{self, Write};
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 
-use super::chat::{ChatOptions, Ending, Failure, Header, Piece, Stop, Turn};
+use super::chat::{
+    BodySink, ChatBody, ChatOptions, Ending, Failure, Header, JsonOut, Piece, Stop, Turn,
+};
 use super::{OutputOptions, Session, Sink};
 use crate::event::{Event, Starts, Usage};
 use crate::json::write_str;
@@ -295,7 +297,7 @@ impl<W: Write> Sink for SseSink<W> {
 // ------------------------------------------------------------ openai-json
 
 /// A forwarded call in `message.tool_calls`.
-#[derive(Serialize)]
+#[derive(Serialize, Clone)]
 struct CallOut {
     id: String,
     #[serde(rename = "type")]
@@ -303,7 +305,7 @@ struct CallOut {
     function: FunctionOut,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Clone)]
 struct FunctionOut {
     name: String,
     arguments: String,
@@ -356,112 +358,68 @@ struct CompletionOut<'a> {
 
 /// `--to openai-json`: one `chat.completion` object per session, written
 /// when the session ends.
-pub struct JsonSink<W: Write> {
-    w: W,
-    core: Turn,
+pub fn json_sink<W: Write>(w: W, opts: &OutputOptions) -> impl Sink + use<W> {
+    let fresh = CompletionBody {
+        field: opts.reasoning_field.key(),
+        content: String::new(),
+        reasoning: String::new(),
+        calls: Vec::new(),
+    };
+    BodySink::new(w, turn(opts), opts.compact, fresh)
+}
+
+/// One `chat.completion`'s message, as the pieces arrive.
+#[derive(Clone)]
+struct CompletionBody {
     field: Option<&'static str>,
-    compact: bool,
     content: String,
     reasoning: String,
     calls: Vec<CallOut>,
 }
 
-impl<W: Write> JsonSink<W> {
-    pub fn new(w: W, opts: &OutputOptions) -> Self {
-        JsonSink {
-            w,
-            core: turn(opts),
-            field: opts.reasoning_field.key(),
-            compact: opts.compact,
-            content: String::new(),
-            reasoning: String::new(),
-            calls: Vec::new(),
+impl ChatBody for CompletionBody {
+    fn piece(&mut self, _h: &Header, p: Piece<'_>) {
+        match p {
+            Piece::Content(t) => self.content.push_str(t),
+            Piece::Reasoning(t) => self.reasoning.push_str(t),
+            Piece::ToolCall {
+                id,
+                name,
+                arguments,
+                ..
+            } => self.calls.push(CallOut {
+                id: id.to_owned(),
+                kind: "function",
+                function: FunctionOut {
+                    name: name.to_owned(),
+                    arguments: arguments.to_owned(),
+                },
+            }),
         }
     }
 
-    fn write_value<T: Serialize>(&mut self, v: &T) -> io::Result<()> {
-        if self.compact {
-            serde_json::to_writer(&mut self.w, v)?;
-        } else {
-            serde_json::to_writer_pretty(&mut self.w, v)?;
-        }
-        self.w.write_all(b"\n")
-    }
-}
-
-impl<W: Write> Sink for JsonSink<W> {
-    fn starts(&self) -> Starts {
-        self.core.starts()
-    }
-
-    fn begin(&mut self, s: &Session) -> io::Result<()> {
-        self.core.begin(s);
-        self.content.clear();
-        self.reasoning.clear();
-        self.calls.clear();
-        Ok(())
-    }
-
-    fn event(&mut self, _s: &Session, ev: &Event<'_>) -> io::Result<()> {
-        let (content, reasoning, calls) = (&mut self.content, &mut self.reasoning, &mut self.calls);
-        self.core.event(ev, &mut |_, p| {
-            match p {
-                Piece::Content(t) => content.push_str(t),
-                Piece::Reasoning(t) => reasoning.push_str(t),
-                Piece::ToolCall {
-                    id,
-                    name,
-                    arguments,
-                    ..
-                } => calls.push(CallOut {
-                    id: id.to_owned(),
-                    kind: "function",
-                    function: FunctionOut {
-                        name: name.to_owned(),
-                        arguments: arguments.to_owned(),
-                    },
-                }),
-            }
-            Ok(())
-        })
-    }
-
-    fn end(&mut self, _s: &Session) -> io::Result<()> {
-        let ending = self.core.end();
-        let h = self.core.header().clone();
-        let content = std::mem::take(&mut self.content);
-        let reasoning = std::mem::take(&mut self.reasoning);
-        let calls = std::mem::take(&mut self.calls);
+    fn end<W: Write>(self, h: &Header, ending: Ending, out: JsonOut<'_, W>) -> io::Result<()> {
         match ending {
-            Ending::Error { kind, message } => {
-                self.write_value(&error_out(error_type(kind), &message))
-            }
-            Ending::Finish { stop, usage } => {
-                let v = CompletionOut {
-                    id: &h.id,
-                    object: "chat.completion",
-                    created: h.created,
-                    model: &h.model,
-                    choices: [ChoiceOut {
-                        index: 0,
-                        message: MessageOut {
-                            content: &content,
-                            reasoning: self
-                                .field
-                                .filter(|_| !reasoning.is_empty())
-                                .map(|k| (k, reasoning.as_str())),
-                            tool_calls: &calls,
-                        },
-                        finish_reason: finish_reason(stop),
-                    }],
-                    usage: usage.map(UsageOut::from),
-                };
-                self.write_value(&v)
-            }
+            Ending::Error { kind, message } => out.value(&error_out(error_type(kind), &message)),
+            Ending::Finish { stop, usage } => out.value(&CompletionOut {
+                id: &h.id,
+                object: "chat.completion",
+                created: h.created,
+                model: &h.model,
+                choices: [ChoiceOut {
+                    index: 0,
+                    message: MessageOut {
+                        content: &self.content,
+                        reasoning: self
+                            .field
+                            .filter(|_| !self.reasoning.is_empty())
+                            .map(|k| (k, self.reasoning.as_str())),
+                        tool_calls: &self.calls,
+                    },
+                    finish_reason: finish_reason(stop),
+                }],
+                usage: usage.map(UsageOut::from),
+            }),
         }
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.w.flush()
     }
 }

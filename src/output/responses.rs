@@ -23,9 +23,12 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::chat::{ChatOptions, ChatWire, Ending, Failure, Header, Piece, Turn, WireSink};
-use super::{OutputOptions, Session, Sink};
-use crate::event::{Event, Starts, Usage};
+use super::chat::{
+    BodySink, ChatBody, ChatOptions, ChatWire, Ending, Failure, Header, JsonOut, Piece, Turn,
+    WireSink,
+};
+use super::{OutputOptions, Sink};
+use crate::event::Usage;
 use crate::json::write_str;
 
 fn turn(opts: &OutputOptions) -> Turn {
@@ -43,6 +46,7 @@ enum ItemKind {
 }
 
 /// One output item as it grows.
+#[derive(Clone)]
 struct ItemState {
     kind: ItemKind,
     id: String,
@@ -215,7 +219,7 @@ struct ResponseOut<'a> {
 }
 
 /// The items of one response, as they grow.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Items {
     items: Vec<ItemState>,
     /// The last item is still open.
@@ -614,82 +618,37 @@ pub fn sse_sink<W: Write>(w: W, opts: &OutputOptions) -> impl Sink + use<W> {
 /// `--to openai-responses-json`: the response object per session, written
 /// when it ends; the same object `response.completed` (or
 /// `response.failed`) carries in the stream.
-pub struct JsonSink<W: Write> {
-    w: W,
-    core: Turn,
-    compact: bool,
-    items: Items,
+pub fn json_sink<W: Write>(w: W, opts: &OutputOptions) -> impl Sink + use<W> {
+    BodySink::new(w, turn(opts), opts.compact, Items::default())
 }
 
-impl<W: Write> JsonSink<W> {
-    pub fn new(w: W, opts: &OutputOptions) -> Self {
-        JsonSink {
-            w,
-            core: turn(opts),
-            compact: opts.compact,
-            items: Items::default(),
-        }
-    }
-}
-
-impl<W: Write> Sink for JsonSink<W> {
-    fn starts(&self) -> Starts {
-        self.core.starts()
-    }
-
-    fn begin(&mut self, s: &Session) -> io::Result<()> {
-        self.core.begin(s);
-        self.items = Items::default();
-        Ok(())
-    }
-
-    fn event(&mut self, _s: &Session, ev: &Event<'_>) -> io::Result<()> {
-        let items = &mut self.items;
-        self.core.event(ev, &mut |h, p| {
-            let (kind, text) = match p {
-                Piece::Content(t) => (ItemKind::Message, t),
-                Piece::Reasoning(t) => (ItemKind::Reasoning, t),
-                Piece::ToolCall {
-                    id,
-                    name,
-                    arguments,
-                    ..
-                } => {
-                    let item = items.push(ItemKind::Call, &h.id);
-                    item.call_id = id.to_owned();
-                    item.name = name.to_owned();
-                    item.text = arguments.to_owned();
-                    items.open = false;
-                    return Ok(());
-                }
-            };
-            if !items.open_of(kind) {
-                items.push(kind, &h.id);
+impl ChatBody for Items {
+    fn piece(&mut self, h: &Header, p: Piece<'_>) {
+        let (kind, text) = match p {
+            Piece::Content(t) => (ItemKind::Message, t),
+            Piece::Reasoning(t) => (ItemKind::Reasoning, t),
+            Piece::ToolCall {
+                id,
+                name,
+                arguments,
+                ..
+            } => {
+                let item = self.push(ItemKind::Call, &h.id);
+                item.call_id = id.to_owned();
+                item.name = name.to_owned();
+                item.text = arguments.to_owned();
+                self.open = false;
+                return;
             }
-            items
-                .items
-                .last_mut()
-                .expect("an open item")
-                .text
-                .push_str(text);
-            Ok(())
-        })
-    }
-
-    fn end(&mut self, _s: &Session) -> io::Result<()> {
-        let ending = self.core.end();
-        let h = self.core.header().clone();
-        let items = std::mem::take(&mut self.items);
-        let v = items.response(&h, &ending);
-        if self.compact {
-            serde_json::to_writer(&mut self.w, &v)?;
-        } else {
-            serde_json::to_writer_pretty(&mut self.w, &v)?;
+        };
+        if !self.open_of(kind) {
+            self.push(kind, &h.id);
         }
-        self.w.write_all(b"\n")
+        let item = self.items.last_mut().expect("an open item");
+        item.text.push_str(text);
     }
 
-    fn flush(&mut self) -> io::Result<()> {
-        self.w.flush()
+    fn end<W: Write>(self, h: &Header, ending: Ending, out: JsonOut<'_, W>) -> io::Result<()> {
+        out.value(&self.response(h, &ending))
     }
 }

@@ -282,3 +282,43 @@ pub fn events(out: &str) -> Vec<serde_json::Value> {
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {e}: {l}")))
         .collect()
 }
+
+/// The corpus folders of live stream captures, one per agent.
+pub const LIVE_CORPUS: [&str; 6] = [
+    "cursor-agent",
+    "claude-code",
+    "codex",
+    "gemini",
+    "acp",
+    "cursor-sdk",
+];
+
+/// Every live stream capture in the corpus, folder by folder.
+pub fn live_corpus() -> Vec<PathBuf> {
+    LIVE_CORPUS.into_iter().flat_map(corpus).collect()
+}
+
+/// Input lines joined into a stream, each ending with a newline.
+pub fn lines(ls: &[&str]) -> String {
+    ls.iter().map(|l| format!("{l}\n")).collect()
+}
+
+/// Per session of a fixture: the answer text its events carry (deltas and
+/// whole messages, in order) and whether its result was ok — what a chat
+/// format's client must rebuild.
+pub fn session_texts(path: &Path) -> Vec<(String, bool)> {
+    let mut out: Vec<(String, String, bool)> = Vec::new();
+    for e in events(&run_fixture(path, &["--to", "events"]).out()) {
+        let sid = e["sessionId"].as_str().unwrap().to_owned();
+        if out.last().is_none_or(|x| x.0 != sid) || e["type"] == "session_started" {
+            out.push((sid, String::new(), false));
+        }
+        let cur = out.last_mut().unwrap();
+        match e["type"].as_str().unwrap() {
+            "text_delta" | "assistant_message" => cur.1.push_str(e["text"].as_str().unwrap()),
+            "result" => cur.2 = e["ok"] == true,
+            _ => {}
+        }
+    }
+    out.into_iter().map(|(_, t, ok)| (t, ok)).collect()
+}

@@ -7,6 +7,7 @@ use std::process::{Command as StdCommand, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
+use crate::common::lines;
 use assert_cmd::Command;
 use predicates::prelude::*;
 
@@ -49,10 +50,6 @@ const INIT: &str = r#"{"type":"system","subtype":"init","apiKeySource":"login","
 const DELTA: &str = r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Hi"}]},"session_id":"s1","timestamp_ms":1770000000000}"#;
 const START: &str = r#"{"type":"tool_call","subtype":"started","call_id":"c1","tool_call":{"shellToolCall":{"args":{"command":"make"}}},"session_id":"s1","timestamp_ms":1770000000001}"#;
 const RESULT: &str = r#"{"type":"result","subtype":"success","duration_ms":5,"is_error":false,"result":"Hi","session_id":"s1"}"#;
-
-fn lines(ls: &[&str]) -> String {
-    ls.iter().map(|l| format!("{l}\n")).collect()
-}
 
 // ------------------------------------------------------------ exit codes
 

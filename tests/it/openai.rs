@@ -12,7 +12,9 @@ use std::io::{Read, Write};
 use std::path::Path;
 use std::rc::Rc;
 
-use common::{FORMATS, corpus, cstream, cstream_file, events, fixture_args, fixtures, run_fixture};
+use common::{
+    FORMATS, corpus, cstream, cstream_file, events, fixture_args, fixtures, lines, run_fixture,
+};
 use cstream::{Config, Dialect, Format, ToolCallMode, convert};
 use serde_json::{Value, json};
 
@@ -620,12 +622,6 @@ fn sse(args: &[&str], input: &str) -> (Vec<Stream>, String) {
 const INIT: &str = r#"{"type":"system","subtype":"init","session_id":"s1","model":"M1"}"#;
 const RESULT: &str =
     r#"{"type":"result","subtype":"success","is_error":false,"result":"hi","session_id":"s1"}"#;
-
-fn lines(ls: &[&str]) -> String {
-    let mut s = ls.join("\n");
-    s.push('\n');
-    s
-}
 
 #[test]
 fn header_values_are_derived_and_overridable() {

@@ -12,7 +12,7 @@
 
 use crate::common;
 
-use common::{corpus, cstream, fixture_args, fixtures, run_fixture};
+use common::{corpus, cstream, fixture_args, fixtures, lines, run_fixture};
 use serde_json::{Value, json};
 
 /// One response (one session), as a client rebuilds it from the deltas.
@@ -256,29 +256,11 @@ fn read_sse(out: &str, ctx: &str) -> Vec<Response> {
     all
 }
 
-/// Per session: the text the events carry, and whether its result was ok.
-fn expected(path: &std::path::Path) -> Vec<(String, bool)> {
-    let mut out: Vec<(String, String, bool)> = Vec::new();
-    for e in common::events(&run_fixture(path, &["--to", "events"]).out()) {
-        let sid = e["sessionId"].as_str().unwrap().to_owned();
-        if out.last().is_none_or(|x| x.0 != sid) || e["type"] == "session_started" {
-            out.push((sid, String::new(), false));
-        }
-        let cur = out.last_mut().unwrap();
-        match e["type"].as_str().unwrap() {
-            "text_delta" | "assistant_message" => cur.1.push_str(e["text"].as_str().unwrap()),
-            "result" => cur.2 = e["ok"] == true,
-            _ => {}
-        }
-    }
-    out.into_iter().map(|(_, t, ok)| (t, ok)).collect()
-}
-
 #[test]
 fn every_fixture_passes_the_stream_rules_and_the_json_agrees() {
     let mut n = 0;
     for path in fixtures() {
-        let exp = expected(&path);
+        let exp = common::session_texts(&path);
         let own_mode = fixture_args(&path).iter().any(|a| a == "--tool-calls");
         for mode in ["reasoning", "content", "omit", "calls"] {
             let ctx = format!("{} --tool-calls {mode}", path.display());
@@ -332,14 +314,7 @@ fn every_fixture_passes_the_stream_rules_and_the_json_agrees() {
 
 #[test]
 fn real_captures_pass_the_stream_rules() {
-    for dialect in [
-        "cursor-agent",
-        "claude-code",
-        "codex",
-        "gemini",
-        "acp",
-        "cursor-sdk",
-    ] {
+    for dialect in common::LIVE_CORPUS {
         for path in corpus(dialect) {
             for mode in ["reasoning", "calls"] {
                 let run = common::cstream_file(
@@ -353,12 +328,6 @@ fn real_captures_pass_the_stream_rules() {
 }
 
 const INIT: &str = r#"{"type":"system","subtype":"init","session_id":"s1","model":"M1"}"#;
-
-fn lines(ls: &[&str]) -> String {
-    let mut s = ls.join("\n");
-    s.push('\n');
-    s
-}
 
 fn sse(args: &[&str], input: &str) -> Vec<Response> {
     let mut a = vec!["--to", "openai-responses"];

@@ -10,7 +10,7 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use common::{corpus, cstream_file, events, fixtures, fixtures_dir, run_fixture};
+use common::{cstream_file, events, fixtures, fixtures_dir, run_fixture};
 use cstream::__internal::is_unsafe;
 use unicode_width::UnicodeWidthStr;
 
@@ -19,16 +19,7 @@ const TEXT: &[&str] = &["--to", "text", "--color", "never"];
 /// Every fixture and every real capture.
 fn inputs() -> Vec<PathBuf> {
     let mut all = fixtures();
-    for d in [
-        "cursor-agent",
-        "claude-code",
-        "codex",
-        "gemini",
-        "acp",
-        "cursor-sdk",
-    ] {
-        all.extend(corpus(d));
-    }
+    all.extend(common::live_corpus());
     all
 }
 
