@@ -434,6 +434,9 @@ struct Pipeline<'s> {
     /// Records this long or longer are detached ([`HUGE_RECORD_BYTES`];
     /// tests lower it to send every record that way).
     huge: usize,
+    /// The file the next input is read from (`None`: standard input or a
+    /// reader): saved sessions find their side files beside it.
+    source: Option<PathBuf>,
 }
 
 impl<'s> Pipeline<'s> {
@@ -517,6 +520,7 @@ impl<'s> Pipeline<'s> {
             held: Vec::new(),
             held_from: None,
             huge: HUGE_RECORD_BYTES,
+            source: None,
             summary,
             summary_file: cfg.summary.clone(),
             outputs_file: cfg.outputs.clone(),
@@ -837,12 +841,14 @@ pub fn run_with_stdin<R: Read, W: Write>(
             match input {
                 Input::Stdin => {
                     p.live = true;
+                    p.source = None;
                     one_input(&mut p, &mut framer, &mut stdin, diag)?
                 }
                 Input::Path(path) => match File::open(path) {
                     Ok(f) => {
                         // A FIFO or `<(tail -f …)` is live; a regular file is not.
                         p.live = !f.metadata().is_ok_and(|m| m.is_file());
+                        p.source = Some(path.clone());
                         one_input(&mut p, &mut framer, f, diag)?
                     }
                     Err(e) => {
@@ -923,7 +929,7 @@ fn one_input<R: Read>(
     mut reader: R,
     diag: &mut Diag,
 ) -> io::Result<()> {
-    p.parser.reset();
+    p.parser.reset(p.source.as_deref());
     p.begun = false;
     p.notices = 0;
     p.records = 0;

@@ -374,6 +374,10 @@ impl Normalizer {
     ) -> io::Result<()> {
         self.input_has_items = true;
         match item {
+            Item::Warning(msg) => {
+                self.warnings.push(std::mem::take(msg).into_owned());
+                Ok(())
+            }
             Item::Verbatim => {
                 self.next_verbatim = true;
                 Ok(())
@@ -564,7 +568,7 @@ impl Normalizer {
         let dedupe = self.dedupe();
         match item {
             Item::Event(ev) => self.event(ev, sink),
-            Item::IdHint(_) | Item::Resume { .. } | Item::Verbatim => Ok(()),
+            Item::IdHint(_) | Item::Resume { .. } | Item::Verbatim | Item::Warning(_) => Ok(()),
             Item::Recap { ts, channel, text } => {
                 let (ts, channel) = (*ts, *channel);
                 if !dedupe {

@@ -9,6 +9,7 @@
 
 pub mod claude_project;
 pub mod codex_rollout;
+pub mod offload;
 
 use serde::de::{Deserialize, Deserializer, IgnoredAny};
 
