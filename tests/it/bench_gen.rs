@@ -209,12 +209,7 @@ fn archive_is_deterministic_and_fully_understood() {
     let mut dialects = std::collections::BTreeSet::new();
     for f in &files {
         let run = common::cstream_file(&["--to", "events"], f);
-        assert_eq!(
-            (run.code, run.stderr.as_str()),
-            (0, ""),
-            "{}",
-            f.display()
-        );
+        assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{}", f.display());
         for line in run.out().lines() {
             let v: serde_json::Value = serde_json::from_str(line).expect("events are JSON");
             assert_ne!(v["type"], "unknown", "{}: {line}", f.display());
