@@ -691,6 +691,17 @@ fn judge_item(item: &Item<'_>, unknown: &mut bool, known: &mut bool) {
 }
 
 impl Handler for Pipeline<'_> {
+    fn stream_member(&mut self, head: &[u8], key: &[u8]) -> bool {
+        // The dialect in use, else the one the head shows.
+        let dialect = self.parser.chosen.or_else(|| {
+            match std::str::from_utf8(head).map(crate::dialect::detect_record) {
+                Ok(crate::dialect::Detected::Is(d)) => Some(d),
+                _ => None,
+            }
+        });
+        dialect.is_some_and(|d| d.streams_member(key))
+    }
+
     fn record(&mut self, bytes: &[u8], line: u64, diag: &mut Diag) -> io::Result<Parsed> {
         // Whatever an earlier record of this line held goes first.
         self.released(diag)?;

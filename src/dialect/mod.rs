@@ -223,13 +223,15 @@ pub enum Dialect {
     ClaudeProject,
     /// Codex's saved rollouts (`~/.codex/sessions`).
     CodexRollout,
+    /// Gemini CLI's saved chats (`~/.gemini/tmp/*/chats`).
+    GeminiChat,
 }
 
 impl Dialect {
     /// Every dialect, in the order `--help` lists them (after `auto`). The
     /// command line, the man page, the completions and the tests derive
     /// from this list.
-    pub const ALL: [Dialect; 9] = [
+    pub const ALL: [Dialect; 10] = [
         Dialect::Cursor,
         Dialect::Claude,
         Dialect::Codex,
@@ -239,6 +241,7 @@ impl Dialect {
         Dialect::Events,
         Dialect::ClaudeProject,
         Dialect::CodexRollout,
+        Dialect::GeminiChat,
     ];
 
     /// One line for `--help`.
@@ -255,6 +258,7 @@ impl Dialect {
                 "Claude Code saved transcripts (~/.claude/projects/*/*.jsonl)"
             }
             Dialect::CodexRollout => "Codex saved rollouts (~/.codex/sessions/**/rollout-*.jsonl)",
+            Dialect::GeminiChat => "Gemini CLI saved chats (~/.gemini/tmp/*/chats/session-*.json)",
         }
     }
 
@@ -275,6 +279,7 @@ impl Dialect {
             Dialect::Events => "events",
             Dialect::ClaudeProject => sessions::claude_project::NAME,
             Dialect::CodexRollout => sessions::codex_rollout::NAME,
+            Dialect::GeminiChat => sessions::gemini_chat::NAME,
         }
     }
 
@@ -294,6 +299,17 @@ impl Dialect {
             Dialect::CodexRollout => {
                 Box::new(sessions::codex_rollout::CodexRolloutParser::default())
             }
+            Dialect::GeminiChat => Box::new(sessions::gemini_chat::GeminiChatParser::default()),
+        }
+    }
+
+    /// A file of this dialect is one JSON document whose top-level member
+    /// `key` is an array to read element by element (the input stage's
+    /// document framing), rather than a stream of records.
+    pub fn streams_member(self, key: &[u8]) -> bool {
+        match self {
+            Dialect::GeminiChat => sessions::gemini_chat::streams_member(key),
+            _ => false,
         }
     }
 }
@@ -399,6 +415,8 @@ struct Probe<'a> {
     instructions: Has,
     #[serde(default)]
     id: Has,
+    #[serde(rename = "projectHash", default)]
+    project_hash: Has,
 }
 
 impl Probe<'_> {
@@ -435,6 +453,7 @@ const DETECTION: &[(Dialect, Rule)] = &[
     (Dialect::Acp, acp::sniff),
     (Dialect::ClaudeProject, sessions::claude_project::sniff),
     (Dialect::CodexRollout, sessions::codex_rollout::sniff),
+    (Dialect::GeminiChat, sessions::gemini_chat::sniff),
     (Dialect::Events, events::sniff),
     (Dialect::Codex, codex::sniff),
     (Dialect::CursorSdk, cursor_sdk::sniff),
