@@ -72,6 +72,24 @@ impl Format {
         Format::Html,
     ];
 
+    /// The file name extension of an output in this format (`--output-dir`).
+    pub fn extension(self) -> &'static str {
+        match self {
+            Format::Text => "txt",
+            Format::Events => "ndjson",
+            Format::Markdown => "md",
+            Format::Html => "html",
+            Format::OpenAiJson
+            | Format::Documents
+            | Format::AnthropicJson
+            | Format::OpenAiResponsesJson => "json",
+            Format::OpenAiSse
+            | Format::DocumentsSse
+            | Format::AnthropicSse
+            | Format::OpenAiResponses => "sse",
+        }
+    }
+
     /// The name `--to` takes.
     pub fn name(self) -> &'static str {
         match self {
