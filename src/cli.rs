@@ -15,7 +15,7 @@ use crate::diag::Diag;
 use crate::dialect::Dialect;
 use crate::output::text::TERMINAL_SHELL_LINES;
 use crate::output::{Format, OutputOptions, ReasoningField, ToolCallMode};
-use crate::run::{Config, Exit, Input, run};
+use crate::run::{Config, Exit, Input, Redaction, run};
 use crate::transform::NormalizeOptions;
 use crate::transform::coalesce::CoalesceMode;
 use crate::transform::truncate::parse_size;
@@ -200,9 +200,14 @@ pub struct Cli {
     pub truncate_shell: Option<usize>,
 
     /// Replace secrets (provider API keys, cloud keys, GitHub and Slack tokens, JWTs, PEM private
-    /// keys) with `[REDACTED:<kind>]` in every field of every format; counted by --stats
+    /// keys) with `[REDACTED:<kind>]` in every field of every format, and in warnings that quote
+    /// the input; counted by --stats. On by default for --to markdown, --to html and --summary
     #[arg(long)]
     pub redact: bool,
+
+    /// Turn off the redaction that --to markdown, --to html and --summary do by default
+    #[arg(long, conflicts_with_all = ["redact", "redact_pattern"])]
+    pub no_redact: bool,
 
     /// Also redact what REGEX matches (kind `custom`; repeatable; implies --redact)
     #[arg(long, value_name = "REGEX", value_parser = parse_regex)]
@@ -619,8 +624,13 @@ impl Cli {
             },
             strict: self.strict,
             truncate_shell: self.truncate_shell,
-            redact: (self.redact || !self.redact_pattern.is_empty())
-                .then(|| self.redact_pattern.clone()),
+            redact: if self.no_redact {
+                Redaction::Off
+            } else if self.redact || !self.redact_pattern.is_empty() {
+                Redaction::On(self.redact_pattern.clone())
+            } else {
+                Redaction::Default
+            },
             coalesce: self.coalesce.map(|c| match c {
                 CoalesceArg::Whole => CoalesceMode::Whole,
                 CoalesceArg::Burst => CoalesceMode::Burst,
