@@ -31,6 +31,7 @@ mod redact;
 mod regression;
 mod responses;
 mod roundtrip;
+mod schema;
 mod sessions;
 mod snapshots;
 mod summary;
