@@ -18,7 +18,8 @@ acp\t'Agent Client Protocol traffic (JSON-RPC session/update)'
 cursor-sdk\t'Cursor SDK InteractionUpdate deltas or SDKMessage run stream'
 events\t'cstream\'s own --to events output'
 claude-project\t'Claude Code saved transcripts (~/.claude/projects/*/*.jsonl)'
-codex-rollout\t'Codex saved rollouts (~/.codex/sessions/**/rollout-*.jsonl)'"
+codex-rollout\t'Codex saved rollouts (~/.codex/sessions/**/rollout-*.jsonl)'
+gemini-chat\t'Gemini CLI saved chats (~/.gemini/tmp/*/chats/session-*.json)'"
 complete -c cstream -l color -d 'When to colour the text format [NO_COLOR and CLICOLOR_FORCE are honoured with auto]' -r -f -a "auto\t'Colour when writing to a terminal (unless NO_COLOR is set, or CLICOLOR_FORCE asks for it)'
 always\t'Always colour the text format'
 never\t'Never colour'"
@@ -26,6 +27,7 @@ complete -c cstream -l shell-lines -d 'text: of the shell output that arrives wi
 complete -c cstream -s o -l output -d 'Write to FILE instead of standard output' -r -F
 complete -c cstream -l summary -d 'When the run ends, append a Markdown summary to FILE (for $GITHUB_STEP_SUMMARY; at most 1 MiB): outcome, errors, usage and cost, tool calls, failed commands, duration' -r -F
 complete -c cstream -l outputs -d 'When the run ends, append key=value lines to FILE (for $GITHUB_OUTPUT): outcome, tokens, cost, turns, duration, error' -r -F
+complete -c cstream -s j -l jobs -d 'Read N files at once; the output is the same, in input order [default: the number of cores with several files, else 1]' -r
 complete -c cstream -l truncate-shell -d 'Cap each tool call\'s shell output at SIZE bytes (64K, 1M, …): live output up to SIZE, then a marker; the completed output keeps its last SIZE bytes' -r
 complete -c cstream -l redact-pattern -d 'Also redact what REGEX matches (kind `custom`; repeatable; implies --redact)' -r
 complete -c cstream -l coalesce -d 'With --to events: merge deltas into whole messages and tool calls (whole, the default), or merge adjacent deltas that arrived together (burst)' -r -f -a "whole\t'Whole messages, thinking phases and tool calls'

@@ -45,19 +45,25 @@
 //!   and are skipped.
 //! - `toolUseResult` is the tool's own result object (the stream's
 //!   `tool_use_result`): Bash's stdout/stderr and exit code, Edit's patch.
+//! - **Offloaded outputs**: a result too large for the conversation is a
+//!   stub naming a file under `<session>/tool-results/`; the file beside
+//!   the transcript is read in its place ([`offload`]), and a missing one
+//!   is warned about where its line is read.
 
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
 use std::io;
+use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::offload;
 use crate::dialect::claude::ClaudeParser;
 use crate::dialect::common::anthropic_usage;
 use crate::dialect::{Item, Out, Parser, Probe, read_line};
-use crate::event::{Event, Kind, SessionResult, SummaryPhase, Usage};
+use crate::event::{Event, Json, Kind, SessionResult, SummaryPhase, Text, Usage};
 use crate::input::Parsed;
 use crate::json::{LaxBool, LaxStr, Members, raw_as_str};
 use crate::time::iso_ms;
@@ -116,6 +122,8 @@ struct Line<'a> {
     message: Option<&'a RawValue>,
     #[serde(rename = "compactMetadata", borrow, default)]
     compact_metadata: Option<&'a RawValue>,
+    #[serde(rename = "toolUseResult", borrow, default)]
+    tool_use_result: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
@@ -180,6 +188,9 @@ pub struct ClaudeProjectParser {
     total: Usage,
     messages: u64,
     without_output: u64,
+    /// The transcript's file, where its offloaded tool results are looked
+    /// for (`None` for standard input).
+    source: Option<PathBuf>,
 }
 
 /// What a record is, for the chain and for usage.
@@ -329,16 +340,137 @@ impl ClaudeProjectParser {
                 {
                     self.usage_line(&line, m, ts, out)?;
                 }
+                let mut saved = self.saved_outputs(&line, msg.as_ref());
                 // The stream reader's own usage snapshots would count the
                 // placeholders: usage is counted here instead.
                 self.inner.parse(rec, &mut |i| match i {
                     Item::UsageTotal { .. } | Item::IdHint(_) => Ok(()),
+                    Item::Event(mut ev) => {
+                        if let Kind::ToolCallCompleted(end) = &mut ev.kind
+                            && let Some(at) = saved.iter().position(|(id, _)| *id == end.call_id)
+                        {
+                            let (_, text) = saved.swap_remove(at);
+                            // The model-visible output: a shell's output,
+                            // another tool's result.
+                            if end.tool_name == "shell" {
+                                end.output = Some(Text::from(text));
+                            } else {
+                                end.result = Some(Json::assembled(crate::json::quote(&text)));
+                            }
+                        }
+                        out(Item::Event(ev))
+                    }
                     i => out(i),
                 })?;
             }
             Role::Skip => {}
         }
         Ok(())
+    }
+
+    /// The offloaded outputs a `user` line's tool results refer to, by call
+    /// id, each with the saved file it is in (or the places it was looked
+    /// for). Only a line holding a stub is looked at.
+    fn offloads<'a>(line: &Line<'a>, msg: Option<&Message<'a>>) -> Vec<(String, String)> {
+        if line.ty.as_deref() != Some("user") {
+            return Vec::new();
+        }
+        let Some(content) = msg.and_then(|m| m.content) else {
+            return Vec::new();
+        };
+        if memchr::memmem::find(content.get().as_bytes(), offload::STUB_OPEN.as_bytes()).is_none()
+            && line
+                .tool_use_result
+                .is_none_or(|t| !t.get().contains("persistedOutputPath"))
+        {
+            return Vec::new();
+        }
+        #[derive(Deserialize)]
+        struct ResultBlock<'a> {
+            #[serde(rename = "type", borrow, default)]
+            ty: LaxStr<'a>,
+            #[serde(borrow, default)]
+            tool_use_id: LaxStr<'a>,
+            #[serde(borrow, default)]
+            content: Option<&'a RawValue>,
+        }
+        let blocks: Vec<ResultBlock> = serde_json::from_str(content.get()).unwrap_or_default();
+        let results: Vec<&ResultBlock> = blocks
+            .iter()
+            .filter(|b| b.ty.as_deref() == Some("tool_result"))
+            .collect();
+        // Bash's own object names the file too; it belongs to the line's
+        // only result.
+        let own = line
+            .tool_use_result
+            .and_then(Members::of)
+            .and_then(|m| m.str("persistedOutputPath").map(Cow::into_owned));
+        let mut found = Vec::new();
+        for b in &results {
+            let Some(id) = b.tool_use_id.as_deref() else {
+                continue;
+            };
+            let text = b.content.and_then(compact_text);
+            let from_stub = text
+                .as_deref()
+                .and_then(offload::stub_path)
+                .map(str::to_owned);
+            let path = from_stub.or_else(|| (results.len() == 1).then(|| own.clone()).flatten());
+            if let Some(p) = path {
+                found.push((id.to_owned(), p));
+            }
+        }
+        found
+    }
+
+    /// Where the saved output `path` (as a record names it) is beside this
+    /// transcript: `Ok` with the file, or `Err` with the places looked at.
+    fn locate(&self, path: &str) -> Result<PathBuf, Vec<PathBuf>> {
+        let (Some(src), Some(r)) = (self.source.as_deref(), offload::path_reference(path)) else {
+            return Err(Vec::new());
+        };
+        let places = offload::candidates(src, &r);
+        match places.iter().find(|p| p.is_file()) {
+            Some(p) => Ok(p.clone()),
+            None => Err(places),
+        }
+    }
+
+    /// A warning for each offloaded output of this line that is not there
+    /// (said when the line is read, so that it names the line).
+    fn check_offloads<'a>(
+        &self,
+        line: &Line<'a>,
+        msg: Option<&Message<'a>>,
+        out: Out<'_, 'a>,
+    ) -> io::Result<()> {
+        for (id, path) in Self::offloads(line, msg) {
+            let Err(places) = self.locate(&path) else {
+                continue;
+            };
+            let where_ = match (&self.source, places.first()) {
+                (None, _) => "standard input has no folder beside it to look in".to_owned(),
+                (Some(_), Some(p)) => format!("{} is missing", p.display()),
+                (Some(_), None) => "the path is not a tool-results file".to_owned(),
+            };
+            out(Item::Warning(Cow::Owned(format!(
+                "the output of tool call {id} was saved to {path}, but {where_}: \
+                 showing the preview the transcript holds"
+            ))))?;
+        }
+        Ok(())
+    }
+
+    /// The saved outputs of this line's tool results that are there, read
+    /// (bounded), by call id.
+    fn saved_outputs(&self, line: &Line<'_>, msg: Option<&Message<'_>>) -> Vec<(String, String)> {
+        Self::offloads(line, msg)
+            .into_iter()
+            .filter_map(|(id, path)| {
+                let file = self.locate(&path).ok()?;
+                Some((id, offload::read_bounded(&file).ok()?))
+            })
+            .collect()
     }
 
     /// One assistant line's usage: counted once per message, its output only
@@ -488,6 +620,9 @@ impl Parser for ClaudeProjectParser {
         }
         let parent = line.parent_uuid.as_deref().map(key);
         let role = Self::role(&line, msg.as_ref());
+        if matches!(role, Role::Conversation | Role::Prompt) {
+            self.check_offloads(&line, msg.as_ref(), out)?;
+        }
         let new_turn = matches!(role, Role::Prompt | Role::CompactBoundary) || parent.is_none();
         if new_turn {
             match parent {
@@ -527,6 +662,10 @@ impl Parser for ClaudeProjectParser {
             self.flush(out)?;
         }
         Ok(Parsed::Done)
+    }
+
+    fn set_source(&mut self, path: &Path) {
+        self.source = Some(path.to_path_buf());
     }
 
     fn finish(&mut self, out: Out<'_, 'static>) -> io::Result<()> {

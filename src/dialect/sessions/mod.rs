@@ -3,12 +3,15 @@
 //! events a live stream gives, so every output format works on archives.
 //!
 //! - [`claude_project`]: Claude Code's `~/.claude/projects/<dir>/<session>.jsonl`;
-//! - [`codex_rollout`]: Codex's `~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`.
+//! - [`codex_rollout`]: Codex's `~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`;
+//! - [`gemini_chat`]: Gemini CLI's `~/.gemini/tmp/<hash>/chats/session-*.json`.
 //!
 //! docs/dialects.md describes what each reader keeps, drops and cannot know.
 
 pub mod claude_project;
 pub mod codex_rollout;
+pub mod gemini_chat;
+pub mod offload;
 
 use serde::de::{Deserialize, Deserializer, IgnoredAny};
 
