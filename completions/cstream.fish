@@ -8,7 +8,8 @@ anthropic-sse\t'Anthropic Messages streaming (SSE), one stream per session'
 anthropic-json\t'The Anthropic Message object, one per session'
 documents\t'One ChatResponse JSON per session, the answer split into typed documents'
 documents-sse\t'The same documents as a live Server-Sent Events stream'
-markdown\t'A transcript to read and share: one Markdown document per session, tools and thinking collapsible'"
+markdown\t'A transcript to read and share: one Markdown document per session, tools and thinking collapsible'
+html\t'A transcript as one self-contained HTML page (no network): a section per session, contents by turn, tools and thinking collapsible'"
 complete -c cstream -s f -l from -d 'Input dialect (auto: detected from each input\'s first lines)' -r -f -a "auto\t'Detect from each input\'s first lines'
 cursor\t'cursor-agent --output-format stream-json'
 claude\t'Claude Code -p --output-format stream-json --verbose'
@@ -25,6 +26,7 @@ always\t'Always colour the text format'
 never\t'Never colour'"
 complete -c cstream -l shell-lines -d 'text: of the shell output that arrives with a call\'s completion, show the last N lines, or all [default: 10 on a terminal, else all]' -r
 complete -c cstream -s o -l output -d 'Write to FILE instead of standard output' -r -F
+complete -c cstream -l output-dir -d 'One output file per input file under DIR, named after it (its path under the directory argument it was found in, or its file name) with the format\'s extension (.txt, .ndjson, .md, .json, .sse); each written whole, then renamed into place' -r -F
 complete -c cstream -l summary -d 'When the run ends, append a Markdown summary to FILE (for $GITHUB_STEP_SUMMARY; at most 1 MiB): outcome, errors, usage and cost, tool calls, failed commands, duration' -r -F
 complete -c cstream -l outputs -d 'When the run ends, append key=value lines to FILE (for $GITHUB_OUTPUT): outcome, tokens, cost, turns, duration, error' -r -F
 complete -c cstream -s j -l jobs -d 'Read N files at once; the output is the same, in input order [default: the number of cores with several files, else 1]' -r
@@ -57,7 +59,8 @@ complete -c cstream -l strict -d 'Stop at the first line that is not valid input
 complete -c cstream -s e -l exit-status -d 'Exit 3 when a session reported failure or ended without a result'
 complete -c cstream -l stats -d 'After the run, print one summary line on stderr: lines and bytes read, bytes written, lines skipped, sessions (failed, incomplete), events by type, elapsed time'
 complete -c cstream -l line-buffered -d 'Flush after every input line, even when more input is waiting'
-complete -c cstream -l redact -d 'Replace secrets (provider API keys, cloud keys, GitHub and Slack tokens, JWTs, PEM private keys) with `[REDACTED:<kind>]` in every field of every format; counted by --stats'
+complete -c cstream -l redact -d 'Replace secrets (provider API keys, cloud keys, GitHub and Slack tokens, JWTs, PEM private keys) with `[REDACTED:<kind>]` in every field of every format, and in warnings that quote the input; counted by --stats. On by default for --to markdown, --to html and --summary'
+complete -c cstream -l no-redact -d 'Turn off the redaction that --to markdown, --to html and --summary do by default'
 complete -c cstream -l include-usage -d 'openai-sse: write the usage chunk after the finish chunk (when usage is known)'
 complete -c cstream -s c -l compact -d 'One-line JSON for the *-json formats and documents (default: pretty, 2-space indent)'
 complete -c cstream -l thinking -d 'documents formats: include thinking documents (off by default: the documents[] spec has no such type)'

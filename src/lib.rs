@@ -58,6 +58,8 @@ mod input;
 mod json;
 mod output;
 mod prefix;
+#[cfg(feature = "cli")]
+mod progress;
 mod run;
 #[cfg(feature = "schema")]
 pub mod schema;
@@ -75,7 +77,7 @@ use std::io::{self, Read, Write};
 pub use dialect::Dialect;
 pub use event::{Event, Kind};
 pub use output::{Format, ReasoningField, ToolCallMode};
-pub use run::{Config, Exit, Report};
+pub use run::{Config, Exit, Redaction, Report};
 pub use transform::coalesce::CoalesceMode;
 
 /// Convert one stream: read `input` to its end and write it to `output` in

@@ -14,6 +14,7 @@
 //! each call's output is cut at the markup's [`Markup::OUTPUT_CAP_BYTES`]
 //! with a note of how much was left out.
 
+pub mod html;
 pub mod markdown;
 
 use std::borrow::Cow;
