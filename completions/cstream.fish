@@ -44,6 +44,8 @@ calls\t'Forward as tool_calls, for display only (a client that runs tools would 
 complete -c cstream -l model -d 'openai, anthropic and documents formats: the model name to write (default: the one the agent reported, else "unknown")' -r
 complete -c cstream -l id -d 'openai, anthropic and documents formats: the response id to write (default: chatcmpl-<session id>, msg_<session id>, chat_<session id>)' -r
 complete -c cstream -l created -d 'openai and documents formats: the creation time to write, Unix seconds (default: the session\'s first timestamp, else the time the run started)' -r
+complete -c cstream -l schema -d 'Print the JSON Schema of the events lines or of a documents value, and exit' -r -f -a "events\t'One line of `--to events`'
+documents\t'One value of `--to documents`'"
 complete -c cstream -l generate -d 'Generate the man page or a shell completion script' -r -f -a "man\t'The man page'
 bash\t'bash completions'
 zsh\t'zsh completions'

@@ -259,9 +259,34 @@ pub struct Cli {
     #[arg(long)]
     pub thinking: bool,
 
+    /// Print the JSON Schema of the events lines or of a documents value, and exit
+    #[arg(long, value_enum, value_name = "OUTPUT", exclusive = true)]
+    pub schema: Option<SchemaKind>,
+
     /// Generate the man page or a shell completion script
     #[arg(long, value_enum, value_name = "KIND", hide = true, exclusive = true)]
     pub generate: Option<Generate>,
+}
+
+/// `--schema`
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SchemaKind {
+    /// One line of `--to events`
+    Events,
+    /// One value of `--to documents`
+    Documents,
+}
+
+impl SchemaKind {
+    /// The schema, pretty-printed, with a final newline: the bytes of the
+    /// file checked into `schema/`.
+    pub fn render(self) -> String {
+        let v = match self {
+            SchemaKind::Events => crate::schema::events(),
+            SchemaKind::Documents => crate::schema::documents(),
+        };
+        crate::schema::pretty(&v)
+    }
 }
 
 /// `--to` takes the library's format list as it is ([`Format::ALL`]).
@@ -708,9 +733,14 @@ pub fn main() -> ExitCode {
     if let Err(e) = cli.validate() {
         e.exit();
     }
-    if let Some(kind) = cli.generate {
+    if cli.generate.is_some() || cli.schema.is_some() {
         let mut out = io::stdout().lock();
-        return match generate(kind, &mut out).and_then(|_| out.flush()) {
+        let written = match (cli.generate, cli.schema) {
+            (Some(kind), _) => generate(kind, &mut out),
+            (_, Some(kind)) => out.write_all(kind.render().as_bytes()),
+            (None, None) => unreachable!("one of the two is set"),
+        };
+        return match written.and_then(|_| out.flush()) {
             Ok(()) => Exit::Ok.into(),
             Err(e) if is_broken_pipe(&e) => Exit::Ok.into(),
             Err(e) => {

@@ -161,6 +161,13 @@ pub struct Event<'a> {
     pub kind: Kind<'a>,
 }
 
+/// The version of the `events` and `documents` schemas this build writes
+/// (`schemaVersion` on `session_started` and in the documents metadata). It
+/// changes only when a change would break a reader: a field removed,
+/// renamed or retyped, or a meaning changed; new optional fields and new
+/// event types leave it as it is.
+pub const SCHEMA_VERSION: u32 = 1;
+
 /// Every event type's wire name, in [`Kind::index`] order (the `--stats`
 /// line lists them in this order).
 pub(crate) const TYPE_NAMES: [&str; 18] = [

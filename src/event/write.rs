@@ -29,6 +29,7 @@ pub fn write_event_quoted<W: Write + ?Sized>(
     match &ev.kind {
         Kind::SessionStarted(s) => {
             o.str("dialect", &s.dialect)?;
+            o.u64("schemaVersion", super::SCHEMA_VERSION.into())?;
             o.opt_str("model", s.model.as_deref())?;
             o.opt_str("cwd", s.cwd.as_deref())?;
             o.opt_str("permissionMode", s.permission_mode.as_deref())?;

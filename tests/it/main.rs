@@ -35,6 +35,7 @@ mod redact;
 mod regression;
 mod responses;
 mod roundtrip;
+mod schema;
 mod sessions;
 mod snapshots;
 mod summary;

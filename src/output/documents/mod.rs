@@ -110,6 +110,7 @@ impl Summary {
             ("duration_ms", J::opt_u64(self.duration_ms)),
             ("toolCallCount", J::u64(self.tool_calls)),
             ("turnCount", J::u64(self.turns)),
+            ("schemaVersion", J::u64(crate::event::SCHEMA_VERSION.into())),
         ];
         match &self.parent {
             Some((id, _, true)) => meta.push(("forkedFrom", J::str(id))),
