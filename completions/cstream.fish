@@ -8,7 +8,8 @@ anthropic-sse\t'Anthropic Messages streaming (SSE), one stream per session'
 anthropic-json\t'The Anthropic Message object, one per session'
 documents\t'One ChatResponse JSON per session, the answer split into typed documents'
 documents-sse\t'The same documents as a live Server-Sent Events stream'
-markdown\t'A transcript to read and share: one Markdown document per session, tools and thinking collapsible'"
+markdown\t'A transcript to read and share: one Markdown document per session, tools and thinking collapsible'
+html\t'A transcript as one self-contained HTML page (no network): a section per session, contents by turn, tools and thinking collapsible'"
 complete -c cstream -s f -l from -d 'Input dialect (auto: detected from each input\'s first lines)' -r -f -a "auto\t'Detect from each input\'s first lines'
 cursor\t'cursor-agent --output-format stream-json'
 claude\t'Claude Code -p --output-format stream-json --verbose'
@@ -18,14 +19,17 @@ acp\t'Agent Client Protocol traffic (JSON-RPC session/update)'
 cursor-sdk\t'Cursor SDK InteractionUpdate deltas or SDKMessage run stream'
 events\t'cstream\'s own --to events output'
 claude-project\t'Claude Code saved transcripts (~/.claude/projects/*/*.jsonl)'
-codex-rollout\t'Codex saved rollouts (~/.codex/sessions/**/rollout-*.jsonl)'"
+codex-rollout\t'Codex saved rollouts (~/.codex/sessions/**/rollout-*.jsonl)'
+gemini-chat\t'Gemini CLI saved chats (~/.gemini/tmp/*/chats/session-*.json)'"
 complete -c cstream -l color -d 'When to colour the text format [NO_COLOR and CLICOLOR_FORCE are honoured with auto]' -r -f -a "auto\t'Colour when writing to a terminal (unless NO_COLOR is set, or CLICOLOR_FORCE asks for it)'
 always\t'Always colour the text format'
 never\t'Never colour'"
 complete -c cstream -l shell-lines -d 'text: of the shell output that arrives with a call\'s completion, show the last N lines, or all [default: 10 on a terminal, else all]' -r
 complete -c cstream -s o -l output -d 'Write to FILE instead of standard output' -r -F
+complete -c cstream -l output-dir -d 'One output file per input file under DIR, named after it (its path under the directory argument it was found in, or its file name) with the format\'s extension (.txt, .ndjson, .md, .json, .sse); each written whole, then renamed into place' -r -F
 complete -c cstream -l summary -d 'When the run ends, append a Markdown summary to FILE (for $GITHUB_STEP_SUMMARY; at most 1 MiB): outcome, errors, usage and cost, tool calls, failed commands, duration' -r -F
 complete -c cstream -l outputs -d 'When the run ends, append key=value lines to FILE (for $GITHUB_OUTPUT): outcome, tokens, cost, turns, duration, error' -r -F
+complete -c cstream -s j -l jobs -d 'Read N files at once; the output is the same, in input order [default: the number of cores with several files, else 1]' -r
 complete -c cstream -l truncate-shell -d 'Cap each tool call\'s shell output at SIZE bytes (64K, 1M, …): live output up to SIZE, then a marker; the completed output keeps its last SIZE bytes' -r
 complete -c cstream -l redact-pattern -d 'Also redact what REGEX matches (kind `custom`; repeatable; implies --redact)' -r
 complete -c cstream -l coalesce -d 'With --to events: merge deltas into whole messages and tool calls (whole, the default), or merge adjacent deltas that arrived together (burst)' -r -f -a "whole\t'Whole messages, thinking phases and tool calls'
@@ -40,6 +44,8 @@ calls\t'Forward as tool_calls, for display only (a client that runs tools would 
 complete -c cstream -l model -d 'openai, anthropic and documents formats: the model name to write (default: the one the agent reported, else "unknown")' -r
 complete -c cstream -l id -d 'openai, anthropic and documents formats: the response id to write (default: chatcmpl-<session id>, msg_<session id>, chat_<session id>)' -r
 complete -c cstream -l created -d 'openai and documents formats: the creation time to write, Unix seconds (default: the session\'s first timestamp, else the time the run started)' -r
+complete -c cstream -l schema -d 'Print the JSON Schema of the events lines or of a documents value, and exit' -r -f -a "events\t'One line of `--to events`'
+documents\t'One value of `--to documents`'"
 complete -c cstream -l generate -d 'Generate the man page or a shell completion script' -r -f -a "man\t'The man page'
 bash\t'bash completions'
 zsh\t'zsh completions'
@@ -53,7 +59,8 @@ complete -c cstream -l strict -d 'Stop at the first line that is not valid input
 complete -c cstream -s e -l exit-status -d 'Exit 3 when a session reported failure or ended without a result'
 complete -c cstream -l stats -d 'After the run, print one summary line on stderr: lines and bytes read, bytes written, lines skipped, sessions (failed, incomplete), events by type, elapsed time'
 complete -c cstream -l line-buffered -d 'Flush after every input line, even when more input is waiting'
-complete -c cstream -l redact -d 'Replace secrets (provider API keys, cloud keys, GitHub and Slack tokens, JWTs, PEM private keys) with `[REDACTED:<kind>]` in every field of every format; counted by --stats'
+complete -c cstream -l redact -d 'Replace secrets (provider API keys, cloud keys, GitHub and Slack tokens, JWTs, PEM private keys) with `[REDACTED:<kind>]` in every field of every format, and in warnings that quote the input; counted by --stats. On by default for --to markdown, --to html and --summary'
+complete -c cstream -l no-redact -d 'Turn off the redaction that --to markdown, --to html and --summary do by default'
 complete -c cstream -l include-usage -d 'openai-sse: write the usage chunk after the finish chunk (when usage is known)'
 complete -c cstream -s c -l compact -d 'One-line JSON for the *-json formats and documents (default: pretty, 2-space indent)'
 complete -c cstream -l thinking -d 'documents formats: include thinking documents (off by default: the documents[] spec has no such type)'

@@ -15,7 +15,7 @@ use crate::diag::Diag;
 use crate::dialect::Dialect;
 use crate::output::text::TERMINAL_SHELL_LINES;
 use crate::output::{Format, OutputOptions, ReasoningField, ToolCallMode};
-use crate::run::{Config, Exit, Input, run};
+use crate::run::{Config, Exit, Input, Redaction, run};
 use crate::transform::NormalizeOptions;
 use crate::transform::coalesce::CoalesceMode;
 use crate::transform::truncate::parse_size;
@@ -117,7 +117,8 @@ fn after_help() -> String {
 #[derive(Debug, Parser)]
 #[command(name = "cstream", version, about, after_help = after_help(), max_term_width = 100)]
 pub struct Cli {
-    /// Files to read, in order ('-' or none: standard input)
+    /// Files to read, in order ('-' or none: standard input); a directory: the session files in
+    /// it, walked recursively in name order
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
 
@@ -168,6 +169,12 @@ pub struct Cli {
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
+    /// One output file per input file under DIR, named after it (its path under the directory
+    /// argument it was found in, or its file name) with the format's extension (.txt, .ndjson,
+    /// .md, .json, .sse); each written whole, then renamed into place
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["output", "summary", "outputs"])]
+    pub output_dir: Option<PathBuf>,
+
     /// When the run ends, append a Markdown summary to FILE (for $GITHUB_STEP_SUMMARY; at most
     /// 1 MiB): outcome, errors, usage and cost, tool calls, failed commands, duration
     #[arg(long, value_name = "FILE")]
@@ -182,15 +189,25 @@ pub struct Cli {
     #[arg(long)]
     pub line_buffered: bool,
 
+    /// Read N files at once; the output is the same, in input order [default: the number of
+    /// cores with several files, else 1]
+    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
+
     /// Cap each tool call's shell output at SIZE bytes (64K, 1M, …): live output up to SIZE, then a
     /// marker; the completed output keeps its last SIZE bytes
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub truncate_shell: Option<usize>,
 
     /// Replace secrets (provider API keys, cloud keys, GitHub and Slack tokens, JWTs, PEM private
-    /// keys) with `[REDACTED:<kind>]` in every field of every format; counted by --stats
+    /// keys) with `[REDACTED:<kind>]` in every field of every format, and in warnings that quote
+    /// the input; counted by --stats. On by default for --to markdown, --to html and --summary
     #[arg(long)]
     pub redact: bool,
+
+    /// Turn off the redaction that --to markdown, --to html and --summary do by default
+    #[arg(long, conflicts_with_all = ["redact", "redact_pattern"])]
+    pub no_redact: bool,
 
     /// Also redact what REGEX matches (kind `custom`; repeatable; implies --redact)
     #[arg(long, value_name = "REGEX", value_parser = parse_regex)]
@@ -242,9 +259,34 @@ pub struct Cli {
     #[arg(long)]
     pub thinking: bool,
 
+    /// Print the JSON Schema of the events lines or of a documents value, and exit
+    #[arg(long, value_enum, value_name = "OUTPUT", exclusive = true)]
+    pub schema: Option<SchemaKind>,
+
     /// Generate the man page or a shell completion script
     #[arg(long, value_enum, value_name = "KIND", hide = true, exclusive = true)]
     pub generate: Option<Generate>,
+}
+
+/// `--schema`
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SchemaKind {
+    /// One line of `--to events`
+    Events,
+    /// One value of `--to documents`
+    Documents,
+}
+
+impl SchemaKind {
+    /// The schema, pretty-printed, with a final newline: the bytes of the
+    /// file checked into `schema/`.
+    pub fn render(self) -> String {
+        let v = match self {
+            SchemaKind::Events => crate::schema::events(),
+            SchemaKind::Documents => crate::schema::documents(),
+        };
+        crate::schema::pretty(&v)
+    }
 }
 
 /// `--to` takes the library's format list as it is ([`Format::ALL`]).
@@ -607,8 +649,13 @@ impl Cli {
             },
             strict: self.strict,
             truncate_shell: self.truncate_shell,
-            redact: (self.redact || !self.redact_pattern.is_empty())
-                .then(|| self.redact_pattern.clone()),
+            redact: if self.no_redact {
+                Redaction::Off
+            } else if self.redact || !self.redact_pattern.is_empty() {
+                Redaction::On(self.redact_pattern.clone())
+            } else {
+                Redaction::Default
+            },
             coalesce: self.coalesce.map(|c| match c {
                 CoalesceArg::Whole => CoalesceMode::Whole,
                 CoalesceArg::Burst => CoalesceMode::Burst,
@@ -617,6 +664,10 @@ impl Cli {
             report_sessions: self.exit_status,
             summary: self.summary.clone(),
             outputs: self.outputs.clone(),
+            files_skipped: None,
+            jobs: 1,
+            output_dir: None,
+            progress: None,
             // A terminal shows every line at once, as ripgrep does.
             line_buffered: self.line_buffered || tty,
         }
@@ -633,21 +684,26 @@ impl Cli {
         Ok(())
     }
 
-    /// The inputs to read (standard input when none is given).
-    pub fn inputs(&self) -> Vec<Input> {
-        if self.files.is_empty() {
-            return vec![Input::Stdin];
-        }
-        self.files
-            .iter()
-            .map(|f| {
-                if f.as_os_str() == "-" {
-                    Input::Stdin
-                } else {
-                    Input::Path(f.clone())
-                }
-            })
-            .collect()
+    /// The run this command line asks for: its configuration (`tty`:
+    /// whether the output goes to a terminal) and its inputs, with every
+    /// directory replaced by the session files in it (problems of the walk
+    /// are reported on `diag`).
+    pub fn prepare(&self, tty: bool, env: &ColorEnv, diag: &mut Diag) -> (Config, Vec<Input>) {
+        let expanded = crate::walk::expand(&self.files, diag);
+        let mut cfg = self.config(tty, env);
+        cfg.files_skipped = expanded.walked.then_some(expanded.skipped);
+        cfg.output_dir = self.output_dir.clone().map(|dir| crate::run::OutputDir {
+            dir,
+            names: expanded.names,
+        });
+        cfg.jobs = match self.jobs {
+            Some(n) => n.into(),
+            None if expanded.inputs.len() > 1 => {
+                std::thread::available_parallelism().map_or(1, usize::from)
+            }
+            None => 1,
+        };
+        (cfg, expanded.inputs)
     }
 }
 
@@ -677,9 +733,14 @@ pub fn main() -> ExitCode {
     if let Err(e) = cli.validate() {
         e.exit();
     }
-    if let Some(kind) = cli.generate {
+    if cli.generate.is_some() || cli.schema.is_some() {
         let mut out = io::stdout().lock();
-        return match generate(kind, &mut out).and_then(|_| out.flush()) {
+        let written = match (cli.generate, cli.schema) {
+            (Some(kind), _) => generate(kind, &mut out),
+            (_, Some(kind)) => out.write_all(kind.render().as_bytes()),
+            (None, None) => unreachable!("one of the two is set"),
+        };
+        return match written.and_then(|_| out.flush()) {
             Ok(()) => Exit::Ok.into(),
             Err(e) if is_broken_pipe(&e) => Exit::Ok.into(),
             Err(e) => {
@@ -690,7 +751,14 @@ pub fn main() -> ExitCode {
     }
     let mut diag = Diag::new(Box::new(io::stderr()));
     let env = ColorEnv::from_env();
-    let inputs = cli.inputs();
+    // Standard output is a terminal only without `-o`.
+    let tty = cli.output.is_none() && io::stdout().is_terminal();
+    let (mut cfg, inputs) = cli.prepare(tty, &env, &mut diag);
+    let bar = crate::progress::bar(&inputs, env.stderr_tty, cli.quiet);
+    if let Some(bar) = &bar {
+        cfg.progress = Some(crate::progress::progress(bar, inputs.len()));
+        diag.redirect(Box::new(crate::progress::AboveBar(bar.clone())));
+    }
     // Before `-o` truncates anything: writing over an input loses it.
     let target = match &cli.output {
         Some(path) => clobber::Output::Path(path),
@@ -711,15 +779,12 @@ pub fn main() -> ExitCode {
     }
     let result = match &cli.output {
         Some(path) => match File::create(path) {
-            Ok(f) => {
-                let cfg = cli.config(false, &env);
-                run(
-                    &cfg,
-                    &inputs,
-                    BufWriter::with_capacity(WRITE_BUFFER_BYTES, f),
-                    &mut diag,
-                )
-            }
+            Ok(f) => run(
+                &cfg,
+                &inputs,
+                BufWriter::with_capacity(WRITE_BUFFER_BYTES, f),
+                &mut diag,
+            ),
             Err(e) => {
                 let name = crate::diag::excerpt(&path.display().to_string(), usize::MAX);
                 diag.error(format_args!("{name}: {e}"));
@@ -728,8 +793,6 @@ pub fn main() -> ExitCode {
         },
         None => {
             let stdout = io::stdout();
-            let tty = stdout.is_terminal();
-            let cfg = cli.config(tty, &env);
             run(
                 &cfg,
                 &inputs,
@@ -738,6 +801,9 @@ pub fn main() -> ExitCode {
             )
         }
     };
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
     match result {
         Ok(report) => report.exit(cli.exit_status).into(),
         // The reader went away (`cstream … | head`): not an error.

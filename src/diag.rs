@@ -54,6 +54,33 @@ impl Warn {
     }
 }
 
+/// Rewrites a diagnostic line before it is printed (`None`: unchanged).
+pub type Redact = Box<dyn Fn(&str) -> Option<String>>;
+
+/// Print one line to `out`, redacted when `redact` is set.
+fn put(out: &mut dyn Write, redact: &Option<Redact>, line: std::fmt::Arguments<'_>) {
+    // A failed stderr write must not abort the run (ripgrep #1966).
+    match redact {
+        None => {
+            let _ = writeln!(out, "{line}");
+        }
+        Some(r) => {
+            let s = line.to_string();
+            let _ = writeln!(out, "{}", r(&s).unwrap_or(s));
+        }
+    }
+}
+
+/// One diagnostic, recorded instead of written ([`Diag::recording`]), to be
+/// written later by [`Diag::replay`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Message {
+    Warn(Warn, u64, String),
+    Note(String),
+    Session(String),
+    Error(String),
+}
+
 /// Collects diagnostics for one run, written to `out` (which lives for `'w`:
 /// an embedder may pass a borrowed writer).
 pub struct Diag<'w> {
@@ -69,6 +96,10 @@ pub struct Diag<'w> {
     pub quiet: bool,
     /// The terminal the transcript shares with these messages, if it does.
     pub shared_terminal: Option<SharedLine>,
+    /// Replaces secrets in every line printed (warnings quote the input).
+    pub redact: Option<Redact>,
+    /// Messages go here, uncounted and uncapped, instead of to `out`.
+    record: Option<Box<dyn FnMut(Message) + 'w>>,
 }
 
 impl<'w> Diag<'w> {
@@ -82,7 +113,34 @@ impl<'w> Diag<'w> {
             file: "-".to_owned(),
             quiet: false,
             shared_terminal: None,
+            redact: None,
+            record: None,
         }
+    }
+
+    /// Diagnostics handed to `record` as they are made, neither counted
+    /// nor capped: the diagnostics of one file read by a `--jobs` worker,
+    /// written later, in order, by the run's own [`Diag::replay`].
+    pub fn recording(record: Box<dyn FnMut(Message) + 'w>) -> Self {
+        let mut d = Diag::sink();
+        d.record = Some(record);
+        d
+    }
+
+    /// Write a recorded message as if it were made now (warnings and
+    /// session reports name the current [`Diag::file`]).
+    pub fn replay(&mut self, m: Message) {
+        match m {
+            Message::Warn(kind, line, msg) => self.warn(kind, line, msg),
+            Message::Note(msg) => self.note(msg),
+            Message::Session(msg) => self.session(msg),
+            Message::Error(msg) => self.error(msg),
+        }
+    }
+
+    /// Write from now on to `out`.
+    pub fn redirect(&mut self, out: Box<dyn Write + 'w>) {
+        self.out = out;
     }
 
     /// Diagnostics that go nowhere (for embedding and tests).
@@ -113,42 +171,69 @@ impl<'w> Diag<'w> {
 
     /// Report a problem at `line` of the current file.
     pub fn warn(&mut self, kind: Warn, line: u64, msg: impl Display) {
+        if let Some(r) = &mut self.record {
+            return r(Message::Warn(kind, line, msg.to_string()));
+        }
         let cap = self.shown_per_kind();
         let n = &mut self.counts[kind.index()];
         *n += 1;
         if *n <= cap {
             self.own_line();
-            // A failed stderr write must not abort the run (ripgrep #1966).
-            let _ = writeln!(self.out, "cstream: warning: {}:{line}: {msg}", self.file);
+            put(
+                &mut self.out,
+                &self.redact,
+                format_args!("cstream: warning: {}:{line}: {msg}", self.file),
+            );
         }
     }
 
     /// Report something about the run that has no line.
     pub fn note(&mut self, msg: impl Display) {
+        if let Some(r) = &mut self.record {
+            return r(Message::Note(msg.to_string()));
+        }
         let cap = self.shown_per_kind();
         let n = &mut self.counts[Warn::Run.index()];
         *n += 1;
         if *n <= cap {
             self.own_line();
-            let _ = writeln!(self.out, "cstream: warning: {msg}");
+            put(
+                &mut self.out,
+                &self.redact,
+                format_args!("cstream: warning: {msg}"),
+            );
         }
     }
 
     /// Report a session that failed or ended without a result (`-e`):
     /// `cstream: FILE: MSG`, capped like a warning.
     pub fn session(&mut self, msg: impl Display) {
+        if let Some(r) = &mut self.record {
+            return r(Message::Session(msg.to_string()));
+        }
         let n = &mut self.counts[Warn::Session.index()];
         *n += 1;
         if *n <= WARNINGS_SHOWN_PER_KIND {
-            let _ = writeln!(self.out, "cstream: {}: {msg}", self.file);
+            put(
+                &mut self.out,
+                &self.redact,
+                format_args!("cstream: {}: {msg}", self.file),
+            );
         }
     }
 
     /// Report a fatal problem (exit status 2; the run goes on where it can).
     pub fn error(&mut self, msg: impl Display) {
         self.fatal = true;
+        if let Some(r) = &mut self.record {
+            return r(Message::Error(msg.to_string()));
+        }
         self.own_line();
-        let _ = writeln!(self.out, "cstream: error: {msg}");
+        put(
+            &mut self.out,
+            &self.redact,
+            format_args!("cstream: error: {msg}"),
+        );
     }
 
     /// Print an informational line (`cstream: MSG`), never capped.

@@ -20,6 +20,8 @@ use memchr::{memchr, memmem};
 use crate::diag::{Diag, Warn, excerpt};
 use crate::json::hex4;
 
+mod document;
+
 /// Read buffer size.
 pub const READ_BUFFER_BYTES: usize = 128 * 1024;
 /// A single line longer than this is skipped (reported, not stored).
@@ -64,6 +66,14 @@ pub trait Handler {
     /// before anything more is read.
     fn released(&mut self, _diag: &mut Diag) -> io::Result<()> {
         Ok(())
+    }
+    /// An object spread over lines has a top-level member `key` whose value
+    /// is an array, after the members `head` (an object, compacted): true
+    /// to read that array element by element (docs/ARCHITECTURE.md#input-framing),
+    /// handing on `head`, then each element, then the members after the
+    /// array, each as a record. False (the default) joins the object whole.
+    fn stream_member(&mut self, _head: &[u8], _key: &[u8]) -> bool {
+        false
     }
 }
 
@@ -288,6 +298,16 @@ pub struct Framer {
     compacted: Vec<u8>,
     join: Join,
     array: ArrayState,
+    /// The members of an object being joined, watched for an array to read
+    /// element by element (a whole-document file).
+    members: document::Members,
+    /// The array being read is a document's member: the members after it
+    /// follow, then the object's `}`.
+    doc_array: bool,
+    /// Elements of the document's array read so far.
+    doc_elems: u64,
+    /// The document's members after its array.
+    tail: document::Tail,
     /// Physical lines read, over every input (`--stats`).
     pub lines_in: u64,
     /// Bytes read, over every input (`--stats`).
@@ -306,11 +326,22 @@ fn trim_ascii_ws(b: &[u8]) -> &[u8] {
 /// lines. Whitespace inside strings is kept; between two bare tokens (`1 2`)
 /// one space stays, so input that was not valid JSON does not become valid.
 fn compact_ws(src: &[u8], dst: &mut Vec<u8>) {
+    dst.clear();
+    dst.extend_from_slice(src);
+    compact_in_place(dst);
+}
+
+/// [`compact_ws`] within `buf` itself: it only ever drops bytes (a space
+/// kept between bare tokens stands for at least one that was dropped), so
+/// each byte is written at or before where it was read, and a big value is
+/// not held twice.
+fn compact_in_place(buf: &mut Vec<u8>) {
     // Bytes that can end or start a number or literal (not structural, not a quote).
     let bare = |b: u8| !matches!(b, b'{' | b'}' | b'[' | b']' | b',' | b':' | b'"');
-    dst.clear();
     let (mut in_str, mut esc, mut gap) = (false, false, false);
-    for &b in src {
+    let mut w = 0;
+    for r in 0..buf.len() {
+        let b = buf[r];
         if in_str {
             if esc {
                 esc = false;
@@ -319,20 +350,24 @@ fn compact_ws(src: &[u8], dst: &mut Vec<u8>) {
             } else if b == b'"' {
                 in_str = false;
             }
-            dst.push(b);
+            buf[w] = b;
+            w += 1;
             continue;
         }
         if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
             gap = true;
             continue;
         }
-        if gap && bare(b) && dst.last().is_some_and(|&p| bare(p)) {
-            dst.push(b' ');
+        if gap && bare(b) && w > 0 && bare(buf[w - 1]) {
+            buf[w] = b' ';
+            w += 1;
         }
         gap = false;
         in_str = b == b'"';
-        dst.push(b);
+        buf[w] = b;
+        w += 1;
     }
+    buf.truncate(w);
 }
 
 /// If `t` has `\uXXXX` escapes that are lone UTF-16 surrogates (a high one
@@ -443,6 +478,9 @@ impl Framer {
         let mut no: u64 = 0;
         self.join.lines = 0;
         self.array = ArrayState::default();
+        self.doc_array = false;
+        self.doc_elems = 0;
+        self.tail.active = false;
         let result = loop {
             if h.stop() {
                 break Ok(());
@@ -520,7 +558,7 @@ impl Framer {
         };
         let tail = if result.is_ok() || matches!(result, Err(FrameError::Read(_))) {
             // At the end (or a read error), whatever is pending is reported, never dropped.
-            self.finish(no, h, diag)
+            self.finish(no, lines.consumed, h, diag)
                 .and_then(|()| {
                     self.give_back_scratch();
                     h.released(diag)
@@ -536,6 +574,138 @@ impl Framer {
         }
         self.give_back_scratch();
         result.and(tail)
+    }
+
+    /// A line of an object being joined (`first`: its first line, which
+    /// the join does not hold yet): if a top-level member of the object
+    /// opens an array on it and the handler reads that array element by
+    /// element, hand on the members before it and start reading the array.
+    /// True when the line was taken so; false leaves it to the join.
+    fn stream_document<H: Handler>(
+        &mut self,
+        bytes: &[u8],
+        no: u64,
+        first: bool,
+        h: &mut H,
+        diag: &mut Diag,
+    ) -> io::Result<bool> {
+        let mut from = 0;
+        while let Some(m) = self.members.line(&bytes[from..]) {
+            let (key_at, open_at) = (from + m.key_at, from + m.open_at);
+            from = open_at + 1;
+            // The object so far, up to the key: its members before the array.
+            let mut before = Vec::new();
+            if !first {
+                before.extend_from_slice(&self.join.joined);
+                before.extend_from_slice(if self.join.scan.in_str { b"\\n" } else { b"\n" });
+            }
+            before.extend_from_slice(&bytes[..key_at]);
+            let mut head = std::mem::take(&mut self.compacted);
+            compact_ws(&document::head(&before), &mut head);
+            if !h.stream_member(&head, self.members.key()) {
+                self.compacted = head;
+                continue;
+            }
+            let head_line = if first { no } else { self.join.first_line };
+            self.join.lines = 0;
+            self.join.clear();
+            let p = if head.as_slice() == b"{}" {
+                Ok(Parsed::Done)
+            } else {
+                self.parse(&head, head_line, h, diag)
+            };
+            let r = match p? {
+                Parsed::Done => Ok(()),
+                _ => self.bad(&head, head_line, h, diag),
+            };
+            self.compacted = head;
+            r?;
+            self.array = ArrayState {
+                active: true,
+                want_elem: true,
+                at_open: true,
+                ..std::mem::take(&mut self.array)
+            };
+            self.array.elem.clear();
+            self.doc_array = true;
+            self.doc_elems = 0;
+            self.array_bytes(&bytes[from..], no, h, diag)?;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    /// Bytes of a line after a document's array: its last members, then
+    /// the object's `}`, handed on as one record.
+    fn tail_bytes<H: Handler>(
+        &mut self,
+        bytes: &[u8],
+        no: u64,
+        h: &mut H,
+        diag: &mut Diag,
+    ) -> io::Result<()> {
+        let Some(n) = self.tail.feed(bytes) else {
+            if self.tail.bytes.len() > MAX_JOIN_BYTES {
+                self.tail.active = false;
+                let line = self.tail.line;
+                self.tail.bytes = Vec::new();
+                diag.warn(
+                    Warn::NotJson,
+                    line,
+                    format_args!("members after the document's array longer than {MAX_JOIN_BYTES} bytes; skipped"),
+                );
+                diag.bad_lines += 1;
+                return h.bad_line("document members skipped (too large)", line, diag);
+            }
+            return Ok(());
+        };
+        if let Some(rec) = self.tail.record() {
+            let line = self.tail.line;
+            let mut c = std::mem::take(&mut self.compacted);
+            compact_ws(&rec, &mut c);
+            let p = self.parse(&c, line, h, diag);
+            let r = match p? {
+                Parsed::Done => Ok(()),
+                _ => self.bad(&c, line, h, diag),
+            };
+            self.compacted = c;
+            r?;
+        }
+        self.line_in(&bytes[n..], no, h, diag)
+    }
+
+    /// The input ended inside a document read element by element (the file
+    /// was cut, or is being rewritten while read): one warning with where
+    /// it ends; what was complete before has been handed on already.
+    fn document_cut<H: Handler>(
+        &mut self,
+        last_line: u64,
+        size: u64,
+        h: &mut H,
+        diag: &mut Diag,
+    ) -> io::Result<()> {
+        let what = if self.tail.active {
+            "after its array, before the closing brace".to_owned()
+        } else if self.array.in_elem {
+            format!("inside element {} of its array", self.doc_elems + 1)
+        } else {
+            format!("after element {} of its array", self.doc_elems)
+        };
+        let line = if self.array.in_elem && !self.tail.active {
+            self.array.elem_line
+        } else {
+            last_line
+        };
+        self.array = ArrayState::default();
+        self.doc_array = false;
+        self.tail.active = false;
+        let msg = format!(
+            "JSON document cut short at byte {size}, {what}: the file ends early (still being written or rewritten?); the {} complete elements before it were read",
+            self.doc_elems
+        );
+        diag.warn(Warn::NotJson, line, &msg);
+        diag.bad_lines += 1;
+        h.bad_line(&msg, line, diag)
     }
 
     /// Give back the per-record scratch buffers that a huge record grew.
@@ -559,6 +729,9 @@ impl Framer {
         h: &mut H,
         diag: &mut Diag,
     ) -> io::Result<()> {
+        if self.tail.active {
+            return self.tail_bytes(bytes, no, h, diag);
+        }
         if self.array.active {
             return self.array_bytes(bytes, no, h, diag);
         }
@@ -583,6 +756,10 @@ impl Framer {
         match self.parse(t, no, h, diag)? {
             Parsed::Done => Ok(()),
             Parsed::Incomplete if t[0] == b'{' => {
+                self.members.reset();
+                if self.stream_document(t, no, true, h, diag)? {
+                    return Ok(());
+                }
                 self.join.start(t, no);
                 Ok(())
             }
@@ -708,6 +885,9 @@ impl Framer {
             }
             return self.line_in(bytes, no, h, diag);
         }
+        if self.stream_document(bytes, no, false, h, diag)? {
+            return Ok(());
+        }
         self.join.push(bytes);
         if self.join.scan.complete() {
             let mut c = std::mem::take(&mut self.compacted);
@@ -773,6 +953,12 @@ impl Framer {
                 match b {
                     b']' if !a.want_elem || a.at_open => {
                         a.active = false;
+                        if self.doc_array {
+                            // The document's members after its array follow.
+                            self.doc_array = false;
+                            self.tail.start(no);
+                            return self.tail_bytes(rest, no, h, diag);
+                        }
                         // Anything after the array on this line is read normally.
                         return self.line_in(rest, no, h, diag);
                     }
@@ -860,6 +1046,7 @@ impl Framer {
     fn array_elem_done<H: Handler>(&mut self, h: &mut H, diag: &mut Diag) -> io::Result<()> {
         let a = &mut self.array;
         a.in_elem = false;
+        self.doc_elems += u64::from(self.doc_array);
         let line = a.elem_line;
         if a.overflow {
             diag.warn(
@@ -871,28 +1058,35 @@ impl Framer {
             return h.bad_line("array element skipped (too large)", line, diag);
         }
         let multiline = a.multiline;
-        let elem = std::mem::take(&mut a.elem);
+        let mut elem = std::mem::take(&mut a.elem);
+        if multiline {
+            // In place: a document's element may be most of a huge message.
+            compact_in_place(&mut elem);
+        }
         let t = trim_ascii_ws(&elem);
-        let mut c = std::mem::take(&mut self.compacted);
-        let parsed = if multiline {
-            compact_ws(t, &mut c);
-            self.parse(&c, line, h, diag)
-        } else {
-            self.parse(t, line, h, diag)
-        };
-        self.compacted = c;
-        let r = match parsed? {
+        let r = match self.parse(t, line, h, diag)? {
             Parsed::Done => Ok(()),
-            // Reported as it was written, not compacted.
             _ => self.bad(t, line, h, diag),
         };
-        self.array.elem = elem;
+        // A huge element's buffer is given back before its events are written.
+        if elem.capacity() < HUGE_RECORD_BYTES {
+            self.array.elem = elem;
+        }
         r
     }
 
-    /// End of input: report anything still pending.
-    fn finish<H: Handler>(&mut self, last_line: u64, h: &mut H, diag: &mut Diag) -> io::Result<()> {
+    /// End of input (after `size` bytes): report anything still pending.
+    fn finish<H: Handler>(
+        &mut self,
+        last_line: u64,
+        size: u64,
+        h: &mut H,
+        diag: &mut Diag,
+    ) -> io::Result<()> {
         self.flush_join(h, diag)?;
+        if self.array.active && self.doc_array || self.tail.active {
+            return self.document_cut(last_line, size, h, diag);
+        }
         if self.array.active {
             if self.array.in_elem && !self.array.elem.is_empty() {
                 let elem = std::mem::take(&mut self.array.elem);
@@ -1163,6 +1357,93 @@ mod tests {
     fn idle_is_called_before_blocking() {
         let (r, _) = frame(b"{\"a\":1}\n{\"b\":2}\n");
         assert!(r.idles >= 1);
+    }
+
+    /// Reads `messages` arrays element by element.
+    #[derive(Default)]
+    struct Doc(Rec);
+    impl Handler for Doc {
+        fn record(&mut self, bytes: &[u8], line: u64, d: &mut Diag) -> io::Result<Parsed> {
+            self.0.record(bytes, line, d)
+        }
+        fn bad_line(&mut self, text: &str, line: u64, d: &mut Diag) -> io::Result<()> {
+            self.0.bad_line(text, line, d)
+        }
+        fn idle(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+        fn stream_member(&mut self, head: &[u8], key: &[u8]) -> bool {
+            serde_json::from_slice::<serde_json::Value>(head).unwrap();
+            key == b"messages"
+        }
+    }
+
+    fn frame_doc(input: &[u8]) -> (Rec, Diag<'static>) {
+        let mut r = Doc::default();
+        let mut d = Diag::sink();
+        Framer::new().run(input, &mut r, &mut d).unwrap();
+        (r.0, d)
+    }
+
+    const DOC: &[u8] = b"{\n  \"id\": \"s\",\n  \"tools\": [1,\n 2],\n  \"messages\": [\n    {\n      \"a\": \"x\ny\"\n    },\n    {\"b\": [2]}, 3\n  ],\n  \"kind\": \"main\"\n}\n{\"after\":1}\n";
+
+    #[test]
+    fn a_document_array_is_read_element_by_element() {
+        let (r, d) = frame_doc(DOC);
+        assert_eq!(
+            got(&r),
+            vec![
+                (1, r#"{"id":"s","tools":[1,2]}"#),
+                (6, r#"{"a":"x\ny"}"#),
+                (10, r#"{"b":[2]}"#),
+                (10, "3"),
+                (11, r#"{"kind":"main"}"#),
+                (14, r#"{"after":1}"#),
+            ]
+        );
+        assert!(r.bad.is_empty());
+        assert_eq!(d.bad_lines, 0);
+        assert_eq!(d.count(Warn::Joined), 0);
+        // A handler that does not stream documents joins the object whole.
+        let (r, d) = frame(b"{\n \"messages\": [1,\n 2]\n}\n");
+        assert_eq!(got(&r), vec![(1, r#"{"messages":[1,2]}"#)]);
+        assert_eq!(d.count(Warn::Joined), 1);
+    }
+
+    #[test]
+    fn a_document_cut_short_keeps_what_was_complete() {
+        for cut in 1..DOC.len() {
+            let (r, d) = frame_doc(&DOC[..cut]);
+            let complete = got(&frame_doc(DOC).0)
+                .into_iter()
+                .filter(|(_, s)| r.got.iter().any(|(_, g)| g == s))
+                .count();
+            assert_eq!(complete, r.got.len(), "cut at {cut}: {:?}", r.got);
+            let open = DOC
+                .windows(13)
+                .position(|w| w == b"\"messages\": [")
+                .unwrap()
+                + 12;
+            let close = DOC.windows(3).position(|w| w == b"}\n{").unwrap();
+            if cut > open && cut <= close {
+                // Past the head and before the closing brace: one warning with the offset.
+                assert_eq!(d.bad_lines, 1, "cut at {cut}: {:?}", r.bad);
+                assert!(r.bad[0].1.contains(&format!("byte {cut}")), "{:?}", r.bad);
+            }
+        }
+        let after_first = DOC.windows(2).position(|w| w == b"},").unwrap() + 1;
+        let (r, _) = frame_doc(&DOC[..after_first]);
+        assert_eq!(
+            got(&r),
+            vec![(1, r#"{"id":"s","tools":[1,2]}"#), (6, r#"{"a":"x\ny"}"#)]
+        );
+    }
+
+    #[test]
+    fn a_one_line_document_is_one_record() {
+        let (r, d) = frame_doc(b"{\"id\":\"s\",\"messages\":[{\"a\":1}]}\n");
+        assert_eq!(got(&r), vec![(1, r#"{"id":"s","messages":[{"a":1}]}"#)]);
+        assert_eq!(d.bad_lines, 0);
     }
 
     /// A reader that returns one byte per read, like a slow pipe.

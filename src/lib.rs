@@ -31,7 +31,7 @@
 //! let report = cstream::convert(&input[..], &mut output, &config).unwrap();
 //! assert_eq!(
 //!     String::from_utf8(output).unwrap(),
-//!     "{\"type\":\"session_started\",\"sessionId\":\"s1\",\"dialect\":\"cursor\",\"model\":\"m\"}\n\
+//!     "{\"type\":\"session_started\",\"sessionId\":\"s1\",\"dialect\":\"cursor\",\"schemaVersion\":1,\"model\":\"m\"}\n\
 //!      {\"type\":\"text_delta\",\"sessionId\":\"s1\",\"text\":\"hi\"}\n"
 //! );
 //! assert_eq!(report.sessions(), 1);
@@ -46,6 +46,7 @@
 
 #![warn(missing_docs)]
 
+mod archive;
 #[cfg(feature = "cli")]
 mod cli;
 #[cfg(feature = "cli")]
@@ -57,20 +58,26 @@ mod input;
 mod json;
 mod output;
 mod prefix;
+#[cfg(feature = "cli")]
+mod progress;
 mod run;
+#[cfg(feature = "schema")]
+pub mod schema;
 mod stats;
 mod strings;
 mod summary;
 mod terminal;
 mod time;
 mod transform;
+#[cfg(feature = "cli")]
+mod walk;
 
 use std::io::{self, Read, Write};
 
 pub use dialect::Dialect;
 pub use event::{Event, Kind};
 pub use output::{Format, ReasoningField, ToolCallMode};
-pub use run::{Config, Exit, Report};
+pub use run::{Config, Exit, Redaction, Report};
 pub use transform::coalesce::CoalesceMode;
 
 /// Convert one stream: read `input` to its end and write it to `output` in

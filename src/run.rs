@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use std::rc::Rc;
 use std::time::Instant;
 
+use crate::archive::FileCounts;
 use crate::diag::{Diag, Warn};
 use crate::dialect::{AutoParser, Dialect, Item};
 use crate::event::{Event, Kind};
@@ -23,6 +24,11 @@ use crate::transform::coalesce::{Coalesce, CoalesceMode};
 use crate::transform::redact::{Redact, RedactCounts, Redactor};
 use crate::transform::truncate::Truncate;
 use crate::transform::{NormalizeOptions, Normalizer, Outcomes};
+
+mod jobs;
+mod outdir;
+
+pub(crate) use outdir::OutputDir;
 
 /// Non-JSON lines become `error` events carrying the line, cut at this many bytes.
 pub const ERROR_LINE_BYTES: usize = 1024;
@@ -72,9 +78,9 @@ pub struct Config {
     pub(crate) truncate_shell: Option<usize>,
     /// `--coalesce`: merge deltas before writing (`--to events`).
     pub(crate) coalesce: Option<CoalesceMode>,
-    /// `--redact`: replace secrets, with these user patterns besides the
-    /// built-in ones (valid regexes: the command line checks them).
-    pub(crate) redact: Option<Vec<String>>,
+    /// `--redact` / `--no-redact`, or neither (on for the transcripts and
+    /// the summary only).
+    pub(crate) redact: Redaction,
     /// `--stats`: count what the run reads and writes, and print the
     /// summary line on the diagnostics stream at the end.
     pub(crate) stats: bool,
@@ -85,6 +91,64 @@ pub struct Config {
     pub(crate) summary: Option<PathBuf>,
     /// `--outputs`: append `key=value` lines (`$GITHUB_OUTPUT`) to this file.
     pub(crate) outputs: Option<PathBuf>,
+    /// A directory was walked, skipping this many files: `--stats` counts
+    /// the files read, per dialect.
+    pub(crate) files_skipped: Option<u64>,
+    /// `--jobs`: read this many files at once (0 or 1: one at a time).
+    pub(crate) jobs: usize,
+    /// `--output-dir`: one output file per input, there.
+    pub(crate) output_dir: Option<OutputDir>,
+    /// Told after each input file, with the bytes read from it.
+    pub(crate) progress: Option<Progress>,
+}
+
+/// What the main thread calls after each input file is written, with the
+/// bytes read from it (the command line's progress bar).
+#[derive(Clone)]
+pub(crate) struct Progress(pub(crate) std::sync::Arc<dyn Fn(u64) + Send + Sync>);
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Progress")
+    }
+}
+
+/// Whether secrets are replaced (docs/redact.md).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Redaction {
+    /// Neither `--redact` nor `--no-redact`: on for the formats people
+    /// share (`markdown`, `html`) and for the `--summary`/`--outputs`
+    /// files, off elsewhere.
+    #[default]
+    Default,
+    /// `--redact`: everywhere, with these user patterns besides the
+    /// built-in ones (valid regexes: the command line checks them).
+    On(Vec<String>),
+    /// `--no-redact`: nowhere.
+    Off,
+}
+
+impl Redaction {
+    /// The user patterns when the output (and the warnings that quote the
+    /// input) of `format` is redacted; `None` when it is not.
+    pub(crate) fn output(&self, format: Format) -> Option<&[String]> {
+        match self {
+            Redaction::On(user) => Some(user),
+            Redaction::Off => None,
+            Redaction::Default => {
+                matches!(format, Format::Markdown | Format::Html).then_some(&[][..])
+            }
+        }
+    }
+
+    /// The user patterns when the `--summary`/`--outputs` files are redacted.
+    pub(crate) fn summary(&self) -> Option<&[String]> {
+        match self {
+            Redaction::On(user) => Some(user),
+            Redaction::Off => None,
+            Redaction::Default => Some(&[]),
+        }
+    }
 }
 
 /// The builder: one method per option, each returning the changed config.
@@ -102,6 +166,19 @@ impl Config {
     /// The output format (`--to`).
     pub fn format(&self) -> Format {
         self.format
+    }
+
+    /// `true`: replace secrets in every format (`--redact`); `false`: in
+    /// none, not even the transcripts and the summary (`--no-redact`).
+    /// Without either, `markdown`, `html` and the summary files are redacted.
+    #[must_use]
+    pub fn redact(mut self, on: bool) -> Config {
+        self.redact = if on {
+            Redaction::On(Vec::new())
+        } else {
+            Redaction::Off
+        };
+        self
     }
 
     /// Read every input as `dialect` (`--from`) instead of detecting it from
@@ -431,9 +508,20 @@ struct Pipeline<'s> {
     summary: Option<Rc<RefCell<RunSummary>>>,
     summary_file: Option<PathBuf>,
     outputs_file: Option<PathBuf>,
+    /// Redacts the `--summary`/`--outputs` text (on unless `--no-redact`):
+    /// the events it was made from are redacted only with the transcripts
+    /// or `--redact`, and the session header (id, model, directory) never.
+    summary_redactor: Option<Redactor>,
+    /// Files read per dialect (when a directory was walked).
+    files: Option<FileCounts>,
+    /// A `--jobs` worker's: session counts and endings go on its tape.
+    recorder: Option<jobs::Recorder>,
     /// Records this long or longer are detached ([`HUGE_RECORD_BYTES`];
     /// tests lower it to send every record that way).
     huge: usize,
+    /// The file the next input is read from (`None`: standard input or a
+    /// reader): saved sessions find their side files beside it.
+    source: Option<PathBuf>,
 }
 
 impl<'s> Pipeline<'s> {
@@ -490,7 +578,7 @@ impl<'s> Pipeline<'s> {
         // Outermost, so that nothing downstream (the summary, coalescing,
         // truncation markers, the format) ever sees a secret.
         let mut redacted = None;
-        if let Some(user) = &cfg.redact {
+        if let Some(user) = cfg.redact.output(cfg.format) {
             let r = Redactor::new(user).expect("--redact-pattern checked on the command line");
             redacted = Some(r.counter());
             sink = Box::new(Redact::new(sink, r));
@@ -517,9 +605,21 @@ impl<'s> Pipeline<'s> {
             held: Vec::new(),
             held_from: None,
             huge: HUGE_RECORD_BYTES,
+            recorder: None,
+            files: cfg.files_skipped.map(|skipped| FileCounts {
+                skipped,
+                ..FileCounts::default()
+            }),
+            source: None,
             summary,
             summary_file: cfg.summary.clone(),
             outputs_file: cfg.outputs.clone(),
+            summary_redactor: (cfg.summary.is_some() || cfg.outputs.is_some())
+                .then(|| cfg.redact.summary())
+                .flatten()
+                .map(|user| {
+                    Redactor::new(user).expect("--redact-pattern checked on the command line")
+                }),
         }
     }
 
@@ -539,19 +639,9 @@ impl<'s> Pipeline<'s> {
             if !self.report_sessions {
                 continue;
             }
-            let id = crate::diag::excerpt(&e.session_id, 80);
-            let error = e.error.as_deref().map(|m| crate::diag::excerpt(m, 300));
-            match (e.failed, error) {
-                (true, Some(m)) => diag.session(format_args!("session {id} failed: {m}")),
-                (true, None) => diag.session(format_args!(
-                    "session {id} failed (the agent gave no message)"
-                )),
-                (false, Some(m)) => diag.session(format_args!(
-                    "session {id} ended without a result; the last error was: {m}"
-                )),
-                (false, None) => diag.session(format_args!(
-                    "session {id} ended without a result (cut off?)"
-                )),
+            match &self.recorder {
+                Some(r) => r.ended(e),
+                None => report_ended_one(&e, diag),
             }
         }
     }
@@ -595,6 +685,7 @@ impl<'s> Pipeline<'s> {
             incomplete: o.incomplete,
             events: c.events(),
             redacted: self.redacted.as_ref().map(RedactCounts::nonzero),
+            files: self.files.clone(),
             elapsed: self.started.elapsed(),
         })
     }
@@ -615,6 +706,11 @@ impl<'s> Pipeline<'s> {
     }
 
     fn check_sessions(&mut self, diag: &mut Diag) {
+        if let Some(r) = &self.recorder {
+            // Whether it is the run's second session is known when the
+            // tape is played.
+            return r.sessions(self.norm.outcomes.sessions);
+        }
         if self.warn_sessions && self.norm.outcomes.sessions > 1 {
             self.warn_sessions = false;
             let file = diag.file.clone();
@@ -673,6 +769,24 @@ impl<'s> Pipeline<'s> {
     }
 }
 
+/// Name a session that failed or ended without a result (`-e`).
+fn report_ended_one(e: &crate::transform::Ended, diag: &mut Diag) {
+    let id = crate::diag::excerpt(&e.session_id, 80);
+    let error = e.error.as_deref().map(|m| crate::diag::excerpt(m, 300));
+    match (e.failed, error) {
+        (true, Some(m)) => diag.session(format_args!("session {id} failed: {m}")),
+        (true, None) => diag.session(format_args!(
+            "session {id} failed (the agent gave no message)"
+        )),
+        (false, Some(m)) => diag.session(format_args!(
+            "session {id} ended without a result; the last error was: {m}"
+        )),
+        (false, None) => diag.session(format_args!(
+            "session {id} ended without a result (cut off?)"
+        )),
+    }
+}
+
 /// Note whether `item` is an `unknown` event or a known one (for the check
 /// of a forced dialect).
 fn judge_item(item: &Item<'_>, unknown: &mut bool, known: &mut bool) {
@@ -687,6 +801,17 @@ fn judge_item(item: &Item<'_>, unknown: &mut bool, known: &mut bool) {
 }
 
 impl Handler for Pipeline<'_> {
+    fn stream_member(&mut self, head: &[u8], key: &[u8]) -> bool {
+        // The dialect in use, else the one the head shows.
+        let dialect = self.parser.chosen.or_else(|| {
+            match std::str::from_utf8(head).map(crate::dialect::detect_record) {
+                Ok(crate::dialect::Detected::Is(d)) => Some(d),
+                _ => None,
+            }
+        });
+        dialect.is_some_and(|d| d.streams_member(key))
+    }
+
     fn record(&mut self, bytes: &[u8], line: u64, diag: &mut Diag) -> io::Result<Parsed> {
         // Whatever an earlier record of this line held goes first.
         self.released(diag)?;
@@ -829,6 +954,13 @@ pub fn run_with_stdin<R: Read, W: Write>(
 ) -> io::Result<Report> {
     diag.quiet |= cfg.output.quiet;
     diag.shared_terminal = cfg.output.shared_terminal.clone();
+    diag.redact = warnings_redactor(cfg);
+    if let Some(od) = &cfg.output_dir {
+        return outdir::run(cfg, inputs, od, diag);
+    }
+    if jobs::parallel(cfg, inputs) {
+        return jobs::run(cfg, inputs, out, diag);
+    }
     let mut p = Pipeline::new(cfg, out);
     let mut framer = Framer::new();
     let mut all = || {
@@ -837,13 +969,19 @@ pub fn run_with_stdin<R: Read, W: Write>(
             match input {
                 Input::Stdin => {
                     p.live = true;
+                    p.source = None;
                     one_input(&mut p, &mut framer, &mut stdin, diag)?
                 }
                 Input::Path(path) => match File::open(path) {
                     Ok(f) => {
                         // A FIFO or `<(tail -f …)` is live; a regular file is not.
                         p.live = !f.metadata().is_ok_and(|m| m.is_file());
-                        one_input(&mut p, &mut framer, f, diag)?
+                        p.source = Some(path.clone());
+                        let before = framer.bytes_in;
+                        one_input(&mut p, &mut framer, f, diag)?;
+                        if let Some(progress) = &cfg.progress {
+                            (progress.0)(framer.bytes_in - before);
+                        }
                     }
                     Err(e) => {
                         let name = std::mem::take(&mut diag.file);
@@ -874,6 +1012,14 @@ pub fn convert<R: Read, W: Write>(
     convert_detaching(cfg, input, out, diag, HUGE_RECORD_BYTES)
 }
 
+/// What redacts the warnings that quote the input: the output's redaction,
+/// so a secret kept out of a shared transcript is not printed beside it.
+fn warnings_redactor(cfg: &Config) -> Option<crate::diag::Redact> {
+    let user = cfg.redact.output(cfg.format)?;
+    let r = Redactor::new(user).expect("--redact-pattern checked on the command line");
+    Some(Box::new(move |s: &str| r.redact(s)))
+}
+
 /// [`convert`], detaching records of `huge` bytes or more.
 fn convert_detaching<R: Read, W: Write>(
     cfg: &Config,
@@ -883,6 +1029,7 @@ fn convert_detaching<R: Read, W: Write>(
     huge: usize,
 ) -> io::Result<Report> {
     diag.quiet |= cfg.output.quiet;
+    diag.redact = warnings_redactor(cfg);
     let mut p = Pipeline::new(cfg, out);
     p.huge = huge;
     let mut framer = Framer::new();
@@ -923,7 +1070,7 @@ fn one_input<R: Read>(
     mut reader: R,
     diag: &mut Diag,
 ) -> io::Result<()> {
-    p.parser.reset();
+    p.parser.reset(p.source.as_deref());
     p.begun = false;
     p.notices = 0;
     p.records = 0;
@@ -983,6 +1130,9 @@ fn one_input<R: Read>(
     p.norm.end_input(&mut *p.sink, diag)?;
     p.report_endings(diag);
     p.check_sessions(diag);
+    if let Some(files) = &mut p.files {
+        files.count(p.parser.chosen);
+    }
     Ok(())
 }
 
@@ -1016,14 +1166,18 @@ fn finish(
     if let Some(st) = &p.summary {
         let mut st = st.borrow_mut();
         st.end_session();
+        let redact = |text: String| match &p.summary_redactor {
+            Some(r) => r.redact(&text).unwrap_or(text),
+            None => text,
+        };
         for (file, text) in [
             (
                 &p.summary_file,
-                p.summary_file.as_ref().map(|_| st.markdown()),
+                p.summary_file.as_ref().map(|_| st.markdown(&redact)),
             ),
             (
                 &p.outputs_file,
-                p.outputs_file.as_ref().map(|_| st.outputs()),
+                p.outputs_file.as_ref().map(|_| redact(st.outputs())),
             ),
         ] {
             if let (Some(file), Some(text)) = (file, text)

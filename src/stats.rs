@@ -12,6 +12,7 @@ use std::io::{self, Write};
 use std::rc::Rc;
 use std::time::Duration;
 
+use crate::archive::FileCounts;
 use crate::event::{Event, TYPE_NAMES};
 use crate::event::{Session, Sink, Starts};
 
@@ -37,11 +38,38 @@ pub struct Stats {
     pub events: [u64; KINDS],
     /// `--redact`: secrets replaced, per kind (`None` without `--redact`).
     pub redacted: Option<Vec<(&'static str, u64)>>,
+    /// Files read per dialect and skipped (`None` unless a directory was
+    /// walked).
+    pub files: Option<FileCounts>,
     /// Wall time of the run.
     pub elapsed: Duration,
 }
 
 impl Stats {
+    /// Add the figures of another part of the run (`--output-dir`: one
+    /// file's); `elapsed` stays the run's.
+    pub fn add(&mut self, o: &Stats) {
+        self.lines += o.lines;
+        self.bytes_in += o.bytes_in;
+        self.bytes_out += o.bytes_out;
+        self.skipped += o.skipped;
+        self.sessions += o.sessions;
+        self.failed += o.failed;
+        self.incomplete += o.incomplete;
+        for (a, b) in self.events.iter_mut().zip(o.events) {
+            *a += b;
+        }
+        if let Some(theirs) = &o.redacted {
+            let mine = self.redacted.get_or_insert_with(Vec::new);
+            for (kind, n) in theirs {
+                match mine.iter_mut().find(|(k, _)| k == kind) {
+                    Some((_, m)) => *m += n,
+                    None => mine.push((kind, *n)),
+                }
+            }
+        }
+    }
+
     /// All events, whatever their type.
     pub fn total_events(&self) -> u64 {
         self.events.iter().sum()
@@ -84,6 +112,9 @@ impl fmt::Display for Stats {
             for (kind, n) in r {
                 write!(f, " redacted_{kind}={n}")?;
             }
+        }
+        if let Some(files) = &self.files {
+            write!(f, " {files}")?;
         }
         write!(f, " elapsed={:.3}s", self.elapsed.as_secs_f64())
     }

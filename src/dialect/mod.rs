@@ -18,6 +18,7 @@ pub mod gemini;
 pub mod sessions;
 
 use std::io;
+use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use serde::de::IgnoredAny;
@@ -81,6 +82,9 @@ pub enum Item<'a> {
         stream: OutStream,
         text: Str<'a>,
     },
+    /// A problem with the input that the parser worked around (the run
+    /// reports it as a warning at the record's line; nothing is emitted).
+    Warning(Str<'a>),
     /// A `tool_call_started` made from what a completion repeats (its args),
     /// sent just before that completion: the transform passes it on only when
     /// the call is not open, so a completion whose start was cut off (a
@@ -97,7 +101,7 @@ impl Item<'_> {
             | Item::BlockRecap { ts, .. }
             | Item::UsageTotal { ts, .. }
             | Item::OutputSnapshot { ts, .. } => Some(ts),
-            Item::Resume { .. } | Item::IdHint(_) | Item::Verbatim => None,
+            Item::Resume { .. } | Item::IdHint(_) | Item::Verbatim | Item::Warning(_) => None,
         }
     }
 
@@ -128,6 +132,7 @@ impl Item<'_> {
                 session_id: own(session_id),
             },
             Item::IdHint(s) => Item::IdHint(own(s)),
+            Item::Warning(s) => Item::Warning(own(s)),
             Item::Verbatim => Item::Verbatim,
             Item::OutputSnapshot {
                 ts,
@@ -158,6 +163,11 @@ pub trait Parser {
     fn finish(&mut self, _out: Out<'_, 'static>) -> io::Result<()> {
         Ok(())
     }
+
+    /// The input is the file at `path` (not called for standard input).
+    /// Saved sessions keep parts of themselves in files beside the
+    /// transcript; the stream dialects ignore this.
+    fn set_source(&mut self, _path: &Path) {}
 }
 
 /// Read a record as a dialect's line type `T`, or say what the record is
@@ -213,13 +223,15 @@ pub enum Dialect {
     ClaudeProject,
     /// Codex's saved rollouts (`~/.codex/sessions`).
     CodexRollout,
+    /// Gemini CLI's saved chats (`~/.gemini/tmp/*/chats`).
+    GeminiChat,
 }
 
 impl Dialect {
     /// Every dialect, in the order `--help` lists them (after `auto`). The
     /// command line, the man page, the completions and the tests derive
     /// from this list.
-    pub const ALL: [Dialect; 9] = [
+    pub const ALL: [Dialect; 10] = [
         Dialect::Cursor,
         Dialect::Claude,
         Dialect::Codex,
@@ -229,6 +241,7 @@ impl Dialect {
         Dialect::Events,
         Dialect::ClaudeProject,
         Dialect::CodexRollout,
+        Dialect::GeminiChat,
     ];
 
     /// One line for `--help`.
@@ -245,6 +258,7 @@ impl Dialect {
                 "Claude Code saved transcripts (~/.claude/projects/*/*.jsonl)"
             }
             Dialect::CodexRollout => "Codex saved rollouts (~/.codex/sessions/**/rollout-*.jsonl)",
+            Dialect::GeminiChat => "Gemini CLI saved chats (~/.gemini/tmp/*/chats/session-*.json)",
         }
     }
 
@@ -265,6 +279,7 @@ impl Dialect {
             Dialect::Events => "events",
             Dialect::ClaudeProject => sessions::claude_project::NAME,
             Dialect::CodexRollout => sessions::codex_rollout::NAME,
+            Dialect::GeminiChat => sessions::gemini_chat::NAME,
         }
     }
 
@@ -284,6 +299,17 @@ impl Dialect {
             Dialect::CodexRollout => {
                 Box::new(sessions::codex_rollout::CodexRolloutParser::default())
             }
+            Dialect::GeminiChat => Box::new(sessions::gemini_chat::GeminiChatParser::default()),
+        }
+    }
+
+    /// A file of this dialect is one JSON document whose top-level member
+    /// `key` is an array to read element by element (the input stage's
+    /// document framing), rather than a stream of records.
+    pub fn streams_member(self, key: &[u8]) -> bool {
+        match self {
+            Dialect::GeminiChat => sessions::gemini_chat::streams_member(key),
+            _ => false,
         }
     }
 }
@@ -389,6 +415,8 @@ struct Probe<'a> {
     instructions: Has,
     #[serde(default)]
     id: Has,
+    #[serde(rename = "projectHash", default)]
+    project_hash: Has,
 }
 
 impl Probe<'_> {
@@ -425,6 +453,7 @@ const DETECTION: &[(Dialect, Rule)] = &[
     (Dialect::Acp, acp::sniff),
     (Dialect::ClaudeProject, sessions::claude_project::sniff),
     (Dialect::CodexRollout, sessions::codex_rollout::sniff),
+    (Dialect::GeminiChat, sessions::gemini_chat::sniff),
     (Dialect::Events, events::sniff),
     (Dialect::Codex, codex::sniff),
     (Dialect::CursorSdk, cursor_sdk::sniff),
@@ -500,6 +529,8 @@ pub struct AutoParser {
     /// When detection failed and cursor-agent was assumed: the line of the
     /// first record that was read so (for one warning).
     guessed: Option<u64>,
+    /// The file being read, when it is one ([`Parser::set_source`]).
+    source: Option<PathBuf>,
 }
 
 /// How many undecided JSON records detection keeps before it assumes cursor-agent.
@@ -518,12 +549,15 @@ impl AutoParser {
             last_line: 0,
             chosen: fixed,
             guessed: None,
+            source: None,
         }
     }
 
-    /// Start over for a new input.
-    pub fn reset(&mut self) {
+    /// Start over for a new input (read from the file at `source`, or from
+    /// standard input).
+    pub fn reset(&mut self, source: Option<&Path>) {
         *self = AutoParser::new(self.fixed);
+        self.source = source.map(Path::to_path_buf);
     }
 
     /// When JSON was read but its dialect could not be told: the line of
@@ -540,6 +574,9 @@ impl AutoParser {
             self.guessed = self.held.first().map(|(line, _)| *line);
         }
         let mut p = d.parser();
+        if let Some(src) = &self.source {
+            p.set_source(src);
+        }
         let held = std::mem::take(&mut self.held);
         self.held_bytes = 0;
         for (line, rec) in &held {

@@ -146,3 +146,81 @@ fn cumulative_stream_grows_one_call() {
     let run = cstream(&["--to", "events"], &input);
     assert_eq!(run.code, 0);
 }
+
+/// `gen_archive.py OUT ARGS`: the composition it prints, or `None` without
+/// python3.
+fn generate_archive(out: &Path, args: &[&str]) -> Option<String> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/gen_archive.py");
+    let run = match Command::new("python3")
+        .arg(script)
+        .arg(out)
+        .args(args)
+        .arg("--stats")
+        .output()
+    {
+        Ok(run) => run,
+        Err(e) => {
+            eprintln!("skipped: cannot run python3 ({e})");
+            return None;
+        }
+    };
+    assert!(
+        run.status.success(),
+        "gen_archive.py {args:?} failed: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    Some(String::from_utf8(run.stderr).expect("UTF-8 stats"))
+}
+
+fn session_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for e in std::fs::read_dir(dir).expect("generated folder").flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            session_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "jsonl") {
+            out.push(p);
+        }
+    }
+}
+
+/// The archive generator is deterministic, and every session file it writes
+/// (Claude Code transcripts, sub-agents, Codex rollouts, forks, archived
+/// copies) is recognised and read without a warning or an `unknown` event,
+/// so the archive benchmark measures cstream's real path.
+#[test]
+fn archive_is_deterministic_and_fully_understood() {
+    let root = std::env::temp_dir().join(format!("cstream-gen-archive-{}", std::process::id()));
+    let (a, b, c) = (root.join("a"), root.join("b"), root.join("c"));
+    let Some(stats) = generate_archive(&a, &["--mb", "3", "--seed", "5"]) else {
+        return;
+    };
+    let md5 = |s: &str| s.rsplit("md5 ").next().map(str::trim).map(str::to_owned);
+    assert_eq!(
+        md5(&stats),
+        md5(&generate_archive(&b, &["--mb", "3", "--seed", "5"]).unwrap())
+    );
+    assert_ne!(
+        md5(&stats),
+        md5(&generate_archive(&c, &["--mb", "3", "--seed", "6"]).unwrap())
+    );
+    let mut files = Vec::new();
+    session_files(&a, &mut files);
+    files.sort();
+    let mut dialects = std::collections::BTreeSet::new();
+    for f in &files {
+        let run = common::cstream_file(&["--to", "events"], f);
+        assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{}", f.display());
+        for line in run.out().lines() {
+            let v: serde_json::Value = serde_json::from_str(line).expect("events are JSON");
+            assert_ne!(v["type"], "unknown", "{}: {line}", f.display());
+            if v["type"] == "session_started" {
+                dialects.insert(v["dialect"].as_str().unwrap_or("").to_owned());
+            }
+        }
+    }
+    std::fs::remove_dir_all(&root).ok();
+    assert!(
+        dialects.contains("claude-project") && dialects.contains("codex-rollout"),
+        "{dialects:?}"
+    );
+}

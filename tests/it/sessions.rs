@@ -111,7 +111,14 @@ fn claude_transcripts_count_each_message_once_without_placeholders() {
         let name = name(&path);
         let run = cstream_file(&["--to", "events"], &path);
         assert_eq!(run.code, 0, "{name}: exit {}: {}", run.code, run.stderr);
-        assert!(run.stderr.is_empty(), "{name}: warned: {}", run.stderr);
+        // The only warnings allowed are for offloaded outputs that are not
+        // there (checked in claude_offloaded_outputs_are_read_from_beside_the_transcript).
+        let other: Vec<&str> = run
+            .stderr
+            .lines()
+            .filter(|l| !l.contains("is missing: showing the preview"))
+            .collect();
+        assert!(other.is_empty(), "{name}: warned: {}", run.stderr);
         let evs = events(&run.out());
         assert_eq!(
             evs.first().map(|e| e["dialect"].clone()),
@@ -161,6 +168,196 @@ fn claude_sidechain_files_are_sessions_of_their_own() {
     }
 }
 
+/// The offloaded outputs a transcript's tool results name, read here
+/// independently of cstream: (call id, path as written) for every
+/// `tool_result` whose text is a `<persisted-output>` stub.
+fn offload_stubs(raw: &str) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    for line in raw.lines() {
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        for b in v["message"]["content"].as_array().into_iter().flatten() {
+            if b["type"] != "tool_result" {
+                continue;
+            }
+            let text = match &b["content"] {
+                Value::String(s) => s.clone(),
+                Value::Array(parts) => parts
+                    .iter()
+                    .filter_map(|p| p["text"].as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                _ => continue,
+            };
+            let Some(at) = text.find("<persisted-output>") else {
+                continue;
+            };
+            let Some(p) = text[at..].split("saved to: ").nth(1) else {
+                continue;
+            };
+            let p = p.split(['\n', '<']).next().unwrap().trim().to_owned();
+            found.push((b["tool_use_id"].as_str().unwrap().to_owned(), p));
+        }
+    }
+    found
+}
+
+/// A tool result Claude Code offloaded to `<session>/tool-results/` shows
+/// the saved file's text when the file is beside the transcript, and
+/// otherwise the preview the record holds with a warning naming the
+/// transcript and the missing file; every transcript (fixtures and real
+/// files) is checked, and the fixtures hold both cases.
+#[test]
+fn claude_offloaded_outputs_are_read_from_beside_the_transcript() {
+    let (mut read, mut missing) = (0, 0);
+    for path in inputs("claude-project", "sessions/claude-code") {
+        let name = name(&path);
+        let raw = std::fs::read_to_string(&path).unwrap();
+        let stubs = offload_stubs(&raw);
+        if stubs.is_empty() {
+            continue;
+        }
+        let run = cstream_file(&["--to", "events"], &path);
+        let evs = events(&run.out());
+        let dir = path.with_extension("").join("tool-results");
+        for (id, written) in stubs {
+            let file = dir.join(written.rsplit(['/', '\\']).next().unwrap());
+            let end = evs
+                .iter()
+                .find(|e| ty(e) == "tool_call_completed" && e["callId"] == id.as_str())
+                .unwrap_or_else(|| panic!("{name}: no completion for {id}"));
+            // The model-visible output: a shell's `output`, another tool's `result`.
+            let shown = end["output"]
+                .as_str()
+                .or(end["result"].as_str())
+                .unwrap_or_default();
+            match std::fs::read_to_string(&file) {
+                Ok(saved) => {
+                    read += 1;
+                    assert_eq!(shown, saved, "{name}: {id} is not the saved output");
+                    assert!(!run.stderr.contains(&id), "{name}: warned about {id}");
+                }
+                Err(_) => {
+                    missing += 1;
+                    assert!(shown.contains("persisted"), "{name}: {id}: {shown}");
+                    let warning = run
+                        .stderr
+                        .lines()
+                        .find(|l| l.contains(&format!("tool call {id} ")))
+                        .unwrap_or_else(|| panic!("{name}: no warning for {id}: {}", run.stderr));
+                    assert!(warning.contains(&name), "{warning}");
+                    assert!(warning.contains(&file.display().to_string()), "{warning}");
+                }
+            }
+        }
+    }
+    assert!(read > 0 && missing > 0, "read {read}, missing {missing}");
+}
+
+/// Every `.jsonl` under `dir`, at any depth (sub-agents sit in folders).
+fn all_jsonl(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            all_jsonl(&p, out);
+        } else if p.extension().is_some_and(|x| x == "jsonl") {
+            out.push(p);
+        }
+    }
+}
+
+/// The call in the parent transcript that spawned a sub-agent, read here
+/// independently of cstream: the parent is the transcript whose folder
+/// holds `subagents/`, or `<sessionId>.jsonl` beside the file; the call is
+/// the tool result whose `toolUseResult.agentId` is the sub-agent's, else
+/// the `tool_use` whose `input.prompt` is its first prompt.
+fn spawning_call(sub: &Path, first: &Value, prompt: &str) -> Option<String> {
+    let dir = sub.parent()?;
+    let parent = if dir.ends_with("subagents") {
+        dir.parent()?.with_extension("jsonl")
+    } else {
+        dir.join(format!("{}.jsonl", first["sessionId"].as_str()?))
+    };
+    let raw = std::fs::read_to_string(parent).ok()?;
+    let lines: Vec<Value> = raw
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let content = |v: &Value| {
+        v["message"]["content"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    };
+    lines
+        .iter()
+        .filter(|v| v["type"] == "user" && v["toolUseResult"]["agentId"] == first["agentId"])
+        .flat_map(content)
+        .find(|b| b["type"] == "tool_result")
+        .and_then(|b| b["tool_use_id"].as_str().map(str::to_owned))
+        .or_else(|| {
+            lines
+                .iter()
+                .filter(|v| v["type"] == "assistant")
+                .flat_map(content)
+                .find(|b| b["type"] == "tool_use" && b["input"]["prompt"] == prompt)
+                .and_then(|b| b["id"].as_str().map(str::to_owned))
+        })
+}
+
+/// A sub-agent's transcript (newer layout `<session>/subagents/`, older
+/// `agent-<id>.jsonl` beside the session) stays a session of its own, and
+/// its `session_started` (and documents' metadata) links it to the parent
+/// session and to the call that spawned it whenever the parent's
+/// transcript is there to say which; fixtures cover both layouts and both
+/// linking keys.
+#[test]
+fn claude_subagent_sessions_link_to_their_spawning_call() {
+    let mut files = Vec::new();
+    all_jsonl(&fixtures_dir().join("claude-project"), &mut files);
+    files.sort();
+    files.extend(
+        corpus("sessions/claude-code")
+            .into_iter()
+            .filter(|p| !p.ends_with("SOURCES.md")),
+    );
+    let mut linked = 0;
+    for path in files {
+        let raw = std::fs::read_to_string(&path).unwrap();
+        let Some(first) = raw
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .find(|v| v["uuid"].is_string())
+        else {
+            continue;
+        };
+        if first["isSidechain"] != true {
+            continue;
+        }
+        let name = name(&path);
+        let prompt = first["message"]["content"].as_str().unwrap_or_default();
+        let want = spawning_call(&path, &first, prompt);
+        let evs = events(&cstream_file(&["--to", "events"], &path).out());
+        let start = &evs[0];
+        assert_eq!(start["parentSessionId"], first["sessionId"], "{name}");
+        assert_ne!(
+            start["sessionId"], first["sessionId"],
+            "{name}: merged into its parent"
+        );
+        assert_eq!(start["parentCallId"].as_str(), want.as_deref(), "{name}");
+        let doc = cstream_file(&["--to", "documents"], &path).out();
+        let doc: Value = serde_json::from_str(&doc).expect("one document");
+        assert_eq!(
+            doc["metadata"]["parentToolCallId"].as_str(),
+            want.as_deref(),
+            "{name}: documents"
+        );
+        linked += usize::from(want.is_some());
+    }
+    assert!(linked >= 2, "only {linked} sub-agents linked");
+}
+
 fn text(path: &Path) -> String {
     let run = cstream_file(&["--to", "events"], path);
     events(&run.out())
@@ -205,51 +402,120 @@ fn claude_rewound_turns_are_left_out() {
     }));
 }
 
-/// The rollout's items, wrapped (`{type, payload}`) or bare (the older shape).
-fn rollout_items(raw: &str) -> Vec<(String, Value)> {
+/// The rollout's items, wrapped (`{type, payload}`) or bare (the older
+/// shape), each with its time in milliseconds when it has one.
+fn rollout_items(raw: &str) -> Vec<(String, Value, Option<i64>)> {
+    let ms = |v: &Value| {
+        let t = v["timestamp"].as_str()?;
+        // 2026-03-04T10:00:01.000Z: only times within a day are compared.
+        let (h, m, s) = (t.get(11..13)?, t.get(14..16)?, t.get(17..23)?);
+        let secs: f64 = s.parse().ok()?;
+        Some(
+            (h.parse::<i64>().ok()? * 3600 + m.parse::<i64>().ok()? * 60) * 1000
+                + (secs * 1000.0) as i64,
+        )
+    };
     raw.lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .map(|v| match v["payload"].is_object() {
             true => (
                 v["type"].as_str().unwrap_or("").to_owned(),
                 v["payload"].clone(),
+                ms(&v),
             ),
-            false => ("response_item".to_owned(), v),
+            false => ("response_item".to_owned(), v.clone(), ms(&v)),
         })
         .collect()
 }
 
-/// The assistant's text as the model's history holds it, read here
-/// independently of cstream.
-fn codex_history_text(raw: &str) -> String {
-    let mut s = String::new();
-    for (kind, p) in rollout_items(raw) {
-        if kind == "response_item" && p["type"] == "message" && p["role"] == "assistant" {
-            for part in p["content"].as_array().into_iter().flatten() {
-                s.push_str(part["text"].as_str().unwrap_or(""));
-            }
-        }
-    }
-    s
+/// What a rollout shows, read here independently of cstream: the
+/// assistant text and typed prompts of the turns that were not rolled back
+/// (a rollback takes back the newest turn; one reaching further is only
+/// noted), leaving out the copy of its parent a fork begins with (the
+/// records after the parent's `session_meta` written in one burst), and
+/// the usage spent after that copy (input, output), from the running totals.
+struct CodexExpected {
+    text: String,
+    prompts: usize,
+    usage: (u64, u64),
+    rollback_notes: usize,
 }
 
-/// The rollout's last running total (input, output), if it has one.
-fn codex_last_total(raw: &str) -> Option<(u64, u64)> {
-    rollout_items(raw)
-        .into_iter()
-        .filter(|(k, p)| k == "event_msg" && p["type"] == "token_count")
-        .filter_map(|(_, p)| {
+fn codex_expected(raw: &str) -> CodexExpected {
+    let mut turns: Vec<(String, usize)> = vec![(String::new(), 0)];
+    let (mut metas, mut fork_ts, mut forked) = (0, None, false);
+    let mut copying: Option<Option<i64>> = None;
+    let (mut base, mut last) = ((0, 0), (0, 0));
+    let mut rollback_notes = 0;
+    for (kind, p, ts) in rollout_items(raw) {
+        let total = || {
             let t = &p["info"]["total_token_usage"];
             t.is_object()
                 .then(|| (n(&t["input_tokens"]), n(&t["output_tokens"])))
-        })
-        .next_back()
+        };
+        if kind == "session_meta" {
+            metas += 1;
+            if metas == 1 {
+                forked = p["forked_from_id"].is_string();
+                fork_ts = ts;
+            } else if forked {
+                copying = Some(ts);
+            }
+            continue;
+        }
+        if let Some(prev) = copying {
+            let burst = match (ts, prev, fork_ts) {
+                (Some(t), _, Some(f)) if t < f => true,
+                (Some(t), Some(p), _) => t - p <= 1000,
+                _ => true,
+            };
+            if burst {
+                copying = Some(ts.or(prev));
+                if kind == "event_msg" && p["type"] == "token_count" {
+                    base = total().unwrap_or(base);
+                    last = base;
+                }
+                continue;
+            }
+            copying = None;
+        }
+        match (kind.as_str(), p["type"].as_str().unwrap_or("")) {
+            ("event_msg", "user_message") => turns.push((String::new(), 1)),
+            ("event_msg", "token_count") => last = total().unwrap_or(last),
+            ("event_msg", "thread_rolled_back") => {
+                let n = p["num_turns"].as_u64().unwrap_or(1);
+                let held = u64::from(turns.len() > 1);
+                if held == 1 {
+                    turns.pop();
+                }
+                rollback_notes += usize::from(n > held);
+            }
+            ("response_item", "message") if p["role"] == "assistant" => {
+                for part in p["content"].as_array().into_iter().flatten() {
+                    turns
+                        .last_mut()
+                        .unwrap()
+                        .0
+                        .push_str(part["text"].as_str().unwrap_or(""));
+                }
+            }
+            _ => {}
+        }
+    }
+    CodexExpected {
+        text: turns.iter().map(|t| t.0.as_str()).collect(),
+        prompts: turns.iter().map(|t| t.1).sum(),
+        usage: (last.0 - base.0, last.1 - base.1),
+        rollback_notes,
+    }
 }
 
 /// Every Codex rollout (fixtures and real files) is recognised without
 /// `--from` and read without a warning or an `unknown` event; the text the
-/// history and the interface's events both carry is shown once; usage adds
-/// up to the rollout's own last running total (never a total summed twice).
+/// history and the interface's events both carry is shown once, without
+/// rolled-back turns or a fork's copy of its parent; usage adds up to the
+/// rollout's own running totals since that copy (never a total summed
+/// twice, never the parent's).
 #[test]
 fn codex_rollouts_show_content_once_and_usage_from_running_totals() {
     for path in inputs("codex-rollout", "sessions/codex") {
@@ -268,18 +534,20 @@ fn codex_rollouts_show_content_once_and_usage_from_running_totals() {
             "{name}: records became unknown events"
         );
         let raw = std::fs::read_to_string(&path).unwrap();
+        let want = codex_expected(&raw);
         let text: String = evs
             .iter()
             .filter(|e| ty(e) == "text_delta")
             .map(|e| e["text"].as_str().unwrap_or(""))
             .collect();
-        assert_eq!(text, codex_history_text(&raw), "{name}: assistant text");
+        assert_eq!(text, want.text, "{name}: assistant text");
         let (i, o, _, _) = delta_sums(&evs);
-        assert_eq!(
-            (i, o),
-            codex_last_total(&raw).unwrap_or((0, 0)),
-            "{name}: usage_delta sums"
-        );
+        assert_eq!((i, o), want.usage, "{name}: usage_delta sums");
+        let notes = evs
+            .iter()
+            .filter(|e| ty(e) == "error" && e["source"] == "rollback")
+            .count();
+        assert_eq!(notes, want.rollback_notes, "{name}: rollback notices");
         // A prompt once, and never the injected context.
         let prompts: Vec<&str> = evs
             .iter()
@@ -292,14 +560,40 @@ fn codex_rollouts_show_content_once_and_usage_from_running_totals() {
             ),
             "{name}: injected context shown as a prompt"
         );
-        let typed = rollout_items(&raw)
-            .iter()
-            .filter(|(k, p)| k == "event_msg" && p["type"] == "user_message")
-            .count();
-        if typed > 0 {
-            assert_eq!(prompts.len(), typed, "{name}: prompts");
+        if want.prompts > 0 {
+            assert_eq!(prompts.len(), want.prompts, "{name}: prompts");
         }
     }
+}
+
+/// A forked rollout is its own session (the first `session_meta` names it,
+/// not the parent's copied after it), says which session it was forked
+/// from, and notes the copy it leaves out.
+#[test]
+fn codex_forks_are_their_own_session_linked_to_the_parent() {
+    let path = fixtures_dir().join("codex-rollout/fork_parent-prefix-copied_usage-from-fork.jsonl");
+    let raw = std::fs::read_to_string(&path).unwrap();
+    let metas: Vec<Value> = rollout_items(&raw)
+        .into_iter()
+        .filter(|(k, _, _)| k == "session_meta")
+        .map(|(_, p, _)| p)
+        .collect();
+    assert_eq!(metas.len(), 2);
+    let evs = events(&cstream_file(&["--to", "events"], &path).out());
+    assert!(evs.iter().all(|e| e["sessionId"] == metas[0]["id"]));
+    assert_eq!(evs[0]["forkedFrom"], metas[1]["id"]);
+    assert_eq!(evs[0]["forkedFrom"], metas[0]["forked_from_id"]);
+    assert!(
+        evs.iter()
+            .any(|e| ty(e) == "error" && e["source"] == "fork"),
+        "no notice of the inherited records"
+    );
+    let t = text(&path);
+    assert!(
+        !t.contains("Round half up"),
+        "the parent's turns were shown: {t}"
+    );
+    assert!(t.contains("Now add a test"), "{t}");
 }
 
 /// A compaction's copy of the history is not shown again.
@@ -314,4 +608,154 @@ fn codex_compacted_history_is_not_repeated() {
         1,
         "{t}"
     );
+}
+
+/// What a Gemini CLI chat itself holds, read here independently of
+/// cstream: its prompts, the model's text, its tool calls by status, and
+/// the token counts of its responses (input with the tool-use prompt,
+/// output with the thoughts, cached).
+fn gemini_chat_facts(raw: &str) -> (Vec<String>, String, usize, usize, Counts) {
+    let doc: Value = serde_json::from_str(raw).expect("a whole chat");
+    let text_of = |c: &Value| -> String {
+        match c {
+            Value::String(s) => s.clone(),
+            Value::Array(parts) => parts
+                .iter()
+                .filter_map(|p| p["text"].as_str().or(p.as_str()))
+                .collect(),
+            _ => String::new(),
+        }
+    };
+    let (mut prompts, mut text, mut calls, mut done) = (Vec::new(), String::new(), 0, 0);
+    let mut usage = (0, 0, 0, 0);
+    for m in doc["messages"].as_array().expect("messages") {
+        match m["type"].as_str() {
+            Some("user") => prompts.push(text_of(if m["displayContent"].is_null() {
+                &m["content"]
+            } else {
+                &m["displayContent"]
+            })),
+            Some("gemini") => {
+                text.push_str(&text_of(&m["content"]));
+                for c in m["toolCalls"].as_array().into_iter().flatten() {
+                    calls += 1;
+                    done += usize::from(matches!(
+                        c["status"].as_str(),
+                        Some("success" | "error" | "cancelled")
+                    ));
+                }
+                let t = &m["tokens"];
+                if t.is_object() {
+                    usage.0 += n(&t["input"]) + n(&t["tool"]);
+                    usage.1 += n(&t["output"]) + n(&t["thoughts"]);
+                    usage.2 += n(&t["cached"]);
+                }
+            }
+            _ => {}
+        }
+    }
+    (prompts, text, calls, done, usage)
+}
+
+/// Every whole Gemini CLI chat (the fixtures that are complete and the real
+/// files) is recognised without `--from`, read without a warning or an
+/// `unknown` event, each message once: the prompts, the model's text, a
+/// start and an outcome for each tool call, and each response's tokens
+/// counted once.
+#[test]
+fn gemini_chats_show_each_message_once_and_each_response_usage_once() {
+    let files: Vec<PathBuf> = inputs("gemini-chat", "sessions/gemini")
+        .into_iter()
+        .filter(|p| {
+            let n = name(p);
+            !n.starts_with("cut-short") && !n.starts_with("unknown-type")
+        })
+        .collect();
+    assert!(files.len() >= 2, "no Gemini chats: {files:?}");
+    for path in files {
+        let name = name(&path);
+        let run = cstream_file(&["--to", "events"], &path);
+        assert_eq!(run.code, 0, "{name}: exit {}: {}", run.code, run.stderr);
+        assert!(run.stderr.is_empty(), "{name}: warned: {}", run.stderr);
+        let evs = events(&run.out());
+        assert_eq!(
+            evs.first().map(|e| e["dialect"].clone()),
+            Some(Value::from("gemini-chat")),
+            "{name}: not read as a Gemini CLI chat"
+        );
+        assert!(
+            !evs.iter().any(|e| ty(e) == "unknown"),
+            "{name}: messages became unknown events"
+        );
+        let raw = std::fs::read_to_string(&path).unwrap();
+        let (prompts, text, calls, done, usage) = gemini_chat_facts(&raw);
+        let got: Vec<String> = evs
+            .iter()
+            .filter(|e| ty(e) == "user_message")
+            .map(|e| e["text"].as_str().unwrap_or("").to_owned())
+            .collect();
+        assert_eq!(got, prompts, "{name}: prompts");
+        let got: String = evs
+            .iter()
+            .filter(|e| ty(e) == "text_delta")
+            .map(|e| e["text"].as_str().unwrap_or(""))
+            .collect();
+        assert_eq!(got, text, "{name}: the model's text");
+        let count = |t: &str| evs.iter().filter(|e| ty(e) == t).count();
+        assert_eq!(count("tool_call_started"), calls, "{name}: tool calls");
+        let completed: Vec<&Value> = evs
+            .iter()
+            .filter(|e| ty(e) == "tool_call_completed")
+            .collect();
+        assert_eq!(completed.len(), calls, "{name}: every call ends");
+        assert_eq!(
+            completed.iter().filter(|e| e["cancelled"] != true).count(),
+            done,
+            "{name}: calls with an outcome in the file"
+        );
+        let (i, o, r, _) = delta_sums(&evs);
+        assert_eq!((i, o, r), (usage.0, usage.1, usage.2), "{name}: usage");
+        let result = evs.last().expect("events");
+        assert_eq!(ty(result), "result", "{name}: the file's end is the result");
+        assert_eq!(n(&result["usage"]["inputTokens"]), usage.0, "{name}");
+    }
+}
+
+/// A chat cut short (the CLI was rewriting it while it was read) gives
+/// everything complete before the cut, one warning naming the file and the
+/// byte where it ends, and exit 1; an unknown message type or a message
+/// that is not an object is kept as an `unknown` event.
+#[test]
+fn gemini_chat_cut_short_or_odd_keeps_what_it_can() {
+    let dir = fixtures_dir().join("gemini-chat");
+    let cut = dir.join("cut-short_inside-a-message.json");
+    let size = std::fs::metadata(&cut).unwrap().len();
+    let run = cstream_file(&["--to", "events"], &cut);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("cut-short_inside-a-message.json:")
+            && run.stderr.contains(&format!("cut short at byte {size}")),
+        "{}",
+        run.stderr
+    );
+    let evs = events(&run.out());
+    let types: Vec<&str> = evs.iter().map(ty).collect();
+    assert_eq!(
+        types.iter().filter(|t| **t == "user_message").count(),
+        2,
+        "{types:?}"
+    );
+    assert_eq!(types.iter().filter(|t| **t == "text_delta").count(), 1);
+    assert_eq!(types.iter().filter(|t| **t == "usage_delta").count(), 1);
+
+    let odd = dir.join("unknown-type_not-an-object_invalid-utf8.json");
+    let run = cstream_file(&["--to", "events"], &odd);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let evs = events(&run.out());
+    let unknown: Vec<&Value> = evs.iter().filter(|e| ty(e) == "unknown").collect();
+    assert_eq!(unknown.len(), 2);
+    assert_eq!(unknown[0]["raw"]["type"], "compression");
+    assert_eq!(unknown[1]["raw"], "not a message");
+    assert!(run.stderr.contains(":21: invalid UTF-8"), "{}", run.stderr);
 }

@@ -45,19 +45,25 @@
 //!   and are skipped.
 //! - `toolUseResult` is the tool's own result object (the stream's
 //!   `tool_use_result`): Bash's stdout/stderr and exit code, Edit's patch.
+//! - **Offloaded outputs**: a result too large for the conversation is a
+//!   stub naming a file under `<session>/tool-results/`; the file beside
+//!   the transcript is read in its place ([`offload`]), and a missing one
+//!   is warned about where its line is read.
 
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
 use std::io;
+use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::offload;
 use crate::dialect::claude::ClaudeParser;
 use crate::dialect::common::anthropic_usage;
 use crate::dialect::{Item, Out, Parser, Probe, read_line};
-use crate::event::{Event, Kind, SessionResult, SummaryPhase, Usage};
+use crate::event::{Event, Json, Kind, SessionParent, SummaryPhase, Text, Usage};
 use crate::input::Parsed;
 use crate::json::{LaxBool, LaxStr, Members, raw_as_str};
 use crate::time::iso_ms;
@@ -116,22 +122,11 @@ struct Line<'a> {
     message: Option<&'a RawValue>,
     #[serde(rename = "compactMetadata", borrow, default)]
     compact_metadata: Option<&'a RawValue>,
+    #[serde(rename = "toolUseResult", borrow, default)]
+    tool_use_result: Option<&'a RawValue>,
 }
 
-#[derive(Deserialize)]
-struct Message<'a> {
-    #[serde(borrow, default)]
-    id: LaxStr<'a>,
-    #[serde(borrow, default)]
-    model: LaxStr<'a>,
-    /// `null` on every line but the message's last.
-    #[serde(borrow, default)]
-    stop_reason: LaxStr<'a>,
-    #[serde(borrow, default)]
-    usage: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    content: Option<&'a RawValue>,
-}
+use crate::dialect::claude::Message;
 
 /// A message's usage while its lines come in.
 struct MsgUsage {
@@ -180,6 +175,12 @@ pub struct ClaudeProjectParser {
     total: Usage,
     messages: u64,
     without_output: u64,
+    /// The transcript's file, where its offloaded tool results are looked
+    /// for (`None` for standard input).
+    source: Option<PathBuf>,
+    /// A sub-agent's file: its parent's session id, its `agentId` and its
+    /// first prompt (what links it to the call that spawned it).
+    subagent: Option<(String, Option<String>, Option<String>)>,
 }
 
 /// What a record is, for the chain and for usage.
@@ -271,6 +272,14 @@ impl ClaudeProjectParser {
             return Ok(());
         }
         self.started = true;
+        // A sub-agent's file links to its parent session and, when the
+        // parent's transcript is beside it, to the call that spawned it.
+        let parent = self.subagent.as_ref().map(|(sid, agent, prompt)| {
+            let call = self.source.as_deref().and_then(|src| {
+                super::subagent::spawning_call(src, sid, agent.as_deref(), prompt.as_deref())
+            });
+            SessionParent::subagent(Cow::Owned(sid.clone()), call.map(Cow::Owned))
+        });
         out(super::session_started(
             self.start_ts,
             NAME,
@@ -278,6 +287,7 @@ impl ClaudeProjectParser {
             &self.model,
             &self.cwd,
             &self.permission_mode,
+            parent,
         ))
     }
 
@@ -329,16 +339,137 @@ impl ClaudeProjectParser {
                 {
                     self.usage_line(&line, m, ts, out)?;
                 }
+                let mut saved = self.saved_outputs(&line, msg.as_ref());
                 // The stream reader's own usage snapshots would count the
                 // placeholders: usage is counted here instead.
                 self.inner.parse(rec, &mut |i| match i {
                     Item::UsageTotal { .. } | Item::IdHint(_) => Ok(()),
+                    Item::Event(mut ev) => {
+                        if let Kind::ToolCallCompleted(end) = &mut ev.kind
+                            && let Some(at) = saved.iter().position(|(id, _)| *id == end.call_id)
+                        {
+                            let (_, text) = saved.swap_remove(at);
+                            // The model-visible output: a shell's output,
+                            // another tool's result.
+                            if end.tool_name == "shell" {
+                                end.output = Some(Text::from(text));
+                            } else {
+                                end.result = Some(Json::assembled(crate::json::quote(&text)));
+                            }
+                        }
+                        out(Item::Event(ev))
+                    }
                     i => out(i),
                 })?;
             }
             Role::Skip => {}
         }
         Ok(())
+    }
+
+    /// The offloaded outputs a `user` line's tool results refer to, by call
+    /// id, each with the saved file it is in (or the places it was looked
+    /// for). Only a line holding a stub is looked at.
+    fn offloads<'a>(line: &Line<'a>, msg: Option<&Message<'a>>) -> Vec<(String, String)> {
+        if line.ty.as_deref() != Some("user") {
+            return Vec::new();
+        }
+        let Some(content) = msg.and_then(|m| m.content) else {
+            return Vec::new();
+        };
+        if memchr::memmem::find(content.get().as_bytes(), offload::STUB_OPEN.as_bytes()).is_none()
+            && line
+                .tool_use_result
+                .is_none_or(|t| !t.get().contains("persistedOutputPath"))
+        {
+            return Vec::new();
+        }
+        #[derive(Deserialize)]
+        struct ResultBlock<'a> {
+            #[serde(rename = "type", borrow, default)]
+            ty: LaxStr<'a>,
+            #[serde(borrow, default)]
+            tool_use_id: LaxStr<'a>,
+            #[serde(borrow, default)]
+            content: Option<&'a RawValue>,
+        }
+        let blocks: Vec<ResultBlock> = serde_json::from_str(content.get()).unwrap_or_default();
+        let results: Vec<&ResultBlock> = blocks
+            .iter()
+            .filter(|b| b.ty.as_deref() == Some("tool_result"))
+            .collect();
+        // Bash's own object names the file too; it belongs to the line's
+        // only result.
+        let own = line
+            .tool_use_result
+            .and_then(Members::of)
+            .and_then(|m| m.str("persistedOutputPath").map(Cow::into_owned));
+        let mut found = Vec::new();
+        for b in &results {
+            let Some(id) = b.tool_use_id.as_deref() else {
+                continue;
+            };
+            let text = b.content.and_then(compact_text);
+            let from_stub = text
+                .as_deref()
+                .and_then(offload::stub_path)
+                .map(str::to_owned);
+            let path = from_stub.or_else(|| (results.len() == 1).then(|| own.clone()).flatten());
+            if let Some(p) = path {
+                found.push((id.to_owned(), p));
+            }
+        }
+        found
+    }
+
+    /// Where the saved output `path` (as a record names it) is beside this
+    /// transcript: `Ok` with the file, or `Err` with the places looked at.
+    fn locate(&self, path: &str) -> Result<PathBuf, Vec<PathBuf>> {
+        let (Some(src), Some(r)) = (self.source.as_deref(), offload::path_reference(path)) else {
+            return Err(Vec::new());
+        };
+        let places = offload::candidates(src, &r);
+        match places.iter().find(|p| p.is_file()) {
+            Some(p) => Ok(p.clone()),
+            None => Err(places),
+        }
+    }
+
+    /// A warning for each offloaded output of this line that is not there
+    /// (said when the line is read, so that it names the line).
+    fn check_offloads<'a>(
+        &self,
+        line: &Line<'a>,
+        msg: Option<&Message<'a>>,
+        out: Out<'_, 'a>,
+    ) -> io::Result<()> {
+        for (id, path) in Self::offloads(line, msg) {
+            let Err(places) = self.locate(&path) else {
+                continue;
+            };
+            let where_ = match (&self.source, places.first()) {
+                (None, _) => "standard input has no folder beside it to look in".to_owned(),
+                (Some(_), Some(p)) => format!("{} is missing", p.display()),
+                (Some(_), None) => "the path is not a tool-results file".to_owned(),
+            };
+            out(Item::Warning(Cow::Owned(format!(
+                "the output of tool call {id} was saved to {path}, but {where_}: \
+                 showing the preview the transcript holds"
+            ))))?;
+        }
+        Ok(())
+    }
+
+    /// The saved outputs of this line's tool results that are there, read
+    /// (bounded), by call id.
+    fn saved_outputs(&self, line: &Line<'_>, msg: Option<&Message<'_>>) -> Vec<(String, String)> {
+        Self::offloads(line, msg)
+            .into_iter()
+            .filter_map(|(id, path)| {
+                let file = self.locate(&path).ok()?;
+                Some((id, offload::read_bounded(&file).ok()?))
+            })
+            .collect()
     }
 
     /// One assistant line's usage: counted once per message, its output only
@@ -455,6 +586,10 @@ impl Parser for ClaudeProjectParser {
                 (true, None) => format!("{sid}/sidechain"),
                 _ => sid.to_owned(),
             });
+            if file_is_sidechain {
+                let agent = line.agent_id.as_deref().map(str::to_owned);
+                self.subagent = Some((sid.to_owned(), agent, None));
+            }
         }
         let ts = line.timestamp.as_deref().and_then(iso_ms);
         if self.start_ts.is_none() {
@@ -472,6 +607,12 @@ impl Parser for ClaudeProjectParser {
         let msg = line
             .message
             .and_then(|m| serde_json::from_str::<Message<'a>>(m.get()).ok());
+        if let Some((_, _, prompt @ None)) = &mut self.subagent
+            && line.ty.as_deref() == Some("user")
+            && let Some(text) = msg.as_ref().and_then(|m| m.content).and_then(raw_as_str)
+        {
+            *prompt = Some(text.into_owned());
+        }
         if self.model.is_none()
             && line.ty.as_deref() == Some("assistant")
             && let Some(m) = msg.as_ref().and_then(|m| m.model.as_deref())
@@ -488,6 +629,9 @@ impl Parser for ClaudeProjectParser {
         }
         let parent = line.parent_uuid.as_deref().map(key);
         let role = Self::role(&line, msg.as_ref());
+        if matches!(role, Role::Conversation | Role::Prompt) {
+            self.check_offloads(&line, msg.as_ref(), out)?;
+        }
         let new_turn = matches!(role, Role::Prompt | Role::CompactBoundary) || parent.is_none();
         if new_turn {
             match parent {
@@ -529,6 +673,10 @@ impl Parser for ClaudeProjectParser {
         Ok(Parsed::Done)
     }
 
+    fn set_source(&mut self, path: &Path) {
+        self.source = Some(path.to_path_buf());
+    }
+
     fn finish(&mut self, out: Out<'_, 'static>) -> io::Result<()> {
         self.flush(out)?;
         if !self.started && self.session_id.is_none() {
@@ -548,22 +696,10 @@ impl Parser for ClaudeProjectParser {
                 source: Some(Cow::Borrowed("usage")),
             })))?;
         }
-        // The file is the whole saved session: its end ends the session,
-        // with what was read (the transcript writes no result of its own).
-        let duration_ms = match (self.start_ts, self.last_ts) {
-            (Some(a), Some(b)) if b >= a => u64::try_from(b - a).ok(),
-            _ => None,
-        };
-        out(Item::Event(Event::at(
+        out(Item::Event(super::file_result(
+            self.start_ts,
             self.last_ts,
-            Kind::Result(SessionResult {
-                ok: true,
-                text: None,
-                duration_ms,
-                usage: Some(self.total),
-                cost_usd: None,
-                error: None,
-            }),
+            Some(self.total),
         )))?;
         self.inner.finish(out)
     }

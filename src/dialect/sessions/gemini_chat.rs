@@ -1,0 +1,439 @@
+//! Gemini CLI's saved chats (`~/.gemini/tmp/<project hash>/chats/session-*.json`).
+//!
+//! A chat is one JSON object, `{sessionId, projectHash, startTime,
+//! lastUpdated, messages: [...], summary?, directories?, kind?}`, usually
+//! written pretty-printed and rewritten whole as the session grows. The
+//! input stage reads it member by member (`crate::input`'s document
+//! framing, which this dialect asks for through [`streams_member`]): the
+//! members before `messages` arrive as one record (the head), then each
+//! message as a record of its own, then the members after the array. A
+//! chat written on one line arrives as one record and is read the same way.
+//! Releases from April 2026 on write the same records one per line
+//! (`session-*.jsonl`): the head, then the messages.
+//!
+//! - A message is `{id, timestamp, type, content}`; `type` is `user`,
+//!   `gemini` (one model response), `info`, `warning` or `error`. `content`
+//!   is a string or a list of parts (`{text}`, `{inlineData}`, …).
+//! - A `gemini` message may carry `thoughts` (summaries: `subject`,
+//!   `description`), `toolCalls` (each with its `args`, its `result` as
+//!   function-response parts, its `status` and a `resultDisplay`), the
+//!   `model`, and `tokens`: the usage of that one response (prompt,
+//!   candidates, cached, thoughts, tool-use prompt, total), so each is an
+//!   increment, counted once.
+//! - `info`, `warning` and `error` messages are the interface's notices:
+//!   non-fatal `error` events whose source says which.
+//! - The file has no outcome: its end is the session's `result` (`ok`,
+//!   with the usage summed over its responses, absent when none had any).
+
+use std::borrow::Cow;
+use std::io;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use crate::dialect::common::{count_patch_lines, fill_start_owned, normalize_tool_name};
+use crate::dialect::{Item, Out, Parser, Probe, keep_unknown, read_line};
+use crate::event::{Event, Json, Kind, Text, ToolEnd, ToolStart, Usage, json_null};
+use crate::input::Parsed;
+use crate::json::{LaxStr, Members, raw_as_str};
+use crate::time::iso_ms;
+
+/// The dialect's name (`--from`, `session_started.dialect`).
+pub const NAME: &str = "gemini-chat";
+
+/// Detection: the chat's head (or the whole chat on one line), which alone
+/// has both `sessionId` and `projectHash`.
+pub(in crate::dialect) fn sniff(p: &Probe<'_>) -> bool {
+    p.project_hash.is_some() && p.session_id_camel.is_some()
+}
+
+/// The top-level member whose array the input stage reads element by element.
+pub(in crate::dialect) fn streams_member(key: &[u8]) -> bool {
+    key == b"messages"
+}
+
+/// A record of a chat: its head (or the whole chat), its tail, or a message.
+#[derive(Deserialize)]
+struct Rec<'a> {
+    #[serde(rename = "sessionId", borrow, default)]
+    session_id: LaxStr<'a>,
+    #[serde(rename = "projectHash", default)]
+    project_hash: super::Present,
+    #[serde(rename = "startTime", borrow, default)]
+    start_time: LaxStr<'a>,
+    #[serde(rename = "lastUpdated", borrow, default)]
+    last_updated: LaxStr<'a>,
+    #[serde(borrow, default)]
+    messages: Option<Vec<&'a RawValue>>,
+    #[serde(rename = "type", borrow, default)]
+    ty: LaxStr<'a>,
+    #[serde(borrow, default)]
+    id: LaxStr<'a>,
+}
+
+/// A message of the chat.
+#[derive(Deserialize)]
+struct Message<'a> {
+    #[serde(rename = "type", borrow, default)]
+    ty: LaxStr<'a>,
+    #[serde(borrow, default)]
+    timestamp: LaxStr<'a>,
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
+    #[serde(rename = "displayContent", borrow, default)]
+    display_content: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    thoughts: Option<Vec<Thought<'a>>>,
+    #[serde(rename = "toolCalls", borrow, default)]
+    tool_calls: Option<Vec<ToolCall<'a>>>,
+    #[serde(default)]
+    tokens: Option<Tokens>,
+}
+
+#[derive(Deserialize)]
+struct Thought<'a> {
+    #[serde(borrow, default)]
+    subject: LaxStr<'a>,
+    #[serde(borrow, default)]
+    description: LaxStr<'a>,
+    #[serde(borrow, default)]
+    timestamp: LaxStr<'a>,
+}
+
+#[derive(Deserialize)]
+struct ToolCall<'a> {
+    #[serde(borrow, default)]
+    id: LaxStr<'a>,
+    #[serde(borrow, default)]
+    name: LaxStr<'a>,
+    #[serde(borrow, default)]
+    args: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    result: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    status: LaxStr<'a>,
+    #[serde(borrow, default)]
+    timestamp: LaxStr<'a>,
+    #[serde(rename = "resultDisplay", borrow, default)]
+    result_display: Option<&'a RawValue>,
+}
+
+/// One response's token counts (the API's usage metadata, renamed).
+#[derive(Deserialize, Default)]
+struct Tokens {
+    #[serde(default)]
+    input: Option<u64>,
+    #[serde(default)]
+    output: Option<u64>,
+    #[serde(default)]
+    cached: Option<u64>,
+    #[serde(default)]
+    thoughts: Option<u64>,
+    #[serde(default)]
+    tool: Option<u64>,
+}
+
+impl Tokens {
+    /// Google's prompt count includes the cached part, as the normalized
+    /// input does; the tool-use prompt is counted apart from it (the total
+    /// is prompt + candidates + thoughts + tool-use prompt), so it is added
+    /// to the input, and the thoughts to the output.
+    fn usage(&self) -> Option<Usage> {
+        let input = self.input?;
+        Some(Usage {
+            input: input.saturating_add(self.tool.unwrap_or(0)),
+            output: self
+                .output
+                .unwrap_or(0)
+                .saturating_add(self.thoughts.unwrap_or(0)),
+            cache_read: self.cached,
+            cache_write: None,
+        })
+    }
+}
+
+/// Parser state for one saved chat.
+#[derive(Default)]
+pub struct GeminiChatParser {
+    started: bool,
+    session_id: Option<String>,
+    start_ts: Option<i64>,
+    last_ts: Option<i64>,
+    /// A model response came since the last prompt (its turn is open).
+    turn_open: bool,
+    /// Usage summed over the responses, once one had any.
+    total: Option<Usage>,
+}
+
+/// The text of a `content`: a string, or the `text` of its parts.
+fn content_text(raw: &RawValue) -> Option<Cow<'_, str>> {
+    if let Some(s) = raw_as_str(raw) {
+        return Some(s);
+    }
+    let parts: Vec<&RawValue> = match serde_json::from_str(raw.get()) {
+        Ok(v) => v,
+        // A single part.
+        Err(_) => vec![raw],
+    };
+    let mut text = String::new();
+    for p in parts {
+        if let Some(s) = raw_as_str(p) {
+            text.push_str(&s);
+        } else if let Some(t) = Members::of(p).and_then(|m| m.str("text")) {
+            text.push_str(&t);
+        }
+    }
+    Some(Cow::Owned(text))
+}
+
+impl GeminiChatParser {
+    fn open<'a>(&mut self, out: Out<'_, 'a>) -> io::Result<()> {
+        if self.started {
+            return Ok(());
+        }
+        self.started = true;
+        out(super::session_started(
+            self.start_ts,
+            NAME,
+            &self.session_id,
+            &None,
+            &None,
+            &None,
+            None,
+        ))
+    }
+
+    fn emit<'a>(&mut self, ts: Option<i64>, kind: Kind<'a>, out: Out<'_, 'a>) -> io::Result<()> {
+        self.open(out)?;
+        out(Item::Event(Event::at(ts, kind)))
+    }
+
+    /// The head of a chat (its members before `messages`), or the whole
+    /// chat on one line.
+    fn head<'a>(&mut self, r: Rec<'a>, out: Out<'_, 'a>) -> io::Result<()> {
+        if self.started {
+            // A second chat in the same input: close the first.
+            self.end(out)?;
+            *self = GeminiChatParser::default();
+        }
+        self.session_id = r.session_id.as_deref().map(str::to_owned);
+        self.start_ts = r.start_time.as_deref().and_then(iso_ms);
+        self.last_ts = r.last_updated.as_deref().and_then(iso_ms);
+        self.open(out)?;
+        for m in r.messages.unwrap_or_default() {
+            self.message(m.get(), out)?;
+        }
+        Ok(())
+    }
+
+    /// One message of the chat.
+    fn message<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
+        self.open(out)?;
+        let m: Message<'a> = match read_line(rec, out)? {
+            Ok(m) => m,
+            Err(done) => return Ok(done),
+        };
+        let ts = m.timestamp.as_deref().and_then(iso_ms);
+        if ts.is_some() {
+            self.last_ts = self.last_ts.max(ts);
+        }
+        let text = || m.content.and_then(content_text).filter(|t| !t.is_empty());
+        match m.ty.as_deref() {
+            Some("user") => {
+                self.end_turn(ts, out)?;
+                let shown = m.display_content.and_then(content_text);
+                let text = shown.filter(|t| !t.is_empty()).or_else(text);
+                self.emit(
+                    ts,
+                    Kind::UserMessage {
+                        text: text.unwrap_or_default(),
+                    },
+                    out,
+                )?;
+            }
+            Some("gemini") => {
+                self.turn_open = true;
+                for t in m.thoughts.iter().flatten() {
+                    let ts = t.timestamp.as_deref().and_then(iso_ms).or(ts);
+                    let subject = t.subject.as_deref().unwrap_or("").trim();
+                    let body = t.description.as_deref().unwrap_or("").trim();
+                    let text = match (subject.is_empty(), body.is_empty()) {
+                        (false, false) => Cow::Owned(format!("{subject}\n\n{body}")),
+                        (false, true) => Cow::Owned(subject.to_owned()),
+                        _ => Cow::Owned(body.to_owned()),
+                    };
+                    self.emit(ts, Kind::ThinkingDelta { text }, out)?;
+                    self.emit(ts, Kind::ThinkingCompleted { duration_ms: None }, out)?;
+                }
+                if let Some(text) = text() {
+                    self.emit(ts, Kind::TextDelta { text }, out)?;
+                }
+                for c in m.tool_calls.unwrap_or_default() {
+                    self.tool_call(c, ts, out)?;
+                }
+                if let Some(u) = m.tokens.as_ref().and_then(Tokens::usage) {
+                    let t = self.total.get_or_insert_with(Usage::default);
+                    t.input = t.input.saturating_add(u.input);
+                    t.output = t.output.saturating_add(u.output);
+                    t.cache_read = Some(
+                        t.cache_read
+                            .unwrap_or(0)
+                            .saturating_add(u.cache_read.unwrap_or(0)),
+                    );
+                    self.emit(ts, Kind::UsageDelta(u), out)?;
+                }
+            }
+            Some(source @ ("info" | "warning" | "error")) => {
+                let source: &'static str = match source {
+                    "info" => "info",
+                    "warning" => "warning",
+                    _ => "error",
+                };
+                let message = text().unwrap_or(Cow::Borrowed(source));
+                let kind = Kind::Error {
+                    message,
+                    fatal: false,
+                    source: Some(Cow::Borrowed(source)),
+                };
+                self.emit(ts, kind, out)?;
+            }
+            _ => return keep_unknown(rec, out),
+        }
+        Ok(Parsed::Done)
+    }
+
+    /// A tool call of a response, with its outcome when it has one (a call
+    /// still running when the file was written has none: the session's end
+    /// closes it).
+    ///
+    /// The call's own `timestamp` is when its result was recorded; it
+    /// starts at its message's. When the two are the same instant the file
+    /// does not say how long the call took: the completion then carries no
+    /// time, so no duration is made up from them.
+    fn tool_call<'a>(
+        &mut self,
+        c: ToolCall<'a>,
+        ts: Option<i64>,
+        out: Out<'_, 'a>,
+    ) -> io::Result<()> {
+        let done_ts = c.timestamp.as_deref().and_then(iso_ms);
+        let (ts, done_ts) = match (ts, done_ts) {
+            (Some(a), Some(b)) if b > a => (Some(a), Some(b)),
+            (Some(a), _) => (Some(a), None),
+            (None, b) => (b, None),
+        };
+        let id = c.id.get().unwrap_or_default();
+        let name = normalize_tool_name(c.name.as_deref().unwrap_or(""));
+        let args = c.args.map_or_else(json_null, Json::from);
+        let mut start = ToolStart::new(id.clone(), Cow::Owned(name.clone()), args);
+        if let Some(m) = c.args.and_then(Members::of) {
+            fill_start_owned(&mut start, &m);
+        }
+        self.emit(ts, Kind::started(start), out)?;
+        let ok = match c.status.as_deref() {
+            Some("success") => true,
+            Some("error" | "cancelled") => false,
+            // validating, scheduled, executing, awaiting_approval: not done.
+            _ => return Ok(()),
+        };
+        let mut end = ToolEnd::new(id, Cow::Owned(name), ok);
+        // The function responses: `response.output` or `response.error`.
+        let mut output = String::new();
+        let mut error = None;
+        let parts: Vec<&RawValue> = c
+            .result
+            .and_then(|r| serde_json::from_str(r.get()).ok())
+            .unwrap_or_default();
+        for p in &parts {
+            let Some(resp) = Members::of(p)
+                .and_then(|m| m.obj("functionResponse"))
+                .and_then(|f| f.obj("response"))
+            else {
+                continue;
+            };
+            if let Some(o) = resp.str("output") {
+                output.push_str(&o);
+            }
+            if let Some(e) = resp.nonempty_str("error") {
+                error = Some(e);
+            }
+        }
+        let display = c.result_display.and_then(Members::of);
+        if let Some(diff) = display.as_ref().and_then(|d| d.nonempty_str("fileDiff")) {
+            let (added, removed) = count_patch_lines(&diff);
+            end.lines_added = Some(added);
+            end.lines_removed = Some(removed);
+            end.patch = Some(Cow::Owned(diff.into_owned()));
+        }
+        if !ok {
+            end.error = error.or_else(|| {
+                c.result_display
+                    .and_then(raw_as_str)
+                    .filter(|s| !s.is_empty())
+                    .or(Some(Cow::Borrowed(
+                        if c.status.as_deref() == Some("cancelled") {
+                            "cancelled"
+                        } else {
+                            "error"
+                        },
+                    )))
+            });
+        }
+        if end.tool_name == "shell" && !output.is_empty() {
+            end.output = Some(Text::from(output));
+        }
+        end.result = c.result.map(Json::from);
+        self.emit(done_ts, Kind::completed(end), out)
+    }
+
+    /// A prompt or the end: the model's turn before it is over.
+    fn end_turn<'a>(&mut self, ts: Option<i64>, out: Out<'_, 'a>) -> io::Result<()> {
+        if std::mem::take(&mut self.turn_open) {
+            self.emit(ts, Kind::TurnEnded { usage: None }, out)?;
+        }
+        Ok(())
+    }
+
+    /// The chat is over: its last turn ends, and the file's end is the
+    /// session's result.
+    fn end<'a>(&mut self, out: Out<'_, 'a>) -> io::Result<()> {
+        let ts = self.last_ts;
+        self.end_turn(ts, out)?;
+        let result = super::file_result(self.start_ts, ts, self.total);
+        self.emit(ts, result.kind, out)
+    }
+}
+
+impl Parser for GeminiChatParser {
+    fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
+        let r: Rec<'a> = match read_line(rec, out)? {
+            Ok(r) => r,
+            Err(done) => return Ok(done),
+        };
+        if r.project_hash.0 || r.messages.is_some() {
+            self.head(r, out)?;
+            return Ok(Parsed::Done);
+        }
+        if r.ty.0.is_some() || r.id.0.is_some() {
+            return self.message(rec, out);
+        }
+        if r.session_id.0.is_none() && r.start_time.0.is_none() {
+            // The members after `messages` (summary, directories, kind):
+            // nothing the events carry.
+            if let Some(t) = r.last_updated.as_deref().and_then(iso_ms) {
+                self.last_ts = self.last_ts.max(Some(t));
+            }
+            self.open(out)?;
+            return Ok(Parsed::Done);
+        }
+        self.open(out)?;
+        keep_unknown(rec, out)
+    }
+
+    fn finish(&mut self, out: Out<'_, 'static>) -> io::Result<()> {
+        if !self.started {
+            return Ok(());
+        }
+        self.end(out)
+    }
+}
