@@ -257,6 +257,9 @@ impl<W: Write + ?Sized> Fields<'_, W> {
         if t.cancelled {
             self.bool("cancelled", true)?;
         }
+        if t.outcome_unknown {
+            self.bool("outcomeUnknown", true)?;
+        }
         Ok(())
     }
 
