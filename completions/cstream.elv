@@ -28,6 +28,8 @@ set edit:completion:arg-completer[cstream] = {|@words|
             cand --output 'Write to FILE instead of standard output'
             cand --summary 'When the run ends, append a Markdown summary to FILE (for $GITHUB_STEP_SUMMARY; at most 1 MiB): outcome, errors, usage and cost, tool calls, failed commands, duration'
             cand --outputs 'When the run ends, append key=value lines to FILE (for $GITHUB_OUTPUT): outcome, tokens, cost, turns, duration, error'
+            cand -j 'Read N files at once; the output is the same, in input order [default: the number of cores with several files, else 1]'
+            cand --jobs 'Read N files at once; the output is the same, in input order [default: the number of cores with several files, else 1]'
             cand --truncate-shell 'Cap each tool call''s shell output at SIZE bytes (64K, 1M, …): live output up to SIZE, then a marker; the completed output keeps its last SIZE bytes'
             cand --redact-pattern 'Also redact what REGEX matches (kind `custom`; repeatable; implies --redact)'
             cand --coalesce 'With --to events: merge deltas into whole messages and tool calls (whole, the default), or merge adjacent deltas that arrived together (burst)'

@@ -117,7 +117,8 @@ fn after_help() -> String {
 #[derive(Debug, Parser)]
 #[command(name = "cstream", version, about, after_help = after_help(), max_term_width = 100)]
 pub struct Cli {
-    /// Files to read, in order ('-' or none: standard input)
+    /// Files to read, in order ('-' or none: standard input); a directory: the session files in
+    /// it, walked recursively in name order
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
 
@@ -181,6 +182,11 @@ pub struct Cli {
     /// Flush after every input line, even when more input is waiting
     #[arg(long)]
     pub line_buffered: bool,
+
+    /// Read N files at once; the output is the same, in input order [default: the number of
+    /// cores with several files, else 1]
+    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
 
     /// Cap each tool call's shell output at SIZE bytes (64K, 1M, …): live output up to SIZE, then a
     /// marker; the completed output keeps its last SIZE bytes
@@ -617,6 +623,8 @@ impl Cli {
             report_sessions: self.exit_status,
             summary: self.summary.clone(),
             outputs: self.outputs.clone(),
+            files_skipped: None,
+            jobs: 1,
             // A terminal shows every line at once, as ripgrep does.
             line_buffered: self.line_buffered || tty,
         }
@@ -633,21 +641,22 @@ impl Cli {
         Ok(())
     }
 
-    /// The inputs to read (standard input when none is given).
-    pub fn inputs(&self) -> Vec<Input> {
-        if self.files.is_empty() {
-            return vec![Input::Stdin];
-        }
-        self.files
-            .iter()
-            .map(|f| {
-                if f.as_os_str() == "-" {
-                    Input::Stdin
-                } else {
-                    Input::Path(f.clone())
-                }
-            })
-            .collect()
+    /// The run this command line asks for: its configuration (`tty`:
+    /// whether the output goes to a terminal) and its inputs, with every
+    /// directory replaced by the session files in it (problems of the walk
+    /// are reported on `diag`).
+    pub fn prepare(&self, tty: bool, env: &ColorEnv, diag: &mut Diag) -> (Config, Vec<Input>) {
+        let expanded = crate::walk::expand(&self.files, diag);
+        let mut cfg = self.config(tty, env);
+        cfg.files_skipped = expanded.walked.then_some(expanded.skipped);
+        cfg.jobs = match self.jobs {
+            Some(n) => n.into(),
+            None if expanded.inputs.len() > 1 => {
+                std::thread::available_parallelism().map_or(1, usize::from)
+            }
+            None => 1,
+        };
+        (cfg, expanded.inputs)
     }
 }
 
@@ -690,7 +699,9 @@ pub fn main() -> ExitCode {
     }
     let mut diag = Diag::new(Box::new(io::stderr()));
     let env = ColorEnv::from_env();
-    let inputs = cli.inputs();
+    // Standard output is a terminal only without `-o`.
+    let tty = cli.output.is_none() && io::stdout().is_terminal();
+    let (cfg, inputs) = cli.prepare(tty, &env, &mut diag);
     // Before `-o` truncates anything: writing over an input loses it.
     let target = match &cli.output {
         Some(path) => clobber::Output::Path(path),
@@ -711,15 +722,12 @@ pub fn main() -> ExitCode {
     }
     let result = match &cli.output {
         Some(path) => match File::create(path) {
-            Ok(f) => {
-                let cfg = cli.config(false, &env);
-                run(
-                    &cfg,
-                    &inputs,
-                    BufWriter::with_capacity(WRITE_BUFFER_BYTES, f),
-                    &mut diag,
-                )
-            }
+            Ok(f) => run(
+                &cfg,
+                &inputs,
+                BufWriter::with_capacity(WRITE_BUFFER_BYTES, f),
+                &mut diag,
+            ),
             Err(e) => {
                 let name = crate::diag::excerpt(&path.display().to_string(), usize::MAX);
                 diag.error(format_args!("{name}: {e}"));
@@ -728,8 +736,6 @@ pub fn main() -> ExitCode {
         },
         None => {
             let stdout = io::stdout();
-            let tty = stdout.is_terminal();
-            let cfg = cli.config(tty, &env);
             run(
                 &cfg,
                 &inputs,

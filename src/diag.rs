@@ -54,6 +54,16 @@ impl Warn {
     }
 }
 
+/// One diagnostic, recorded instead of written ([`Diag::recording`]), to be
+/// written later by [`Diag::replay`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Message {
+    Warn(Warn, u64, String),
+    Note(String),
+    Session(String),
+    Error(String),
+}
+
 /// Collects diagnostics for one run, written to `out` (which lives for `'w`:
 /// an embedder may pass a borrowed writer).
 pub struct Diag<'w> {
@@ -69,6 +79,8 @@ pub struct Diag<'w> {
     pub quiet: bool,
     /// The terminal the transcript shares with these messages, if it does.
     pub shared_terminal: Option<SharedLine>,
+    /// Messages go here, uncounted and uncapped, instead of to `out`.
+    record: Option<Box<dyn FnMut(Message) + 'w>>,
 }
 
 impl<'w> Diag<'w> {
@@ -82,6 +94,27 @@ impl<'w> Diag<'w> {
             file: "-".to_owned(),
             quiet: false,
             shared_terminal: None,
+            record: None,
+        }
+    }
+
+    /// Diagnostics handed to `record` as they are made, neither counted
+    /// nor capped: the diagnostics of one file read by a `--jobs` worker,
+    /// written later, in order, by the run's own [`Diag::replay`].
+    pub fn recording(record: Box<dyn FnMut(Message) + 'w>) -> Self {
+        let mut d = Diag::sink();
+        d.record = Some(record);
+        d
+    }
+
+    /// Write a recorded message as if it were made now (warnings and
+    /// session reports name the current [`Diag::file`]).
+    pub fn replay(&mut self, m: Message) {
+        match m {
+            Message::Warn(kind, line, msg) => self.warn(kind, line, msg),
+            Message::Note(msg) => self.note(msg),
+            Message::Session(msg) => self.session(msg),
+            Message::Error(msg) => self.error(msg),
         }
     }
 
@@ -113,6 +146,9 @@ impl<'w> Diag<'w> {
 
     /// Report a problem at `line` of the current file.
     pub fn warn(&mut self, kind: Warn, line: u64, msg: impl Display) {
+        if let Some(r) = &mut self.record {
+            return r(Message::Warn(kind, line, msg.to_string()));
+        }
         let cap = self.shown_per_kind();
         let n = &mut self.counts[kind.index()];
         *n += 1;
@@ -125,6 +161,9 @@ impl<'w> Diag<'w> {
 
     /// Report something about the run that has no line.
     pub fn note(&mut self, msg: impl Display) {
+        if let Some(r) = &mut self.record {
+            return r(Message::Note(msg.to_string()));
+        }
         let cap = self.shown_per_kind();
         let n = &mut self.counts[Warn::Run.index()];
         *n += 1;
@@ -137,6 +176,9 @@ impl<'w> Diag<'w> {
     /// Report a session that failed or ended without a result (`-e`):
     /// `cstream: FILE: MSG`, capped like a warning.
     pub fn session(&mut self, msg: impl Display) {
+        if let Some(r) = &mut self.record {
+            return r(Message::Session(msg.to_string()));
+        }
         let n = &mut self.counts[Warn::Session.index()];
         *n += 1;
         if *n <= WARNINGS_SHOWN_PER_KIND {
@@ -147,6 +189,9 @@ impl<'w> Diag<'w> {
     /// Report a fatal problem (exit status 2; the run goes on where it can).
     pub fn error(&mut self, msg: impl Display) {
         self.fatal = true;
+        if let Some(r) = &mut self.record {
+            return r(Message::Error(msg.to_string()));
+        }
         self.own_line();
         let _ = writeln!(self.out, "cstream: error: {msg}");
     }

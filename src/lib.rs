@@ -46,6 +46,7 @@
 
 #![warn(missing_docs)]
 
+mod archive;
 #[cfg(feature = "cli")]
 mod cli;
 #[cfg(feature = "cli")]
@@ -64,6 +65,8 @@ mod summary;
 mod terminal;
 mod time;
 mod transform;
+#[cfg(feature = "cli")]
+mod walk;
 
 use std::io::{self, Read, Write};
 

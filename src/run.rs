@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use std::rc::Rc;
 use std::time::Instant;
 
+use crate::archive::FileCounts;
 use crate::diag::{Diag, Warn};
 use crate::dialect::{AutoParser, Dialect, Item};
 use crate::event::{Event, Kind};
@@ -23,6 +24,8 @@ use crate::transform::coalesce::{Coalesce, CoalesceMode};
 use crate::transform::redact::{Redact, RedactCounts, Redactor};
 use crate::transform::truncate::Truncate;
 use crate::transform::{NormalizeOptions, Normalizer, Outcomes};
+
+mod jobs;
 
 /// Non-JSON lines become `error` events carrying the line, cut at this many bytes.
 pub const ERROR_LINE_BYTES: usize = 1024;
@@ -85,6 +88,11 @@ pub struct Config {
     pub(crate) summary: Option<PathBuf>,
     /// `--outputs`: append `key=value` lines (`$GITHUB_OUTPUT`) to this file.
     pub(crate) outputs: Option<PathBuf>,
+    /// A directory was walked, skipping this many files: `--stats` counts
+    /// the files read, per dialect.
+    pub(crate) files_skipped: Option<u64>,
+    /// `--jobs`: read this many files at once (0 or 1: one at a time).
+    pub(crate) jobs: usize,
 }
 
 /// The builder: one method per option, each returning the changed config.
@@ -431,6 +439,10 @@ struct Pipeline<'s> {
     summary: Option<Rc<RefCell<RunSummary>>>,
     summary_file: Option<PathBuf>,
     outputs_file: Option<PathBuf>,
+    /// Files read per dialect (when a directory was walked).
+    files: Option<FileCounts>,
+    /// A `--jobs` worker's: session counts and endings go on its tape.
+    recorder: Option<jobs::Recorder>,
     /// Records this long or longer are detached ([`HUGE_RECORD_BYTES`];
     /// tests lower it to send every record that way).
     huge: usize,
@@ -520,6 +532,11 @@ impl<'s> Pipeline<'s> {
             held: Vec::new(),
             held_from: None,
             huge: HUGE_RECORD_BYTES,
+            recorder: None,
+            files: cfg.files_skipped.map(|skipped| FileCounts {
+                skipped,
+                ..FileCounts::default()
+            }),
             source: None,
             summary,
             summary_file: cfg.summary.clone(),
@@ -543,19 +560,9 @@ impl<'s> Pipeline<'s> {
             if !self.report_sessions {
                 continue;
             }
-            let id = crate::diag::excerpt(&e.session_id, 80);
-            let error = e.error.as_deref().map(|m| crate::diag::excerpt(m, 300));
-            match (e.failed, error) {
-                (true, Some(m)) => diag.session(format_args!("session {id} failed: {m}")),
-                (true, None) => diag.session(format_args!(
-                    "session {id} failed (the agent gave no message)"
-                )),
-                (false, Some(m)) => diag.session(format_args!(
-                    "session {id} ended without a result; the last error was: {m}"
-                )),
-                (false, None) => diag.session(format_args!(
-                    "session {id} ended without a result (cut off?)"
-                )),
+            match &self.recorder {
+                Some(r) => r.ended(e),
+                None => report_ended_one(&e, diag),
             }
         }
     }
@@ -599,6 +606,7 @@ impl<'s> Pipeline<'s> {
             incomplete: o.incomplete,
             events: c.events(),
             redacted: self.redacted.as_ref().map(RedactCounts::nonzero),
+            files: self.files.clone(),
             elapsed: self.started.elapsed(),
         })
     }
@@ -619,6 +627,11 @@ impl<'s> Pipeline<'s> {
     }
 
     fn check_sessions(&mut self, diag: &mut Diag) {
+        if let Some(r) = &self.recorder {
+            // Whether it is the run's second session is known when the
+            // tape is played.
+            return r.sessions(self.norm.outcomes.sessions);
+        }
         if self.warn_sessions && self.norm.outcomes.sessions > 1 {
             self.warn_sessions = false;
             let file = diag.file.clone();
@@ -674,6 +687,24 @@ impl<'s> Pipeline<'s> {
             self.sink.flush()?;
         }
         Ok(())
+    }
+}
+
+/// Name a session that failed or ended without a result (`-e`).
+fn report_ended_one(e: &crate::transform::Ended, diag: &mut Diag) {
+    let id = crate::diag::excerpt(&e.session_id, 80);
+    let error = e.error.as_deref().map(|m| crate::diag::excerpt(m, 300));
+    match (e.failed, error) {
+        (true, Some(m)) => diag.session(format_args!("session {id} failed: {m}")),
+        (true, None) => diag.session(format_args!(
+            "session {id} failed (the agent gave no message)"
+        )),
+        (false, Some(m)) => diag.session(format_args!(
+            "session {id} ended without a result; the last error was: {m}"
+        )),
+        (false, None) => diag.session(format_args!(
+            "session {id} ended without a result (cut off?)"
+        )),
     }
 }
 
@@ -844,6 +875,9 @@ pub fn run_with_stdin<R: Read, W: Write>(
 ) -> io::Result<Report> {
     diag.quiet |= cfg.output.quiet;
     diag.shared_terminal = cfg.output.shared_terminal.clone();
+    if jobs::parallel(cfg, inputs) {
+        return jobs::run(cfg, inputs, out, diag);
+    }
     let mut p = Pipeline::new(cfg, out);
     let mut framer = Framer::new();
     let mut all = || {
@@ -1000,6 +1034,9 @@ fn one_input<R: Read>(
     p.norm.end_input(&mut *p.sink, diag)?;
     p.report_endings(diag);
     p.check_sessions(diag);
+    if let Some(files) = &mut p.files {
+        files.count(p.parser.chosen);
+    }
     Ok(())
 }
 

@@ -12,6 +12,7 @@ use std::io::{self, Write};
 use std::rc::Rc;
 use std::time::Duration;
 
+use crate::archive::FileCounts;
 use crate::event::{Event, TYPE_NAMES};
 use crate::event::{Session, Sink, Starts};
 
@@ -37,6 +38,9 @@ pub struct Stats {
     pub events: [u64; KINDS],
     /// `--redact`: secrets replaced, per kind (`None` without `--redact`).
     pub redacted: Option<Vec<(&'static str, u64)>>,
+    /// Files read per dialect and skipped (`None` unless a directory was
+    /// walked).
+    pub files: Option<FileCounts>,
     /// Wall time of the run.
     pub elapsed: Duration,
 }
@@ -84,6 +88,9 @@ impl fmt::Display for Stats {
             for (kind, n) in r {
                 write!(f, " redacted_{kind}={n}")?;
             }
+        }
+        if let Some(files) = &self.files {
+            write!(f, " {files}")?;
         }
         write!(f, " elapsed={:.3}s", self.elapsed.as_secs_f64())
     }

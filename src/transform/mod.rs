@@ -79,6 +79,10 @@ pub struct Ended {
     /// The agent's own error: a failed result's, else the first fatal
     /// error, else the last error it printed (`None`: it gave none).
     pub error: Option<String>,
+    /// The session's position in the run ([`Session::ordinal`]).
+    pub ordinal: usize,
+    /// Its id was made up (`session-N`): the source gave none.
+    pub anonymous: bool,
 }
 
 fn cut_error(message: &str) -> String {
@@ -185,6 +189,8 @@ impl OpenCall {
 #[derive(Debug)]
 struct SessionState {
     info: Session,
+    /// Its id was made up (`session-N`).
+    anonymous: bool,
     /// How much of each call's start the sinks want back with its completion.
     starts: Starts,
     text: ChannelText,
@@ -265,6 +271,7 @@ impl SessionState {
             fatal_error: None,
             last_error: None,
             result_error: None,
+            anonymous: false,
         }
     }
 }
@@ -299,6 +306,10 @@ pub struct Normalizer {
     /// Sessions that did not end well since the caller last took them
     /// ([`Normalizer::take_ended`]).
     ended: Vec<Ended>,
+    /// Told, just before each session begins, whether its id is made up
+    /// (`--jobs`: the id is made again when the session's place in the run
+    /// is known).
+    pub(crate) tell_anonymous: Option<std::rc::Rc<std::cell::Cell<bool>>>,
 }
 
 impl Normalizer {
@@ -318,6 +329,7 @@ impl Normalizer {
             dropped_start: None,
             outcomes: Outcomes::default(),
             ended: Vec::new(),
+            tell_anonymous: None,
         }
     }
 
@@ -494,6 +506,10 @@ impl Normalizer {
 
     fn open(&mut self, id: Option<String>, sink: &mut dyn Sink) -> io::Result<()> {
         self.ordinal += 1;
+        let anonymous = id.is_none();
+        if let Some(tell) = &self.tell_anonymous {
+            tell.set(anonymous);
+        }
         let info = Session {
             id: id.unwrap_or_else(|| format!("session-{}", self.ordinal)),
             ordinal: self.ordinal,
@@ -501,7 +517,9 @@ impl Normalizer {
         };
         self.outcomes.sessions += 1;
         sink.begin(&info)?;
-        self.cur = Some(SessionState::new(info, sink.starts()));
+        let mut st = SessionState::new(info, sink.starts());
+        st.anonymous = anonymous;
+        self.cur = Some(st);
         Ok(())
     }
 
@@ -531,6 +549,8 @@ impl Normalizer {
                 session_id: st.info.id.clone(),
                 failed: st.result_seen,
                 error: st.result_error.or(st.fatal_error).or(st.last_error),
+                ordinal: st.info.ordinal,
+                anonymous: st.anonymous,
             });
         }
         sink.end(&st.info)

@@ -156,12 +156,12 @@ pub fn cstream(args: &[&str], stdin: &[u8]) -> Run {
         .unwrap_or_else(|e| panic!("bad test arguments {args:?}: {e}"));
     cli.validate()
         .unwrap_or_else(|e| panic!("bad test arguments {args:?}: {e}"));
-    let cfg = cli.config(false, &ColorEnv::default());
     let err = Shared::default();
     let mut diag = Diag::new(Box::new(err.clone()));
+    let (cfg, inputs) = cli.prepare(false, &ColorEnv::default(), &mut diag);
     let mut out = Vec::new();
     let report =
-        run_with_stdin(&cfg, &cli.inputs(), stdin, &mut out, &mut diag).expect("writing to a Vec");
+        run_with_stdin(&cfg, &inputs, stdin, &mut out, &mut diag).expect("writing to a Vec");
     let stderr = String::from_utf8(err.0.borrow().clone()).expect("stderr is UTF-8");
     Run {
         stdout: out,

@@ -14,6 +14,7 @@ mod common;
 
 mod anthropic;
 mod api;
+mod archive;
 mod backpressure;
 mod bench_gen;
 mod cli;
@@ -23,6 +24,7 @@ mod exit_status;
 mod generated;
 mod hostile;
 mod invariants;
+mod jobs;
 mod layout;
 mod openai;
 mod properties;

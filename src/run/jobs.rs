@@ -1,0 +1,411 @@
+//! `--jobs N`: the files of a run read by N threads, written in input order,
+//! byte for byte what one thread writes (docs/ARCHITECTURE.md#jobs).
+//!
+//! Each worker takes the next file, and reads it through its own pipeline
+//! (framing, dialect reader, normalizer) up to the sink: there a tape sink
+//! records the sink calls (sessions, events, flushes), and the file's
+//! diagnostics are recorded on the same tape in the order they were made.
+//! The main thread plays the tapes, file after file, into the one sink
+//! chain of the run (redaction, summary, truncation, coalescing, counting,
+//! the format) and the run's diagnostics: the formats and the warning caps
+//! see exactly the calls a single pipeline would have made.
+//!
+//! What depends on the files before it is settled when the tape is played,
+//! not when it is made: a session's ordinal (and the `session-N` id of a
+//! session without one) is counted from zero per file and shifted by the
+//! sessions before it; the note that an SSE format got a second session
+//! is made from the run's count; `-e` reports are worded at play time.
+//!
+//! Memory stays bounded: a tape goes to the main thread in chunks (a chunk
+//! per 256 KiB of input read, or per 2,048 recorded calls) through a channel
+//! that holds at most [`CHUNKS_IN_FLIGHT`] of them. The file being written
+//! drains its channel as it goes; a worker ahead of it fills its own and
+//! then waits. So at most N files are in flight, each holding at most
+//! `CHUNKS_IN_FLIGHT` chunks, whatever the size of the archive.
+
+use std::cell::{Cell, RefCell};
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::rc::Rc;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+
+use super::{Config, Input, Pipeline, Report, finish, one_input};
+use crate::diag::{Diag, Message};
+use crate::dialect::Dialect;
+use crate::event::{Event, Session, Sink, Starts};
+use crate::input::Framer;
+use crate::transform::{Ended, NormalizeOptions, Outcomes};
+
+/// A chunk of tape is sent once this much input was read since the last…
+const CHUNK_INPUT_BYTES: u64 = 256 * 1024;
+/// …or once it holds this many calls.
+const CHUNK_CALLS: usize = 2048;
+/// Chunks a file's channel holds before its worker waits.
+pub const CHUNKS_IN_FLIGHT: usize = 16;
+
+/// One recorded call.
+enum Tape {
+    /// A session begins; `anonymous`: its id is the made-up `session-N`.
+    Begin {
+        session: Session,
+        anonymous: bool,
+    },
+    Event(Event<'static>),
+    End,
+    Flush,
+    Idle,
+    Diag(Message),
+    /// A session that ended badly, for `-e`.
+    Ended(Ended),
+    /// The file's session count changed (for the SSE note).
+    Sessions(u64),
+    /// The file is over: what it adds to the run's report.
+    Done(Box<FileDone>),
+}
+
+/// What one file adds to the run's figures.
+struct FileDone {
+    lines_in: u64,
+    bytes_in: u64,
+    bad_lines: u64,
+    outcomes: Outcomes,
+    /// The file was opened, and the dialect it was read as.
+    read: Option<Option<Dialect>>,
+    stop: bool,
+}
+
+/// What a worker needs of the run's configuration (the parts before the
+/// sink; [`Config`] itself is not `Sync`).
+#[derive(Clone, Copy)]
+struct WorkerConfig {
+    from: Option<Dialect>,
+    normalize: NormalizeOptions,
+    strict: bool,
+    line_buffered: bool,
+    report_sessions: bool,
+    starts: Starts,
+}
+
+impl WorkerConfig {
+    fn config(&self) -> Config {
+        Config {
+            from: self.from,
+            normalize: self.normalize,
+            strict: self.strict,
+            line_buffered: self.line_buffered,
+            report_sessions: self.report_sessions,
+            ..Config::default()
+        }
+    }
+}
+
+/// The tape of one file being made, shared by its sink, its diagnostics
+/// and the pipeline.
+struct Recording {
+    calls: RefCell<Vec<Tape>>,
+    /// Input bytes read, and at the last chunk sent.
+    read: Cell<u64>,
+    sent_at: Cell<u64>,
+    tx: SyncSender<Vec<Tape>>,
+    /// The next session the normalizer opens has a made-up id.
+    anonymous: Rc<Cell<bool>>,
+    /// The session count last recorded.
+    sessions: Cell<u64>,
+}
+
+impl Recording {
+    fn push(&self, t: Tape) {
+        self.calls.borrow_mut().push(t);
+    }
+
+    /// Send what was recorded when it is a chunk's worth.
+    fn maybe_send(&self) -> io::Result<()> {
+        let due = self.calls.borrow().len() >= CHUNK_CALLS
+            || self.read.get() - self.sent_at.get() >= CHUNK_INPUT_BYTES;
+        if due { self.send() } else { Ok(()) }
+    }
+
+    fn send(&self) -> io::Result<()> {
+        self.sent_at.set(self.read.get());
+        let chunk = std::mem::take(&mut *self.calls.borrow_mut());
+        // The main thread hung up: the run stopped (a failed write,
+        // `--strict`); this file is not wanted any more.
+        self.tx
+            .send(chunk)
+            .map_err(|_| io::Error::other("the run stopped"))
+    }
+}
+
+/// The pipeline's hooks into the recording (`Pipeline::recorder`).
+pub(super) struct Recorder(Rc<Recording>);
+
+impl Recorder {
+    /// The normalizer's session count, recorded when it changed.
+    pub(super) fn sessions(&self, n: u64) {
+        if self.0.sessions.replace(n) != n {
+            self.0.push(Tape::Sessions(n));
+        }
+    }
+
+    /// A session that ended badly.
+    pub(super) fn ended(&self, e: Ended) {
+        self.0.push(Tape::Ended(e));
+    }
+}
+
+/// The sink a worker's pipeline writes to.
+struct TapeSink {
+    rec: Rc<Recording>,
+    starts: Starts,
+}
+
+impl Sink for TapeSink {
+    fn starts(&self) -> Starts {
+        self.starts
+    }
+
+    fn begin(&mut self, s: &Session) -> io::Result<()> {
+        let anonymous = self.rec.anonymous.get();
+        self.rec.push(Tape::Begin {
+            session: s.clone(),
+            anonymous,
+        });
+        self.rec.maybe_send()
+    }
+
+    fn event(&mut self, _s: &Session, ev: &Event<'_>) -> io::Result<()> {
+        self.rec.push(Tape::Event(ev.clone().into_owned()));
+        self.rec.maybe_send()
+    }
+
+    fn end(&mut self, _s: &Session) -> io::Result<()> {
+        self.rec.push(Tape::End);
+        self.rec.maybe_send()
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        // Two flushes in a row write what one does.
+        let mut calls = self.rec.calls.borrow_mut();
+        if !matches!(calls.last(), Some(Tape::Flush)) {
+            calls.push(Tape::Flush);
+        }
+        Ok(())
+    }
+
+    fn idle(&mut self) -> io::Result<()> {
+        self.rec.push(Tape::Idle);
+        self.rec.maybe_send()
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        // The run's finish is the main thread's.
+        Ok(())
+    }
+}
+
+/// A reader that counts what it reads (when to send a chunk).
+struct Counted<R> {
+    inner: R,
+    rec: Rc<Recording>,
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.rec.read.set(self.rec.read.get() + n as u64);
+        Ok(n)
+    }
+}
+
+/// Whether `inputs` are for [`run`]: several, and all files that are not
+/// live (a pipe or terminal is read as it comes, by one thread). A path
+/// that cannot be looked at is reported by the worker that opens it.
+pub(super) fn parallel(cfg: &Config, inputs: &[Input]) -> bool {
+    cfg.jobs > 1
+        && inputs.len() > 1
+        && inputs.iter().all(|i| match i {
+            Input::Stdin => false,
+            Input::Path(p) => !std::fs::metadata(p).is_ok_and(|m| !m.is_file()),
+        })
+}
+
+/// Read one file into a tape sent on `tx`.
+fn record_file(wc: &WorkerConfig, input: &Input, tx: SyncSender<Vec<Tape>>) {
+    let Input::Path(path) = input else {
+        unreachable!("parallel runs read files only")
+    };
+    let anonymous = Rc::new(Cell::new(false));
+    let rec = Rc::new(Recording {
+        calls: RefCell::new(Vec::new()),
+        read: Cell::new(0),
+        sent_at: Cell::new(0),
+        tx,
+        anonymous: Rc::clone(&anonymous),
+        sessions: Cell::new(0),
+    });
+    let sink = Box::new(TapeSink {
+        rec: Rc::clone(&rec),
+        starts: wc.starts,
+    });
+    let mut p = Pipeline::around(&wc.config(), sink, None);
+    p.norm.tell_anonymous = Some(anonymous);
+    p.source = Some(path.clone());
+    p.recorder = Some(Recorder(Rc::clone(&rec)));
+    let to_tape = Rc::clone(&rec);
+    let mut diag = Diag::recording(Box::new(move |m| to_tape.push(Tape::Diag(m))));
+    diag.file = input.display_name();
+    let mut framer = Framer::new();
+    let read = match File::open(path) {
+        Ok(f) => {
+            p.live = !f.metadata().is_ok_and(|m| m.is_file());
+            let reader = Counted {
+                inner: f,
+                rec: Rc::clone(&rec),
+            };
+            if one_input(&mut p, &mut framer, reader, &mut diag).is_err() {
+                // Only the tape's own send fails (the run stopped).
+                return;
+            }
+            Some(p.parser.chosen)
+        }
+        Err(e) => {
+            let name = std::mem::take(&mut diag.file);
+            diag.error(format_args!("{name}: {e}"));
+            None
+        }
+    };
+    rec.push(Tape::Done(Box::new(FileDone {
+        lines_in: framer.lines_in,
+        bytes_in: framer.bytes_in,
+        bad_lines: diag.bad_lines,
+        outcomes: p.norm.outcomes,
+        read,
+        stop: p.stop,
+    })));
+    let _ = rec.send();
+}
+
+/// Convert `inputs` with `jobs` threads (see the module's comment).
+pub(super) fn run<W: Write>(
+    cfg: &Config,
+    inputs: &[Input],
+    out: W,
+    diag: &mut Diag,
+) -> io::Result<Report> {
+    let mut p = Pipeline::new(cfg, out);
+    let mut framer = Framer::new();
+    let wc = WorkerConfig {
+        from: cfg.from,
+        normalize: cfg.normalize,
+        strict: cfg.strict,
+        line_buffered: cfg.line_buffered,
+        report_sessions: cfg.report_sessions,
+        starts: p.sink.starts(),
+    };
+    let (senders, receivers): (Vec<_>, Vec<_>) = inputs
+        .iter()
+        .map(|_| sync_channel::<Vec<Tape>>(CHUNKS_IN_FLIGHT))
+        .unzip();
+    let senders = Mutex::new(senders.into_iter().map(Some).collect::<Vec<_>>());
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let r = std::thread::scope(|scope| {
+        for _ in 0..cfg.jobs.min(inputs.len()) {
+            scope.spawn(|| {
+                while !stop.load(Ordering::Relaxed) {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(input) = inputs.get(i) else { break };
+                    let tx = senders.lock().map(|mut s| s[i].take());
+                    if let Ok(Some(tx)) = tx {
+                        record_file(&wc, input, tx);
+                    }
+                }
+            });
+        }
+        let r = play(&mut p, &mut framer, inputs, receivers, diag);
+        // Workers still reading stop at their next chunk (their channel is
+        // gone with `receivers`) or before their next file.
+        stop.store(true, Ordering::Relaxed);
+        r
+    });
+    finish(p, &framer, r, diag)
+}
+
+/// Play the tapes in input order into `p`'s sink and `diag`.
+fn play(
+    p: &mut Pipeline<'_>,
+    framer: &mut Framer,
+    inputs: &[Input],
+    receivers: Vec<Receiver<Vec<Tape>>>,
+    diag: &mut Diag,
+) -> io::Result<()> {
+    // Sessions of the files already written.
+    let mut base = 0u64;
+    let mut outcomes = Outcomes::default();
+    for (input, rx) in inputs.iter().zip(receivers) {
+        diag.file = input.display_name();
+        let mut cur: Option<Session> = None;
+        let done = 'file: loop {
+            let Ok(chunk) = rx.recv() else {
+                // A worker that stopped without finishing its file
+                // panicked; the scope passes its panic on.
+                return Err(io::Error::other("a conversion thread stopped"));
+            };
+            for call in chunk {
+                match call {
+                    Tape::Begin {
+                        mut session,
+                        anonymous,
+                    } => {
+                        session.ordinal += base as usize;
+                        if anonymous {
+                            session.id = format!("session-{}", session.ordinal);
+                        }
+                        p.sink.begin(&session)?;
+                        cur = Some(session);
+                    }
+                    Tape::Event(ev) => {
+                        let s = cur.as_ref().expect("events come inside a session");
+                        p.sink.event(s, &ev)?;
+                    }
+                    Tape::End => {
+                        let s = cur.take().expect("an end follows a begin");
+                        p.sink.end(&s)?;
+                    }
+                    Tape::Flush => p.sink.flush()?,
+                    Tape::Idle => p.sink.idle()?,
+                    Tape::Diag(m) => diag.replay(m),
+                    Tape::Ended(mut e) => {
+                        if e.anonymous {
+                            e.session_id = format!("session-{}", e.ordinal + base as usize);
+                        }
+                        super::report_ended_one(&e, diag);
+                    }
+                    Tape::Sessions(n) => {
+                        p.norm.outcomes.sessions = outcomes.sessions + n;
+                        p.check_sessions(diag);
+                    }
+                    Tape::Done(d) => break 'file d,
+                }
+            }
+        };
+        framer.lines_in += done.lines_in;
+        framer.bytes_in += done.bytes_in;
+        diag.bad_lines += done.bad_lines;
+        outcomes.sessions += done.outcomes.sessions;
+        outcomes.failed += done.outcomes.failed;
+        outcomes.incomplete += done.outcomes.incomplete;
+        p.norm.outcomes = outcomes;
+        base = outcomes.sessions;
+        if let (Some(files), Some(dialect)) = (&mut p.files, done.read) {
+            files.count(dialect);
+        }
+        if done.stop {
+            p.stop = true;
+            break;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,110 @@
+//! Directory arguments: the files of a tree, in a fixed order, that are
+//! sessions an agent saved (`crate::archive::sniff`).
+//!
+//! A tree is walked depth-first with the entries of each directory sorted
+//! by name (byte order), so the same tree always gives the same files in
+//! the same order, whatever order the file system lists them in. Symbolic
+//! links are followed; a link back to a directory being walked (a loop) is
+//! reported and not followed, and counted as skipped.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+use crate::archive::{Sniff, session_name, sniff};
+use crate::diag::{Diag, excerpt};
+use crate::run::{BINARY_SNIFF_BYTES, Input};
+
+/// The inputs of a command line, with its directories replaced by the
+/// session files in them.
+#[derive(Debug, Default)]
+pub struct Expanded {
+    /// What to read, in order.
+    pub inputs: Vec<Input>,
+    /// Some directory was walked (`--stats` then counts files).
+    pub walked: bool,
+    /// Files the walks did not read.
+    pub skipped: u64,
+}
+
+/// Replace each directory of `args` by its session files (`-` is standard
+/// input; anything else is read as it is, as `cat` would). Problems go to
+/// `diag`: an unreadable directory or file is an error (exit status 2, like
+/// a named file that cannot be read), a symlink loop a warning.
+pub fn expand(args: &[PathBuf], diag: &mut Diag) -> Expanded {
+    let mut out = Expanded::default();
+    if args.is_empty() {
+        out.inputs.push(Input::Stdin);
+    }
+    for arg in args {
+        if arg.as_os_str() == "-" {
+            out.inputs.push(Input::Stdin);
+        } else if arg.is_dir() {
+            out.walked = true;
+            walk(arg, diag, &mut out);
+        } else {
+            out.inputs.push(Input::Path(arg.clone()));
+        }
+    }
+    out
+}
+
+fn name(p: &Path) -> String {
+    excerpt(&p.display().to_string(), usize::MAX)
+}
+
+fn walk(dir: &Path, diag: &mut Diag, out: &mut Expanded) {
+    let entries = walkdir::WalkDir::new(dir)
+        .follow_links(true)
+        .sort_by_file_name();
+    for entry in entries {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(e) => {
+                let path = e.path().map_or_else(|| name(dir), name);
+                if let Some(ancestor) = e.loop_ancestor() {
+                    out.skipped += 1;
+                    diag.note(format_args!(
+                        "{path}: a symbolic link back to {}; not followed",
+                        name(ancestor)
+                    ));
+                } else {
+                    let cause = e
+                        .io_error()
+                        .map_or_else(|| e.to_string(), io::Error::to_string);
+                    diag.error(format_args!("{path}: {cause}"));
+                }
+                continue;
+            }
+        };
+        if entry.file_type().is_dir() {
+            continue;
+        }
+        let path = entry.path();
+        // Sockets, FIFOs and devices are no saved sessions; nor is a file
+        // whose name no session file has.
+        if !entry.file_type().is_file() || !session_name(path) {
+            out.skipped += 1;
+            continue;
+        }
+        match first_block(path) {
+            Ok((block, whole)) => match sniff(&block, whole) {
+                Sniff::Session => out.inputs.push(Input::Path(path.to_path_buf())),
+                Sniff::Skip(_) => out.skipped += 1,
+            },
+            Err(e) => diag.error(format_args!("{}: {e}", name(path))),
+        }
+    }
+}
+
+/// The first block of `path`, and whether it is the whole file.
+fn first_block(path: &Path) -> io::Result<(Vec<u8>, bool)> {
+    let f = File::open(path)?;
+    let mut block = Vec::with_capacity(8 * 1024);
+    // One byte more than the block tells whether the file goes on.
+    f.take(BINARY_SNIFF_BYTES as u64 + 1)
+        .read_to_end(&mut block)?;
+    let whole = block.len() <= BINARY_SNIFF_BYTES;
+    block.truncate(BINARY_SNIFF_BYTES);
+    Ok((block, whole))
+}

@@ -1,0 +1,149 @@
+//! Directories as input: which files a walk reads, in which order, what
+//! `--stats` says about them, and what bad files in a tree do.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::{cstream, fixtures_dir};
+
+/// A fresh scratch directory under cargo's per-test-target temporary directory.
+fn scratch(name: &str) -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("archive-{name}"));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn copy(fixture: &str, to: &Path) {
+    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+    std::fs::copy(fixtures_dir().join(fixture), to).unwrap();
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// The `key=value` pairs of the stats line that are about files.
+fn file_stats(stderr: &str) -> String {
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("cstream: stats: "))
+        .expect("a stats line");
+    line.split(' ')
+        .filter(|kv| kv.starts_with("files"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+const CLAUDE: &str = "claude-project/rewind_parallel-results_placeholder-usage.jsonl";
+const CODEX: &str = "codex-rollout/rollout_events-and-history-once_token-totals_compacted.jsonl";
+const CURSOR: &str = "cursor/basic.jsonl";
+
+/// A directory is read as its session files in name order, depth first:
+/// the same output as naming those files in that order; the files that are
+/// not sessions (by name or by content) are skipped and counted.
+#[test]
+fn a_directory_is_its_session_files_in_name_order() {
+    let d = scratch("order");
+    copy(CODEX, &d.join("b/rollout-2.jsonl"));
+    copy(CLAUDE, &d.join("a/s.jsonl"));
+    copy(CURSOR, &d.join("c.jsonl"));
+    // Not sessions: by name, binary, empty, JSON that no agent wrote.
+    std::fs::write(d.join("a/notes.txt"), "{\"type\":\"user\"}\n").unwrap();
+    std::fs::write(d.join("a/blob.jsonl"), b"{\"a\":\x00}\n").unwrap();
+    std::fs::write(d.join("b/empty.jsonl"), b"").unwrap();
+    std::fs::write(
+        d.join("package.json"),
+        "{\n  \"name\": \"x\",\n  \"version\": \"1.0.0\"\n}\n",
+    )
+    .unwrap();
+    let files = [
+        d.join("a/s.jsonl"),
+        d.join("b/rollout-2.jsonl"),
+        d.join("c.jsonl"),
+    ];
+    for to in ["events", "text", "documents"] {
+        // Sessions without a timestamp are dated by the clock: pinned.
+        let walked = cstream(&["--to", to, "--created", "1", "--stats", s(&d)], b"");
+        let named: Vec<&str> = ["--to", to, "--created", "1", "--stats"]
+            .into_iter()
+            .chain(files.iter().map(|f| s(f)))
+            .collect();
+        let named = cstream(&named, b"");
+        assert_eq!(walked.out(), named.out(), "{to}");
+        assert_eq!(walked.code, 0, "{}", walked.stderr);
+        assert_eq!(
+            file_stats(&walked.stderr),
+            "files=3 files_cursor=1 files_claude-project=1 files_codex-rollout=1 files_skipped=4"
+        );
+        // Named files are not a walk: no file counts.
+        assert_eq!(file_stats(&named.stderr), "", "{}", named.stderr);
+    }
+}
+
+/// Bad files in a tree: each reported with its name (and line), the rest
+/// of the tree converted, the exit status as for named files: a file that
+/// cannot be read is an error (2), a line that is not JSON (a cut-off last
+/// line) is bad input (1), invalid UTF-8 is repaired (a warning), a symlink
+/// loop is not followed (a warning).
+#[cfg(unix)]
+#[test]
+fn bad_files_in_a_tree_are_named_and_the_rest_converted() {
+    let d = scratch("bad");
+    copy(CURSOR, &d.join("a-good.jsonl"));
+    // Cut off in the middle of its last line, as while the agent writes.
+    let whole = std::fs::read(fixtures_dir().join(CLAUDE)).unwrap();
+    let cut = &whole[..whole.len() - 40];
+    std::fs::write(d.join("b-cut.jsonl"), cut).unwrap();
+    // Invalid UTF-8 in a line.
+    let mut bytes = std::fs::read(fixtures_dir().join(CURSOR)).unwrap();
+    let at = bytes.windows(2).position(|w| w == b"Hi").unwrap_or(40);
+    bytes[at] = 0xff;
+    std::fs::write(d.join("c-latin1.jsonl"), &bytes).unwrap();
+    // A link to nowhere: it cannot be read.
+    std::os::unix::fs::symlink(d.join("gone.jsonl"), d.join("d-dangling.jsonl")).unwrap();
+    // A link back to the top: a loop.
+    std::fs::create_dir_all(d.join("e")).unwrap();
+    std::os::unix::fs::symlink(&d, d.join("e/loop")).unwrap();
+    copy(CODEX, &d.join("e/z.jsonl"));
+
+    let r = cstream(&["--to", "events", "--stats", s(&d)], b"");
+    let name = |f: &str| s(&d.join(f)).to_owned();
+    assert!(
+        r.stderr
+            .contains(&format!("cstream: error: {}:", name("d-dangling.jsonl"))),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr
+            .contains(&format!("cstream: warning: {}:", name("e/loop"))),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("not followed"), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains(&format!("cstream: warning: {}:", name("c-latin1.jsonl"))),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr
+            .contains(&format!("cstream: warning: {}:", name("b-cut.jsonl"))),
+        "{}",
+        r.stderr
+    );
+    // Every readable session is in the output, once.
+    let started = r.out().matches("\"type\":\"session_started\"").count();
+    assert_eq!(started, 4, "{}", r.out());
+    assert_eq!(
+        file_stats(&r.stderr),
+        "files=4 files_cursor=2 files_claude-project=1 files_codex-rollout=1 files_skipped=1"
+    );
+    // The unreadable file decides the status.
+    assert_eq!(r.code, 2);
+    std::fs::remove_file(d.join("d-dangling.jsonl")).unwrap();
+    let r = cstream(&["--to", "events", s(&d)], b"");
+    // The cut-off line is bad input.
+    assert_eq!(r.code, 1, "{}", r.stderr);
+}

@@ -1,0 +1,120 @@
+//! `--jobs N`: the files of a run read by several threads give the output,
+//! the diagnostics and the exit status one thread gives, byte for byte.
+
+use std::path::PathBuf;
+
+use crate::common::{Run, cstream, fixtures_dir};
+
+/// The stats line's elapsed time is the one thing that may differ.
+fn comparable(r: &Run) -> (String, String, u8) {
+    let stderr: Vec<String> = r
+        .stderr
+        .lines()
+        .map(|l| match l.find(" elapsed=") {
+            Some(at) if l.starts_with("cstream: stats: ") => l[..at].to_owned(),
+            _ => l.to_owned(),
+        })
+        .collect();
+    (
+        String::from_utf8_lossy(&r.stdout).into_owned(),
+        stderr.join("\n"),
+        r.code,
+    )
+}
+
+/// The first line where two texts differ.
+fn first_difference(a: &str, b: &str) -> Option<(usize, String, String)> {
+    let (mut la, mut lb) = (a.lines(), b.lines());
+    for n in 1.. {
+        match (la.next(), lb.next()) {
+            (None, None) => return None,
+            (x, y) if x == y => {}
+            (x, y) => {
+                let cut = |l: Option<&str>| l.unwrap_or("<end>").chars().take(300).collect();
+                return Some((n, cut(x), cut(y)));
+            }
+        }
+    }
+    unreachable!()
+}
+
+fn same_with_jobs(args: &[&str]) {
+    // Sessions without a timestamp are dated by the clock: pinned.
+    let one: Vec<&str> = ["--jobs", "1", "--created", "1"]
+        .iter()
+        .chain(args)
+        .copied()
+        .collect();
+    let four: Vec<&str> = ["--jobs", "4", "--created", "1"]
+        .iter()
+        .chain(args)
+        .copied()
+        .collect();
+    let (a, b) = (cstream(&one, b""), cstream(&four, b""));
+    let (a, b) = (comparable(&a), comparable(&b));
+    assert_eq!(first_difference(&a.0, &b.0), None, "{args:?}: output");
+    assert_eq!(a.0.len(), b.0.len(), "{args:?}: output");
+    assert_eq!(first_difference(&a.1, &b.1), None, "{args:?}: diagnostics");
+    assert_eq!(a.2, b.2, "{args:?}: exit status");
+}
+
+/// Every fixture at once, in every format and with the options that see
+/// the run as a whole (session reports, stats, the stop of `--strict`,
+/// adapters around the format): four jobs write what one does.
+#[test]
+fn four_jobs_write_what_one_writes_over_every_fixture() {
+    let dir = fixtures_dir();
+    let dir = dir.to_str().unwrap();
+    let formats = cstream::Format::ALL.map(|f| f.name());
+    for to in formats {
+        same_with_jobs(&["--to", to, dir]);
+        same_with_jobs(&["--to", to, "-e", "--stats", dir]);
+    }
+    for extra in [
+        &["--strict"][..],
+        &["--coalesce"],
+        &["--coalesce=burst"],
+        &["--redact", "--truncate-shell", "100"],
+        &["-q", "--no-dedupe", "--line-buffered"],
+        &["--from", "cursor"],
+    ] {
+        let mut args = vec!["--to", "events", "--stats"];
+        args.extend_from_slice(extra);
+        args.push(dir);
+        same_with_jobs(&args);
+    }
+    same_with_jobs(&["--to", "text", "--strict", dir]);
+}
+
+/// Files larger than a tape chunk, several of them ahead of the one being
+/// written (their channels fill and their workers wait), among small ones,
+/// with a file that cannot be read between them.
+#[test]
+fn big_files_and_a_missing_one() {
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("jobs-big");
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    let mut big = String::from(
+        "{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"big\",\"model\":\"m\"}\n",
+    );
+    for i in 0..40_000 {
+        big.push_str(&format!(
+            "{{\"type\":\"assistant\",\"session_id\":\"big\",\"message\":{{\"content\":[{{\"type\":\"text\",\"text\":\"delta {i} \"}}]}}}}\n"
+        ));
+    }
+    let mut files = Vec::new();
+    for i in 0..4 {
+        let f = d.join(format!("{i}-big.jsonl"));
+        std::fs::write(&f, &big).unwrap();
+        files.push(f);
+        files.push(fixtures_dir().join("cursor/two-sessions-partial.jsonl"));
+        files.push(fixtures_dir().join("events/head-cut_no-session-started.jsonl"));
+    }
+    files.insert(5, d.join("missing.jsonl"));
+    let names: Vec<&str> = files.iter().map(|f| f.to_str().unwrap()).collect();
+    for to in ["events", "markdown", "openai-sse"] {
+        let mut args = vec!["--to", to, "-e", "--stats"];
+        args.extend(&names);
+        same_with_jobs(&args);
+    }
+}
