@@ -419,10 +419,20 @@ fn gemini_chat_facts(raw: &str) -> (Vec<String>, String, usize, usize, Counts) {
     let text_of = |c: &Value| -> String {
         match c {
             Value::String(s) => s.clone(),
-            Value::Array(parts) => parts
-                .iter()
-                .filter_map(|p| p["text"].as_str().or(p.as_str()))
-                .collect(),
+            Value::Array(parts) => {
+                let mut t = String::new();
+                for p in parts {
+                    if let Some(s) = p["text"].as_str().or(p.as_str()) {
+                        t.push_str(s);
+                    } else if let Some(data) = p["inlineData"]["data"].as_str() {
+                        // An attached image: a placeholder with its decoded size.
+                        let kib = (data.trim_end_matches('=').len() * 3 / 4) as f64 / 1024.0;
+                        let mime = p["inlineData"]["mimeType"].as_str().unwrap_or("");
+                        t.push_str(&format!("\n[image: {mime}, {kib:.1} KiB]"));
+                    }
+                }
+                t
+            }
             _ => String::new(),
         }
     };
