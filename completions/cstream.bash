@@ -23,7 +23,7 @@ _cstream() {
 
     case "${cmd}" in
         cstream)
-            opts="-t -f -q -e -o -j -c -h -V --to --from --no-dedupe --color --quiet --no-thinking --shell-lines --strict --exit-status --stats --output --summary --outputs --line-buffered --jobs --truncate-shell --keep-images --redact --redact-pattern --coalesce --reasoning-field --tool-calls --include-usage --model --id --created --compact --thinking --generate --help --version"
+            opts="-t -f -q -e -o -j -c -h -V --to --from --no-dedupe --color --quiet --no-thinking --shell-lines --strict --exit-status --stats --output --output-dir --summary --outputs --line-buffered --jobs --truncate-shell --keep-images --redact --redact-pattern --coalesce --reasoning-field --tool-calls --include-usage --model --id --created --compact --thinking --generate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -58,6 +58,10 @@ _cstream() {
                     return 0
                     ;;
                 -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output-dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -26,6 +26,7 @@ set edit:completion:arg-completer[cstream] = {|@words|
             cand --shell-lines 'text: of the shell output that arrives with a call''s completion, show the last N lines, or all [default: 10 on a terminal, else all]'
             cand -o 'Write to FILE instead of standard output'
             cand --output 'Write to FILE instead of standard output'
+            cand --output-dir 'One output file per input file under DIR, named after it (its path under the directory argument it was found in, or its file name) with the format''s extension (.txt, .ndjson, .md, .json, .sse); each written whole, then renamed into place'
             cand --summary 'When the run ends, append a Markdown summary to FILE (for $GITHUB_STEP_SUMMARY; at most 1 MiB): outcome, errors, usage and cost, tool calls, failed commands, duration'
             cand --outputs 'When the run ends, append key=value lines to FILE (for $GITHUB_OUTPUT): outcome, tokens, cost, turns, duration, error'
             cand -j 'Read N files at once; the output is the same, in input order [default: the number of cores with several files, else 1]'

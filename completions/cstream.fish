@@ -26,6 +26,7 @@ always\t'Always colour the text format'
 never\t'Never colour'"
 complete -c cstream -l shell-lines -d 'text: of the shell output that arrives with a call\'s completion, show the last N lines, or all [default: 10 on a terminal, else all]' -r
 complete -c cstream -s o -l output -d 'Write to FILE instead of standard output' -r -F
+complete -c cstream -l output-dir -d 'One output file per input file under DIR, named after it (its path under the directory argument it was found in, or its file name) with the format\'s extension (.txt, .ndjson, .md, .json, .sse); each written whole, then renamed into place' -r -F
 complete -c cstream -l summary -d 'When the run ends, append a Markdown summary to FILE (for $GITHUB_STEP_SUMMARY; at most 1 MiB): outcome, errors, usage and cost, tool calls, failed commands, duration' -r -F
 complete -c cstream -l outputs -d 'When the run ends, append key=value lines to FILE (for $GITHUB_OUTPUT): outcome, tokens, cost, turns, duration, error' -r -F
 complete -c cstream -s j -l jobs -d 'Read N files at once; the output is the same, in input order [default: the number of cores with several files, else 1]' -r

@@ -169,6 +169,12 @@ pub struct Cli {
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
+    /// One output file per input file under DIR, named after it (its path under the directory
+    /// argument it was found in, or its file name) with the format's extension (.txt, .ndjson,
+    /// .md, .json, .sse); each written whole, then renamed into place
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["output", "summary", "outputs"])]
+    pub output_dir: Option<PathBuf>,
+
     /// When the run ends, append a Markdown summary to FILE (for $GITHUB_STEP_SUMMARY; at most
     /// 1 MiB): outcome, errors, usage and cost, tool calls, failed commands, duration
     #[arg(long, value_name = "FILE")]
@@ -631,6 +637,8 @@ impl Cli {
             outputs: self.outputs.clone(),
             files_skipped: None,
             jobs: 1,
+            output_dir: None,
+            progress: None,
             // A terminal shows every line at once, as ripgrep does.
             line_buffered: self.line_buffered || tty,
         }
@@ -655,6 +663,10 @@ impl Cli {
         let expanded = crate::walk::expand(&self.files, diag);
         let mut cfg = self.config(tty, env);
         cfg.files_skipped = expanded.walked.then_some(expanded.skipped);
+        cfg.output_dir = self.output_dir.clone().map(|dir| crate::run::OutputDir {
+            dir,
+            names: expanded.names,
+        });
         cfg.jobs = match self.jobs {
             Some(n) => n.into(),
             None if expanded.inputs.len() > 1 => {
@@ -707,7 +719,12 @@ pub fn main() -> ExitCode {
     let env = ColorEnv::from_env();
     // Standard output is a terminal only without `-o`.
     let tty = cli.output.is_none() && io::stdout().is_terminal();
-    let (cfg, inputs) = cli.prepare(tty, &env, &mut diag);
+    let (mut cfg, inputs) = cli.prepare(tty, &env, &mut diag);
+    let bar = crate::progress::bar(&inputs, env.stderr_tty, cli.quiet);
+    if let Some(bar) = &bar {
+        cfg.progress = Some(crate::progress::progress(bar, inputs.len()));
+        diag.redirect(Box::new(crate::progress::AboveBar(bar.clone())));
+    }
     // Before `-o` truncates anything: writing over an input loses it.
     let target = match &cli.output {
         Some(path) => clobber::Output::Path(path),
@@ -750,6 +767,9 @@ pub fn main() -> ExitCode {
             )
         }
     };
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
     match result {
         Ok(report) => report.exit(cli.exit_status).into(),
         // The reader went away (`cstream … | head`): not an error.

@@ -118,6 +118,11 @@ impl<'w> Diag<'w> {
         }
     }
 
+    /// Write from now on to `out`.
+    pub fn redirect(&mut self, out: Box<dyn Write + 'w>) {
+        self.out = out;
+    }
+
     /// Diagnostics that go nowhere (for embedding and tests).
     pub fn sink() -> Self {
         Diag::new(Box::new(std::io::sink()))

@@ -58,6 +58,8 @@ mod input;
 mod json;
 mod output;
 mod prefix;
+#[cfg(feature = "cli")]
+mod progress;
 mod run;
 mod stats;
 mod strings;

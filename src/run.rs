@@ -26,6 +26,9 @@ use crate::transform::truncate::Truncate;
 use crate::transform::{NormalizeOptions, Normalizer, Outcomes};
 
 mod jobs;
+mod outdir;
+
+pub(crate) use outdir::OutputDir;
 
 /// Non-JSON lines become `error` events carrying the line, cut at this many bytes.
 pub const ERROR_LINE_BYTES: usize = 1024;
@@ -95,6 +98,21 @@ pub struct Config {
     pub(crate) files_skipped: Option<u64>,
     /// `--jobs`: read this many files at once (0 or 1: one at a time).
     pub(crate) jobs: usize,
+    /// `--output-dir`: one output file per input, there.
+    pub(crate) output_dir: Option<OutputDir>,
+    /// Told after each input file, with the bytes read from it.
+    pub(crate) progress: Option<Progress>,
+}
+
+/// What the main thread calls after each input file is written, with the
+/// bytes read from it (the command line's progress bar).
+#[derive(Clone)]
+pub(crate) struct Progress(pub(crate) std::sync::Arc<dyn Fn(u64) + Send + Sync>);
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Progress")
+    }
 }
 
 /// The builder: one method per option, each returning the changed config.
@@ -890,6 +908,9 @@ pub fn run_with_stdin<R: Read, W: Write>(
 ) -> io::Result<Report> {
     diag.quiet |= cfg.output.quiet;
     diag.shared_terminal = cfg.output.shared_terminal.clone();
+    if let Some(od) = &cfg.output_dir {
+        return outdir::run(cfg, inputs, od, diag);
+    }
     if jobs::parallel(cfg, inputs) {
         return jobs::run(cfg, inputs, out, diag);
     }
@@ -909,7 +930,11 @@ pub fn run_with_stdin<R: Read, W: Write>(
                         // A FIFO or `<(tail -f …)` is live; a regular file is not.
                         p.live = !f.metadata().is_ok_and(|m| m.is_file());
                         p.source = Some(path.clone());
-                        one_input(&mut p, &mut framer, f, diag)?
+                        let before = framer.bytes_in;
+                        one_input(&mut p, &mut framer, f, diag)?;
+                        if let Some(progress) = &cfg.progress {
+                            (progress.0)(framer.bytes_in - before);
+                        }
                     }
                     Err(e) => {
                         let name = std::mem::take(&mut diag.file);

@@ -46,6 +46,30 @@ pub struct Stats {
 }
 
 impl Stats {
+    /// Add the figures of another part of the run (`--output-dir`: one
+    /// file's); `elapsed` stays the run's.
+    pub fn add(&mut self, o: &Stats) {
+        self.lines += o.lines;
+        self.bytes_in += o.bytes_in;
+        self.bytes_out += o.bytes_out;
+        self.skipped += o.skipped;
+        self.sessions += o.sessions;
+        self.failed += o.failed;
+        self.incomplete += o.incomplete;
+        for (a, b) in self.events.iter_mut().zip(o.events) {
+            *a += b;
+        }
+        if let Some(theirs) = &o.redacted {
+            let mine = self.redacted.get_or_insert_with(Vec::new);
+            for (kind, n) in theirs {
+                match mine.iter_mut().find(|(k, _)| k == kind) {
+                    Some((_, m)) => *m += n,
+                    None => mine.push((kind, *n)),
+                }
+            }
+        }
+    }
+
     /// All events, whatever their type.
     pub fn total_events(&self) -> u64 {
         self.events.iter().sum()

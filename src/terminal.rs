@@ -17,9 +17,9 @@
 //! none, and a cut never splits a cluster.
 
 use std::borrow::Cow;
-use std::cell::Cell;
 use std::fmt::Write as _;
-use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use unicode_segmentation::UnicodeSegmentation;
 use unicode_width::UnicodeWidthStr;
@@ -29,9 +29,12 @@ use unicode_width::UnicodeWidthStr;
 /// unfinished there, so that a warning starts on a line of its own and the
 /// transcript then knows its line was ended for it.
 #[derive(Debug, Clone, Default)]
-pub struct SharedLine(Rc<Cell<LineState>>);
+pub struct SharedLine(Arc<AtomicU8>);
 
+// An atomic, not a `Cell`: a `Config` (which holds one) is shared by the
+// threads of `--output-dir`; only the main thread ever writes to the terminal.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[repr(u8)]
 enum LineState {
     #[default]
     Clean,
@@ -42,9 +45,21 @@ enum LineState {
 }
 
 impl SharedLine {
+    fn get(&self) -> LineState {
+        match self.0.load(Ordering::Relaxed) {
+            1 => LineState::Partial,
+            2 => LineState::Broken,
+            _ => LineState::Clean,
+        }
+    }
+
+    fn set(&self, s: LineState) {
+        self.0.store(s as u8, Ordering::Relaxed);
+    }
+
     /// The transcript wrote; `partial`: its last line is unfinished.
     pub fn wrote(&self, partial: bool) {
-        self.0.set(if partial {
+        self.set(if partial {
             LineState::Partial
         } else {
             LineState::Clean
@@ -54,9 +69,9 @@ impl SharedLine {
     /// A message is about to be written: true when it must first end the
     /// transcript's unfinished line.
     pub fn break_for_message(&self) -> bool {
-        let partial = self.0.get() == LineState::Partial;
+        let partial = self.get() == LineState::Partial;
         if partial {
-            self.0.set(LineState::Broken);
+            self.set(LineState::Broken);
         }
         partial
     }
@@ -64,9 +79,9 @@ impl SharedLine {
     /// The transcript is about to write: true when a message ended its
     /// line meanwhile (it is then at the start of a line).
     pub fn take_broken(&self) -> bool {
-        let broken = self.0.get() == LineState::Broken;
+        let broken = self.get() == LineState::Broken;
         if broken {
-            self.0.set(LineState::Clean);
+            self.set(LineState::Clean);
         }
         broken
     }

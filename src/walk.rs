@@ -25,6 +25,9 @@ pub struct Expanded {
     pub walked: bool,
     /// Files the walks did not read.
     pub skipped: u64,
+    /// Per input, its name for `--output-dir`: its path under the
+    /// directory it was found in, or its file name.
+    pub names: Vec<PathBuf>,
 }
 
 /// Replace each directory of `args` by its session files (`-` is standard
@@ -35,15 +38,19 @@ pub fn expand(args: &[PathBuf], diag: &mut Diag) -> Expanded {
     let mut out = Expanded::default();
     if args.is_empty() {
         out.inputs.push(Input::Stdin);
+        out.names.push(PathBuf::from("-"));
     }
     for arg in args {
         if arg.as_os_str() == "-" {
             out.inputs.push(Input::Stdin);
+            out.names.push(PathBuf::from("-"));
         } else if arg.is_dir() {
             out.walked = true;
             walk(arg, diag, &mut out);
         } else {
             out.inputs.push(Input::Path(arg.clone()));
+            out.names
+                .push(arg.file_name().map_or_else(|| arg.clone(), PathBuf::from));
         }
     }
     out
@@ -89,7 +96,11 @@ fn walk(dir: &Path, diag: &mut Diag, out: &mut Expanded) {
         }
         match first_block(path) {
             Ok((block, whole)) => match sniff(&block, whole) {
-                Sniff::Session => out.inputs.push(Input::Path(path.to_path_buf())),
+                Sniff::Session => {
+                    out.inputs.push(Input::Path(path.to_path_buf()));
+                    let name = path.strip_prefix(dir).unwrap_or(path);
+                    out.names.push(name.to_path_buf());
+                }
                 Sniff::Skip(_) => out.skipped += 1,
             },
             Err(e) => diag.error(format_args!("{}: {e}", name(path))),

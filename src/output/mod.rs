@@ -69,6 +69,23 @@ impl Format {
         Format::Markdown,
     ];
 
+    /// The file name extension of an output in this format (`--output-dir`).
+    pub fn extension(self) -> &'static str {
+        match self {
+            Format::Text => "txt",
+            Format::Events => "ndjson",
+            Format::Markdown => "md",
+            Format::OpenAiJson
+            | Format::Documents
+            | Format::AnthropicJson
+            | Format::OpenAiResponsesJson => "json",
+            Format::OpenAiSse
+            | Format::DocumentsSse
+            | Format::AnthropicSse
+            | Format::OpenAiResponses => "sse",
+        }
+    }
+
     /// The name `--to` takes.
     pub fn name(self) -> &'static str {
         match self {

@@ -324,7 +324,7 @@ pub(super) fn run<W: Write>(
                 }
             });
         }
-        let r = play(&mut p, &mut framer, inputs, receivers, diag);
+        let r = play(&mut p, &mut framer, inputs, receivers, diag, &cfg.progress);
         // Workers still reading stop at their next chunk (their channel is
         // gone with `receivers`) or before their next file.
         stop.store(true, Ordering::Relaxed);
@@ -340,6 +340,7 @@ fn play(
     inputs: &[Input],
     receivers: Vec<Receiver<Vec<Tape>>>,
     diag: &mut Diag,
+    progress: &Option<super::Progress>,
 ) -> io::Result<()> {
     // Sessions of the files already written.
     let mut base = 0u64;
@@ -391,6 +392,9 @@ fn play(
                 }
             }
         };
+        if let Some(progress) = &progress {
+            (progress.0)(done.bytes_in);
+        }
         framer.lines_in += done.lines_in;
         framer.bytes_in += done.bytes_in;
         diag.bad_lines += done.bad_lines;

@@ -28,6 +28,8 @@ mod invariants;
 mod jobs;
 mod layout;
 mod openai;
+mod outdir;
+mod progress;
 mod properties;
 mod readme;
 mod redact;

@@ -1,0 +1,280 @@
+//! `--output-dir DIR`: one output file per input file, named after it
+//! (its path under the directory argument it was found in, or its file
+//! name), with the format's extension.
+//!
+//! Each file is converted by its own pipeline, as if it were the only
+//! input (its sessions are numbered from 1), by up to `--jobs` threads at
+//! once, into a temporary file beside its output (`.NAME.cstream-PID.tmp`).
+//! The main thread then, in input order, writes the file's diagnostics and
+//! renames the temporary file to its name: an output exists complete or
+//! not at all. A file that cannot be read or written leaves no output (an
+//! older one of that name is left alone); a file with bad lines is
+//! converted whole, as it is to standard output. After `--strict` stops
+//! the run, no later file's output appears.
+
+use std::fs::{self, File};
+use std::io::{self, BufWriter};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::time::Instant;
+
+use super::{Config, Input, Pipeline, Report, one_input};
+use crate::archive::FileCounts;
+use crate::diag::{Diag, Message, excerpt};
+use crate::dialect::Dialect;
+use crate::input::Framer;
+use crate::stats::Stats;
+use crate::transform::Outcomes;
+
+/// Where the outputs go, and each input's name there (without extension).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputDir {
+    /// The directory.
+    pub dir: PathBuf,
+    /// Per input, in order: its path under `dir`.
+    pub names: Vec<PathBuf>,
+}
+
+/// What a worker tells the main thread about one file.
+enum Msg {
+    Diag(Message),
+    Done(Box<Done>),
+}
+
+#[derive(Default)]
+struct Done {
+    bytes_in: u64,
+    stats: Option<Stats>,
+    outcomes: Outcomes,
+    bad_lines: u64,
+    /// The file was read, as this dialect.
+    read: Option<Option<Dialect>>,
+    stop: bool,
+    /// The finished temporary file and the name it gets.
+    written: Option<(PathBuf, PathBuf)>,
+}
+
+fn shown(p: &Path) -> String {
+    excerpt(&p.display().to_string(), usize::MAX)
+}
+
+/// The temporary file an output is written to before it gets its name.
+fn temporary(target: &Path) -> PathBuf {
+    let name = target
+        .file_name()
+        .map_or_else(Default::default, |n| n.to_string_lossy().into_owned());
+    target.with_file_name(format!(".{name}.cstream-{}.tmp", std::process::id()))
+}
+
+/// Each input's output path, or why it has none.
+fn targets(cfg: &Config, inputs: &[Input], od: &OutputDir) -> Vec<Result<PathBuf, String>> {
+    let mut seen = std::collections::HashMap::new();
+    inputs
+        .iter()
+        .zip(&od.names)
+        .enumerate()
+        .map(|(i, (input, name))| {
+            let Input::Path(path) = input else {
+                return Err("standard input has no name to write under --output-dir".to_owned());
+            };
+            let target = od.dir.join(name).with_extension(cfg.format.extension());
+            if let Some(first) = seen.insert(target.clone(), i) {
+                let Input::Path(other) = &inputs[first] else {
+                    unreachable!("only files have targets")
+                };
+                return Err(format!(
+                    "{} is also the output of {}; this file is skipped",
+                    shown(&target),
+                    shown(other)
+                ));
+            }
+            let same = |a: &Path, b: &Path| {
+                matches!((fs::canonicalize(a), fs::canonicalize(b)), (Ok(x), Ok(y)) if x == y)
+            };
+            if same(path, &target) {
+                return Err(format!(
+                    "{} is the input itself; refusing to write over it",
+                    shown(&target)
+                ));
+            }
+            Ok(target)
+        })
+        .collect()
+}
+
+/// Convert `inputs` into one file each under `od.dir`.
+pub(super) fn run(
+    cfg: &Config,
+    inputs: &[Input],
+    od: &OutputDir,
+    diag: &mut Diag,
+) -> io::Result<Report> {
+    let started = Instant::now();
+    let targets = targets(cfg, inputs, od);
+    let (senders, receivers): (Vec<_>, Vec<_>) = inputs.iter().map(|_| channel::<Msg>()).unzip();
+    let senders = Mutex::new(senders.into_iter().map(Some).collect::<Vec<_>>());
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let mut total = cfg.stats.then(Stats::default);
+    let mut files = cfg.files_skipped.map(|skipped| FileCounts {
+        skipped,
+        ..FileCounts::default()
+    });
+    let mut outcomes = Outcomes::default();
+    let mut stopped = false;
+    std::thread::scope(|scope| {
+        for _ in 0..cfg.jobs.clamp(1, inputs.len().max(1)) {
+            scope.spawn(|| {
+                while !stop.load(Ordering::Relaxed) {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(input) = inputs.get(i) else { break };
+                    let tx = senders.lock().map(|mut s| s[i].take());
+                    if let Ok(Some(tx)) = tx {
+                        convert_to(cfg, input, &targets[i], &tx);
+                    }
+                }
+            });
+        }
+        for (input, rx) in inputs.iter().zip(&receivers) {
+            diag.file = input.display_name();
+            let Some(done) = play(rx, diag) else {
+                // A worker that stopped without finishing panicked; the
+                // scope passes its panic on.
+                break;
+            };
+            if let Some((tmp, target)) = &done.written
+                && let Err(e) = fs::rename(tmp, target)
+            {
+                let _ = fs::remove_file(tmp);
+                diag.error(format_args!("{}: {e}", shown(target)));
+            }
+            if let Some(progress) = &cfg.progress {
+                (progress.0)(done.bytes_in);
+            }
+            if let (Some(t), Some(s)) = (&mut total, &done.stats) {
+                t.add(s);
+            }
+            if let (Some(f), Some(dialect)) = (&mut files, done.read) {
+                f.count(dialect);
+            }
+            diag.bad_lines += done.bad_lines;
+            outcomes.sessions += done.outcomes.sessions;
+            outcomes.failed += done.outcomes.failed;
+            outcomes.incomplete += done.outcomes.incomplete;
+            if done.stop {
+                stopped = true;
+                break;
+            }
+        }
+        stop.store(true, Ordering::Relaxed);
+    });
+    // Files converted ahead of a stop: their outputs do not appear.
+    for rx in &receivers {
+        while let Ok(m) = rx.try_recv() {
+            if let Msg::Done(d) = m
+                && let Some((tmp, _)) = d.written
+            {
+                let _ = fs::remove_file(tmp);
+            }
+        }
+    }
+    diag.finish();
+    let stats = total.map(|mut s| {
+        s.files = files;
+        s.elapsed = started.elapsed();
+        s
+    });
+    if let Some(s) = &stats {
+        diag.info(format_args!("stats: {s}"));
+    }
+    Ok(Report {
+        outcomes,
+        bad_lines: diag.bad_lines,
+        fatal: diag.fatal,
+        stopped,
+        stats,
+    })
+}
+
+/// Write one file's diagnostics as they come; its end.
+fn play(rx: &Receiver<Msg>, diag: &mut Diag) -> Option<Box<Done>> {
+    loop {
+        match rx.recv().ok()? {
+            Msg::Diag(m) => diag.replay(m),
+            Msg::Done(d) => return Some(d),
+        }
+    }
+}
+
+/// Convert one file into a temporary file beside `target`.
+fn convert_to(cfg: &Config, input: &Input, target: &Result<PathBuf, String>, tx: &Sender<Msg>) {
+    let to_main = tx.clone();
+    let mut diag = Diag::recording(Box::new(move |m| {
+        let _ = to_main.send(Msg::Diag(m));
+    }));
+    diag.file = input.display_name();
+    let mut done = Done::default();
+    let end = |done: Done| {
+        if let Err(unwanted) = tx.send(Msg::Done(Box::new(done))) {
+            // The run stopped before this file.
+            if let Msg::Done(d) = unwanted.0
+                && let Some((tmp, _)) = d.written
+            {
+                let _ = fs::remove_file(tmp);
+            }
+        }
+    };
+    let target = match target {
+        Ok(t) => t,
+        Err(why) => {
+            diag.error(why);
+            return end(done);
+        }
+    };
+    let Input::Path(path) = input else {
+        unreachable!("standard input has no target")
+    };
+    let f = match File::open(path) {
+        Ok(f) => f,
+        Err(e) => {
+            let name = std::mem::take(&mut diag.file);
+            diag.error(format_args!("{name}: {e}"));
+            return end(done);
+        }
+    };
+    let tmp = temporary(target);
+    let made = target
+        .parent()
+        .map_or(Ok(()), fs::create_dir_all)
+        .and_then(|()| File::create(&tmp));
+    let out = match made {
+        Ok(o) => o,
+        Err(e) => {
+            diag.error(format_args!("{}: {e}", shown(target)));
+            return end(done);
+        }
+    };
+    let mut p = Pipeline::new(cfg, BufWriter::with_capacity(64 * 1024, out));
+    p.live = !f.metadata().is_ok_and(|m| m.is_file());
+    p.source = Some(path.clone());
+    let mut framer = Framer::new();
+    let r = one_input(&mut p, &mut framer, f, &mut diag).and_then(|()| p.sink.finish());
+    done.read = Some(p.parser.chosen);
+    done.bytes_in = framer.bytes_in;
+    done.stats = p.stats(&framer, &diag);
+    done.outcomes = p.norm.outcomes;
+    done.bad_lines = diag.bad_lines;
+    done.stop = p.stop;
+    // Closes the file.
+    drop(p);
+    match r {
+        Ok(()) => done.written = Some((tmp, target.clone())),
+        Err(e) => {
+            let _ = fs::remove_file(&tmp);
+            diag.error(format_args!("{}: {e}", shown(target)));
+        }
+    }
+    end(done)
+}
