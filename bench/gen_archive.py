@@ -602,6 +602,7 @@ def codex_rollout(g, clock, out, cwd, parent=None):
             d["timestamp"] = clock.tick(0, 2, g)
             r.lines.append(ENC(d))
         r.total = list(parent[2])
+        clock.tick(5_000, 60_000, g)  # the fork's own turns begin when the user types
     first = parent is None
     for _ in range(g.ri(1, 10)):
         r.turn(g, first)

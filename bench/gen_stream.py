@@ -724,7 +724,8 @@ def shell_deltas(rng, out, n, kib):
     ts = 1763800000000
     cmd = "cargo test --all 2>&1 | tee test.log"
     out.emit("session_started", ENC({"type": "session_started", "sessionId": sid, "ts": ts,
-                                     "dialect": "cursor", "model": "Auto", "cwd": "/workspace/proj"}))
+                                     "dialect": "cursor", "schemaVersion": 1, "model": "Auto",
+                                     "cwd": "/workspace/proj"}))
     out.emit("tool_call_started", ENC({"type": "tool_call_started", "sessionId": sid, "ts": ts + 1,
                                        "callId": cid, "toolName": "shell", "args": {"command": cmd},
                                        "command": cmd, "cwd": "/workspace/proj"}))

@@ -23,18 +23,18 @@ _cstream() {
 
     case "${cmd}" in
         cstream)
-            opts="-t -f -q -e -o -j -c -h -V --to --from --no-dedupe --color --quiet --no-thinking --shell-lines --strict --exit-status --stats --output --output-dir --summary --outputs --line-buffered --jobs --truncate-shell --keep-images --redact --redact-pattern --coalesce --reasoning-field --tool-calls --include-usage --model --id --created --compact --thinking --generate --help --version"
+            opts="-t -f -q -e -o -j -c -h -V --to --from --no-dedupe --color --quiet --no-thinking --shell-lines --strict --exit-status --stats --output --output-dir --summary --outputs --line-buffered --jobs --truncate-shell --keep-images --redact --no-redact --redact-pattern --coalesce --reasoning-field --tool-calls --include-usage --model --id --created --compact --thinking --schema --generate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --to)
-                    COMPREPLY=($(compgen -W "text events openai-sse openai-json openai-responses openai-responses-json anthropic-sse anthropic-json documents documents-sse markdown" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text events openai-sse openai-json openai-responses openai-responses-json anthropic-sse anthropic-json documents documents-sse markdown html" -- "${cur}"))
                     return 0
                     ;;
                 -t)
-                    COMPREPLY=($(compgen -W "text events openai-sse openai-json openai-responses openai-responses-json anthropic-sse anthropic-json documents documents-sse markdown" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text events openai-sse openai-json openai-responses openai-responses-json anthropic-sse anthropic-json documents documents-sse markdown html" -- "${cur}"))
                     return 0
                     ;;
                 --from)
@@ -111,6 +111,10 @@ _cstream() {
                     ;;
                 --created)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --schema)
+                    COMPREPLY=($(compgen -W "events documents" -- "${cur}"))
                     return 0
                     ;;
                 --generate)

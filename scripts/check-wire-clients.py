@@ -87,7 +87,11 @@ def args_of(path):
 def event_sessions(binary, path, extra):
     """Per session: the text cstream's own events carry."""
     out = []
-    for line in run(binary, ["--to", "events", *extra], path).decode().splitlines():
+    # Split at "\n" only: str.splitlines() also splits at U+2028, which JSON
+    # strings may carry raw.
+    for line in run(binary, ["--to", "events", *extra], path).decode().split("\n"):
+        if not line:
+            continue
         e = json.loads(line)
         if not out or out[-1]["id"] != e["sessionId"] or e["type"] == "session_started":
             out.append({"id": e["sessionId"], "text": ""})

@@ -15,7 +15,7 @@ use crate::diag::Diag;
 use crate::dialect::Dialect;
 use crate::output::text::TERMINAL_SHELL_LINES;
 use crate::output::{Format, OutputOptions, ReasoningField, ToolCallMode};
-use crate::run::{Config, Exit, Input, run};
+use crate::run::{Config, Exit, Input, Redaction, run};
 use crate::transform::NormalizeOptions;
 use crate::transform::coalesce::CoalesceMode;
 use crate::transform::truncate::parse_size;
@@ -205,9 +205,14 @@ pub struct Cli {
     pub keep_images: bool,
 
     /// Replace secrets (provider API keys, cloud keys, GitHub and Slack tokens, JWTs, PEM private
-    /// keys) with `[REDACTED:<kind>]` in every field of every format; counted by --stats
+    /// keys) with `[REDACTED:<kind>]` in every field of every format, and in warnings that quote
+    /// the input; counted by --stats. On by default for --to markdown, --to html and --summary
     #[arg(long)]
     pub redact: bool,
+
+    /// Turn off the redaction that --to markdown, --to html and --summary do by default
+    #[arg(long, conflicts_with_all = ["redact", "redact_pattern"])]
+    pub no_redact: bool,
 
     /// Also redact what REGEX matches (kind `custom`; repeatable; implies --redact)
     #[arg(long, value_name = "REGEX", value_parser = parse_regex)]
@@ -259,9 +264,34 @@ pub struct Cli {
     #[arg(long)]
     pub thinking: bool,
 
+    /// Print the JSON Schema of the events lines or of a documents value, and exit
+    #[arg(long, value_enum, value_name = "OUTPUT", exclusive = true)]
+    pub schema: Option<SchemaKind>,
+
     /// Generate the man page or a shell completion script
     #[arg(long, value_enum, value_name = "KIND", hide = true, exclusive = true)]
     pub generate: Option<Generate>,
+}
+
+/// `--schema`
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SchemaKind {
+    /// One line of `--to events`
+    Events,
+    /// One value of `--to documents`
+    Documents,
+}
+
+impl SchemaKind {
+    /// The schema, pretty-printed, with a final newline: the bytes of the
+    /// file checked into `schema/`.
+    pub fn render(self) -> String {
+        let v = match self {
+            SchemaKind::Events => crate::schema::events(),
+            SchemaKind::Documents => crate::schema::documents(),
+        };
+        crate::schema::pretty(&v)
+    }
 }
 
 /// `--to` takes the library's format list as it is ([`Format::ALL`]).
@@ -625,8 +655,13 @@ impl Cli {
             strict: self.strict,
             truncate_shell: self.truncate_shell,
             keep_images: self.keep_images,
-            redact: (self.redact || !self.redact_pattern.is_empty())
-                .then(|| self.redact_pattern.clone()),
+            redact: if self.no_redact {
+                Redaction::Off
+            } else if self.redact || !self.redact_pattern.is_empty() {
+                Redaction::On(self.redact_pattern.clone())
+            } else {
+                Redaction::Default
+            },
             coalesce: self.coalesce.map(|c| match c {
                 CoalesceArg::Whole => CoalesceMode::Whole,
                 CoalesceArg::Burst => CoalesceMode::Burst,
@@ -704,9 +739,14 @@ pub fn main() -> ExitCode {
     if let Err(e) = cli.validate() {
         e.exit();
     }
-    if let Some(kind) = cli.generate {
+    if cli.generate.is_some() || cli.schema.is_some() {
         let mut out = io::stdout().lock();
-        return match generate(kind, &mut out).and_then(|_| out.flush()) {
+        let written = match (cli.generate, cli.schema) {
+            (Some(kind), _) => generate(kind, &mut out),
+            (_, Some(kind)) => out.write_all(kind.render().as_bytes()),
+            (None, None) => unreachable!("one of the two is set"),
+        };
+        return match written.and_then(|_| out.flush()) {
             Ok(()) => Exit::Ok.into(),
             Err(e) if is_broken_pipe(&e) => Exit::Ok.into(),
             Err(e) => {

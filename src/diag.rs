@@ -54,6 +54,23 @@ impl Warn {
     }
 }
 
+/// Rewrites a diagnostic line before it is printed (`None`: unchanged).
+pub type Redact = Box<dyn Fn(&str) -> Option<String>>;
+
+/// Print one line to `out`, redacted when `redact` is set.
+fn put(out: &mut dyn Write, redact: &Option<Redact>, line: std::fmt::Arguments<'_>) {
+    // A failed stderr write must not abort the run (ripgrep #1966).
+    match redact {
+        None => {
+            let _ = writeln!(out, "{line}");
+        }
+        Some(r) => {
+            let s = line.to_string();
+            let _ = writeln!(out, "{}", r(&s).unwrap_or(s));
+        }
+    }
+}
+
 /// One diagnostic, recorded instead of written ([`Diag::recording`]), to be
 /// written later by [`Diag::replay`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,6 +96,8 @@ pub struct Diag<'w> {
     pub quiet: bool,
     /// The terminal the transcript shares with these messages, if it does.
     pub shared_terminal: Option<SharedLine>,
+    /// Replaces secrets in every line printed (warnings quote the input).
+    pub redact: Option<Redact>,
     /// Messages go here, uncounted and uncapped, instead of to `out`.
     record: Option<Box<dyn FnMut(Message) + 'w>>,
 }
@@ -94,6 +113,7 @@ impl<'w> Diag<'w> {
             file: "-".to_owned(),
             quiet: false,
             shared_terminal: None,
+            redact: None,
             record: None,
         }
     }
@@ -159,8 +179,11 @@ impl<'w> Diag<'w> {
         *n += 1;
         if *n <= cap {
             self.own_line();
-            // A failed stderr write must not abort the run (ripgrep #1966).
-            let _ = writeln!(self.out, "cstream: warning: {}:{line}: {msg}", self.file);
+            put(
+                &mut self.out,
+                &self.redact,
+                format_args!("cstream: warning: {}:{line}: {msg}", self.file),
+            );
         }
     }
 
@@ -174,7 +197,11 @@ impl<'w> Diag<'w> {
         *n += 1;
         if *n <= cap {
             self.own_line();
-            let _ = writeln!(self.out, "cstream: warning: {msg}");
+            put(
+                &mut self.out,
+                &self.redact,
+                format_args!("cstream: warning: {msg}"),
+            );
         }
     }
 
@@ -187,7 +214,11 @@ impl<'w> Diag<'w> {
         let n = &mut self.counts[Warn::Session.index()];
         *n += 1;
         if *n <= WARNINGS_SHOWN_PER_KIND {
-            let _ = writeln!(self.out, "cstream: {}: {msg}", self.file);
+            put(
+                &mut self.out,
+                &self.redact,
+                format_args!("cstream: {}: {msg}", self.file),
+            );
         }
     }
 
@@ -198,7 +229,11 @@ impl<'w> Diag<'w> {
             return r(Message::Error(msg.to_string()));
         }
         self.own_line();
-        let _ = writeln!(self.out, "cstream: error: {msg}");
+        put(
+            &mut self.out,
+            &self.redact,
+            format_args!("cstream: error: {msg}"),
+        );
     }
 
     /// Print an informational line (`cstream: MSG`), never capped.

@@ -31,7 +31,7 @@
 //! let report = cstream::convert(&input[..], &mut output, &config).unwrap();
 //! assert_eq!(
 //!     String::from_utf8(output).unwrap(),
-//!     "{\"type\":\"session_started\",\"sessionId\":\"s1\",\"dialect\":\"cursor\",\"model\":\"m\"}\n\
+//!     "{\"type\":\"session_started\",\"sessionId\":\"s1\",\"dialect\":\"cursor\",\"schemaVersion\":1,\"model\":\"m\"}\n\
 //!      {\"type\":\"text_delta\",\"sessionId\":\"s1\",\"text\":\"hi\"}\n"
 //! );
 //! assert_eq!(report.sessions(), 1);
@@ -61,6 +61,8 @@ mod prefix;
 #[cfg(feature = "cli")]
 mod progress;
 mod run;
+#[cfg(feature = "schema")]
+pub mod schema;
 mod stats;
 mod strings;
 mod summary;
@@ -75,7 +77,7 @@ use std::io::{self, Read, Write};
 pub use dialect::Dialect;
 pub use event::{Event, Kind};
 pub use output::{Format, ReasoningField, ToolCallMode};
-pub use run::{Config, Exit, Report};
+pub use run::{Config, Exit, Redaction, Report};
 pub use transform::coalesce::CoalesceMode;
 
 /// Convert one stream: read `input` to its end and write it to `output` in

@@ -80,9 +80,9 @@ pub struct Config {
     pub(crate) keep_images: bool,
     /// `--coalesce`: merge deltas before writing (`--to events`).
     pub(crate) coalesce: Option<CoalesceMode>,
-    /// `--redact`: replace secrets, with these user patterns besides the
-    /// built-in ones (valid regexes: the command line checks them).
-    pub(crate) redact: Option<Vec<String>>,
+    /// `--redact` / `--no-redact`, or neither (on for the transcripts and
+    /// the summary only).
+    pub(crate) redact: Redaction,
     /// `--stats`: count what the run reads and writes, and print the
     /// summary line on the diagnostics stream at the end.
     pub(crate) stats: bool,
@@ -115,6 +115,44 @@ impl std::fmt::Debug for Progress {
     }
 }
 
+/// Whether secrets are replaced (docs/redact.md).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Redaction {
+    /// Neither `--redact` nor `--no-redact`: on for the formats people
+    /// share (`markdown`, `html`) and for the `--summary`/`--outputs`
+    /// files, off elsewhere.
+    #[default]
+    Default,
+    /// `--redact`: everywhere, with these user patterns besides the
+    /// built-in ones (valid regexes: the command line checks them).
+    On(Vec<String>),
+    /// `--no-redact`: nowhere.
+    Off,
+}
+
+impl Redaction {
+    /// The user patterns when the output (and the warnings that quote the
+    /// input) of `format` is redacted; `None` when it is not.
+    pub(crate) fn output(&self, format: Format) -> Option<&[String]> {
+        match self {
+            Redaction::On(user) => Some(user),
+            Redaction::Off => None,
+            Redaction::Default => {
+                matches!(format, Format::Markdown | Format::Html).then_some(&[][..])
+            }
+        }
+    }
+
+    /// The user patterns when the `--summary`/`--outputs` files are redacted.
+    pub(crate) fn summary(&self) -> Option<&[String]> {
+        match self {
+            Redaction::On(user) => Some(user),
+            Redaction::Off => None,
+            Redaction::Default => Some(&[]),
+        }
+    }
+}
+
 /// The builder: one method per option, each returning the changed config.
 /// The defaults are the command line's without flags, for output that is not
 /// a terminal: no colour, no width, every line of shell output.
@@ -130,6 +168,19 @@ impl Config {
     /// The output format (`--to`).
     pub fn format(&self) -> Format {
         self.format
+    }
+
+    /// `true`: replace secrets in every format (`--redact`); `false`: in
+    /// none, not even the transcripts and the summary (`--no-redact`).
+    /// Without either, `markdown`, `html` and the summary files are redacted.
+    #[must_use]
+    pub fn redact(mut self, on: bool) -> Config {
+        self.redact = if on {
+            Redaction::On(Vec::new())
+        } else {
+            Redaction::Off
+        };
+        self
     }
 
     /// Read every input as `dialect` (`--from`) instead of detecting it from
@@ -468,6 +519,10 @@ struct Pipeline<'s> {
     summary: Option<Rc<RefCell<RunSummary>>>,
     summary_file: Option<PathBuf>,
     outputs_file: Option<PathBuf>,
+    /// Redacts the `--summary`/`--outputs` text (on unless `--no-redact`):
+    /// the events it was made from are redacted only with the transcripts
+    /// or `--redact`, and the session header (id, model, directory) never.
+    summary_redactor: Option<Redactor>,
     /// Files read per dialect (when a directory was walked).
     files: Option<FileCounts>,
     /// A `--jobs` worker's: session counts and endings go on its tape.
@@ -538,7 +593,7 @@ impl<'s> Pipeline<'s> {
         // Outermost, so that nothing downstream (the summary, coalescing,
         // truncation markers, the format) ever sees a secret.
         let mut redacted = None;
-        if let Some(user) = &cfg.redact {
+        if let Some(user) = cfg.redact.output(cfg.format) {
             let r = Redactor::new(user).expect("--redact-pattern checked on the command line");
             redacted = Some(r.counter());
             sink = Box::new(Redact::new(sink, r));
@@ -574,6 +629,12 @@ impl<'s> Pipeline<'s> {
             summary,
             summary_file: cfg.summary.clone(),
             outputs_file: cfg.outputs.clone(),
+            summary_redactor: (cfg.summary.is_some() || cfg.outputs.is_some())
+                .then(|| cfg.redact.summary())
+                .flatten()
+                .map(|user| {
+                    Redactor::new(user).expect("--redact-pattern checked on the command line")
+                }),
         }
     }
 
@@ -908,6 +969,7 @@ pub fn run_with_stdin<R: Read, W: Write>(
 ) -> io::Result<Report> {
     diag.quiet |= cfg.output.quiet;
     diag.shared_terminal = cfg.output.shared_terminal.clone();
+    diag.redact = warnings_redactor(cfg);
     if let Some(od) = &cfg.output_dir {
         return outdir::run(cfg, inputs, od, diag);
     }
@@ -965,6 +1027,14 @@ pub fn convert<R: Read, W: Write>(
     convert_detaching(cfg, input, out, diag, HUGE_RECORD_BYTES)
 }
 
+/// What redacts the warnings that quote the input: the output's redaction,
+/// so a secret kept out of a shared transcript is not printed beside it.
+fn warnings_redactor(cfg: &Config) -> Option<crate::diag::Redact> {
+    let user = cfg.redact.output(cfg.format)?;
+    let r = Redactor::new(user).expect("--redact-pattern checked on the command line");
+    Some(Box::new(move |s: &str| r.redact(s)))
+}
+
 /// [`convert`], detaching records of `huge` bytes or more.
 fn convert_detaching<R: Read, W: Write>(
     cfg: &Config,
@@ -974,6 +1044,7 @@ fn convert_detaching<R: Read, W: Write>(
     huge: usize,
 ) -> io::Result<Report> {
     diag.quiet |= cfg.output.quiet;
+    diag.redact = warnings_redactor(cfg);
     let mut p = Pipeline::new(cfg, out);
     p.huge = huge;
     let mut framer = Framer::new();
@@ -1110,14 +1181,18 @@ fn finish(
     if let Some(st) = &p.summary {
         let mut st = st.borrow_mut();
         st.end_session();
+        let redact = |text: String| match &p.summary_redactor {
+            Some(r) => r.redact(&text).unwrap_or(text),
+            None => text,
+        };
         for (file, text) in [
             (
                 &p.summary_file,
-                p.summary_file.as_ref().map(|_| st.markdown()),
+                p.summary_file.as_ref().map(|_| st.markdown(&redact)),
             ),
             (
                 &p.outputs_file,
-                p.outputs_file.as_ref().map(|_| st.outputs()),
+                p.outputs_file.as_ref().map(|_| redact(st.outputs())),
             ),
         ] {
             if let (Some(file), Some(text)) = (file, text)

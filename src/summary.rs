@@ -278,8 +278,9 @@ impl RunSummary {
         }
     }
 
-    /// The Markdown summary, at most [`SUMMARY_BYTES`].
-    pub fn markdown(&self) -> String {
+    /// The Markdown summary, at most [`SUMMARY_BYTES`] after `edit` (the
+    /// redaction) has been applied to it.
+    pub fn markdown(&self, edit: &dyn Fn(String) -> String) -> String {
         let t = &self.total;
         let mut m = String::new();
         let outcome = self.outcome();
@@ -366,7 +367,7 @@ impl RunSummary {
                 }
             }
         }
-        cap(m, SUMMARY_BYTES)
+        cap(edit(m), SUMMARY_BYTES)
     }
 
     /// `key=value` lines for `$GITHUB_OUTPUT`; a value with a line break in

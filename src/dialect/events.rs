@@ -64,6 +64,12 @@ struct Line<'a> {
     cwd: Option<S<'a>>,
     #[serde(borrow)]
     permission_mode: Option<S<'a>>,
+    #[serde(borrow)]
+    parent_session_id: Option<S<'a>>,
+    #[serde(borrow)]
+    parent_call_id: Option<S<'a>>,
+    #[serde(borrow)]
+    forked_from: Option<S<'a>>,
     /// `session_started`: `false` when the session was written with
     /// `--no-dedupe` (absent in older streams, and when deduped).
     dedupe: Option<bool>,
@@ -318,6 +324,14 @@ fn kind<'a>(l: &Line<'a>) -> Option<Kind<'a>> {
             model: s(l.model.clone()),
             cwd: s(l.cwd.clone()),
             permission_mode: s(l.permission_mode.clone()),
+            parent: match (s(l.parent_session_id.clone()), s(l.forked_from.clone())) {
+                (Some(p), _) => Some(crate::event::SessionParent::subagent(
+                    p,
+                    s(l.parent_call_id.clone()),
+                )),
+                (None, Some(f)) => Some(crate::event::SessionParent::fork(f)),
+                (None, None) => None,
+            },
         }),
         "user_message" => Kind::UserMessage { text: text()? },
         "thinking_delta" => Kind::ThinkingDelta { text: text()? },

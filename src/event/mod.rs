@@ -161,6 +161,13 @@ pub struct Event<'a> {
     pub kind: Kind<'a>,
 }
 
+/// The version of the `events` and `documents` schemas this build writes
+/// (`schemaVersion` on `session_started` and in the documents metadata). It
+/// changes only when a change would break a reader: a field removed,
+/// renamed or retyped, or a meaning changed; new optional fields and new
+/// event types leave it as it is.
+pub const SCHEMA_VERSION: u32 = 1;
+
 /// Every event type's wire name, in [`Kind::index`] order (the `--stats`
 /// line lists them in this order).
 pub(crate) const TYPE_NAMES: [&str; 18] = [
@@ -291,6 +298,50 @@ pub struct SessionStart<'a> {
     pub cwd: Option<Str<'a>>,
     /// The agent's permission (approval) mode, in its own words.
     pub permission_mode: Option<Str<'a>>,
+    /// The session this one came from: a sub-agent's parent session (and
+    /// the tool call that spawned it, when known), or the session a fork
+    /// copied. Sessions stay separate; this only links them.
+    pub parent: Option<SessionParent<'a>>,
+}
+
+/// How a session is linked to the one it came from (`session_started`).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct SessionParent<'a> {
+    /// The parent session's id.
+    pub session_id: Str<'a>,
+    /// A sub-agent: the parent's tool call that spawned it, when known.
+    pub call_id: Option<Str<'a>>,
+    /// A fork: the session began as a copy of the parent's (not a sub-agent).
+    pub fork: bool,
+}
+
+impl<'a> SessionParent<'a> {
+    /// A sub-agent of `session_id`, spawned by `call_id` when known.
+    pub fn subagent(session_id: Str<'a>, call_id: Option<Str<'a>>) -> Self {
+        SessionParent {
+            session_id,
+            call_id,
+            fork: false,
+        }
+    }
+
+    /// A fork of `session_id`.
+    pub fn fork(session_id: Str<'a>) -> Self {
+        SessionParent {
+            session_id,
+            call_id: None,
+            fork: true,
+        }
+    }
+
+    fn into_owned(self) -> SessionParent<'static> {
+        SessionParent {
+            session_id: Cow::Owned(self.session_id.into_owned()),
+            call_id: self.call_id.map(|c| Cow::Owned(c.into_owned())),
+            fork: self.fork,
+        }
+    }
 }
 
 /// `tool_call_started` fields: the source's own `args` plus normalized ones.
@@ -839,6 +890,7 @@ impl<'a> Kind<'a> {
                 model: own_opt(s.model),
                 cwd: own_opt(s.cwd),
                 permission_mode: own_opt(s.permission_mode),
+                parent: s.parent.map(SessionParent::into_owned),
             }),
             Kind::UserMessage { text } => Kind::UserMessage { text: own(text) },
             Kind::ThinkingDelta { text } => Kind::ThinkingDelta { text: own(text) },

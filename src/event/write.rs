@@ -29,9 +29,18 @@ pub fn write_event_quoted<W: Write + ?Sized>(
     match &ev.kind {
         Kind::SessionStarted(s) => {
             o.str("dialect", &s.dialect)?;
+            o.u64("schemaVersion", super::SCHEMA_VERSION.into())?;
             o.opt_str("model", s.model.as_deref())?;
             o.opt_str("cwd", s.cwd.as_deref())?;
             o.opt_str("permissionMode", s.permission_mode.as_deref())?;
+            if let Some(p) = &s.parent {
+                if p.fork {
+                    o.str("forkedFrom", &p.session_id)?;
+                } else {
+                    o.str("parentSessionId", &p.session_id)?;
+                    o.opt_str("parentCallId", p.call_id.as_deref())?;
+                }
+            }
         }
         Kind::UserMessage { text }
         | Kind::ThinkingDelta { text }

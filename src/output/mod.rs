@@ -50,12 +50,14 @@ pub enum Format {
     OpenAiResponsesJson,
     /// A transcript to read and share: one Markdown document per session.
     Markdown,
+    /// A transcript as one self-contained HTML page.
+    Html,
 }
 
 impl Format {
     /// Every format, in the order `--help` lists them. The command line,
     /// the man page, the completions and the tests all derive from this list.
-    pub const ALL: [Format; 11] = [
+    pub const ALL: [Format; 12] = [
         Format::Text,
         Format::Events,
         Format::OpenAiSse,
@@ -67,6 +69,7 @@ impl Format {
         Format::Documents,
         Format::DocumentsSse,
         Format::Markdown,
+        Format::Html,
     ];
 
     /// The file name extension of an output in this format (`--output-dir`).
@@ -75,6 +78,7 @@ impl Format {
             Format::Text => "txt",
             Format::Events => "ndjson",
             Format::Markdown => "md",
+            Format::Html => "html",
             Format::OpenAiJson
             | Format::Documents
             | Format::AnthropicJson
@@ -100,6 +104,7 @@ impl Format {
             Format::AnthropicSse => "anthropic-sse",
             Format::AnthropicJson => "anthropic-json",
             Format::Markdown => "markdown",
+            Format::Html => "html",
         }
     }
 
@@ -122,6 +127,9 @@ impl Format {
             Format::AnthropicJson => "The Anthropic Message object, one per session",
             Format::Markdown => {
                 "A transcript to read and share: one Markdown document per session, tools and thinking collapsible"
+            }
+            Format::Html => {
+                "A transcript as one self-contained HTML page (no network): a section per session, contents by turn, tools and thinking collapsible"
             }
         }
     }
@@ -201,5 +209,6 @@ pub fn sink<'w, W: Write + 'w>(format: Format, opts: &OutputOptions, w: W) -> Bo
         Format::Markdown => Box::new(transcript::Transcript::new(
             transcript::markdown::Markdown::new(w),
         )),
+        Format::Html => Box::new(transcript::Transcript::new(transcript::html::Html::new(w))),
     }
 }

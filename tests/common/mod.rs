@@ -96,6 +96,7 @@ pub const FORMATS: &[(&str, &[&str])] = &[
         &["--to", "documents-sse", "--created", "1700000000"],
     ),
     ("markdown", &["--to", "markdown"]),
+    ("html", &["--to", "html"]),
 ];
 
 /// Every `--to` value, from the library's one list of formats.

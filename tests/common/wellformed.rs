@@ -20,6 +20,13 @@
 //!   (as `text` without colour), every code fence closed (block quotes
 //!   apart: a fence opened in a quote ends with it), and the `<details>`
 //!   lines cstream writes balanced outside code blocks.
+//! - `html`: one page from `<!DOCTYPE html>` to `</html>`, nothing a
+//!   terminal or a bidi-aware viewer would interpret, every tag one of the
+//!   few cstream writes, with only its attributes (no event handler, no
+//!   `src`, links only to anchors in the page), elements nested and closed,
+//!   no `<script>`, and every `&` one of the five references cstream uses:
+//!   text from the stream that escaped its escaping shows up as a tag or an
+//!   entity this rule does not know.
 //!
 //! JSON is checked by the grammar with an explicit stack (any depth); the
 //! file needs nothing but std, so the fuzz crate can include it.
@@ -37,6 +44,7 @@ pub fn check(format: &str, color: bool, out: &[u8]) -> Result<(), String> {
         "anthropic-sse" | "openai-responses" => named_sse(s),
         "openai-json" | "documents" | "anthropic-json" | "openai-responses-json" => json_values(s),
         "markdown" => markdown(s),
+        "html" => html(s),
         other => Err(format!("unknown format {other:?}")),
     }
 }
@@ -434,6 +442,115 @@ fn markdown(s: &str) -> Result<(), String> {
     }
     if depth != 0 {
         return Err(format!("{depth} <details> never closed"));
+    }
+    Ok(())
+}
+
+/// The elements cstream's HTML uses, and which of them are void.
+const HTML_ELEMENTS: &[&str] = &[
+    "html", "head", "meta", "title", "style", "body", "main", "section", "header", "h1", "h2",
+    "dl", "dt", "dd", "nav", "ol", "li", "a", "p", "b", "div", "details", "summary", "pre", "code",
+    "span", "table", "tr", "th", "td",
+];
+const HTML_ATTRIBUTES: &[&str] = &[
+    "lang",
+    "charset",
+    "name",
+    "content",
+    "http-equiv",
+    "class",
+    "id",
+    "aria-label",
+    "role",
+    "href",
+    "data-lang",
+];
+
+fn html(s: &str) -> Result<(), String> {
+    if s.is_empty() {
+        return Ok(());
+    }
+    text(s, false)?;
+    let body = s
+        .strip_prefix("<!DOCTYPE html>\n")
+        .ok_or_else(|| format!("HTML does not start with its doctype: {}", short(s)))?;
+    if !body.ends_with("</html>\n") {
+        return Err(format!(
+            "HTML does not end with </html>: {}",
+            short(&s[s.len().saturating_sub(80)..])
+        ));
+    }
+    let mut stack: Vec<&str> = Vec::new();
+    let mut rest = body;
+    let at = |rest: &str| short(&rest[..rest.len().min(120)]);
+    while let Some(i) = rest.find(['<', '&']) {
+        let tail = &rest[i..];
+        if let Some(after) = tail.strip_prefix('&') {
+            let ok = ["&amp;", "&lt;", "&gt;", "&quot;", "&#39;"]
+                .iter()
+                .any(|e| tail.starts_with(e));
+            if !ok {
+                return Err(format!(
+                    "an & that is not one of cstream's references: {}",
+                    at(tail)
+                ));
+            }
+            rest = after;
+            continue;
+        }
+        let end = tail
+            .find('>')
+            .ok_or_else(|| format!("a tag that never ends: {}", at(tail)))?;
+        let tag = &tail[1..end];
+        rest = &tail[end + 1..];
+        if let Some(name) = tag.strip_prefix('/') {
+            match stack.pop() {
+                Some(open) if open == name => {}
+                open => {
+                    return Err(format!("</{name}> closes {open:?}: {}", at(tail)));
+                }
+            }
+            continue;
+        }
+        let (name, mut attrs) = tag.split_once(' ').unwrap_or((tag, ""));
+        if !HTML_ELEMENTS.contains(&name) {
+            return Err(format!("an element cstream does not write: {}", at(tail)));
+        }
+        while !attrs.is_empty() {
+            let (attr, after) = attrs
+                .split_once("=\"")
+                .ok_or_else(|| format!("an attribute without a quoted value: {}", at(tail)))?;
+            let (value, after) = after
+                .split_once('"')
+                .ok_or_else(|| format!("an unterminated attribute: {}", at(tail)))?;
+            if !HTML_ATTRIBUTES.contains(&attr) {
+                return Err(format!("an attribute cstream does not write: {}", at(tail)));
+            }
+            if attr == "href" && !value.starts_with('#') {
+                return Err(format!("a link out of the page: {}", at(tail)));
+            }
+            if value.contains('<') {
+                return Err(format!("a < in an attribute: {}", at(tail)));
+            }
+            attrs = after.strip_prefix(' ').unwrap_or(after);
+        }
+        if name == "style" {
+            // Raw text: the page's own style, which never holds a tag.
+            let close = rest
+                .find("</style>")
+                .ok_or_else(|| "<style> never closed".to_owned())?;
+            if rest[..close].contains('<') {
+                return Err(format!("a < in the style: {}", at(rest)));
+            }
+            rest = &rest[close + "</style>".len()..];
+            continue;
+        }
+        if name != "meta" {
+            stack.push(name);
+        }
+    }
+    if !stack.is_empty() {
+        return Err(format!("elements never closed: {stack:?}"));
     }
     Ok(())
 }

@@ -564,7 +564,7 @@ fn an_input_without_events_is_an_incomplete_session_everywhere() {
         .assert()
         .code(0)
         .stdout(
-            "{\"type\":\"session_started\",\"sessionId\":\"session-1\",\"dialect\":\"unknown\"}\n",
+            "{\"type\":\"session_started\",\"sessionId\":\"session-1\",\"dialect\":\"unknown\",\"schemaVersion\":1}\n",
         );
     cstream()
         .args(["--to", "events", "--from", "claude", empty])
@@ -689,7 +689,7 @@ fn a_huge_single_line() {
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
     // cstream escapes exactly as the input did, so the expected bytes are known.
     let want = format!(
-        "{{\"type\":\"session_started\",\"sessionId\":\"s1\",\"dialect\":\"cursor\",\"model\":\"Auto\",\"cwd\":\"/w\",\"permissionMode\":\"default\"}}\n\
+        "{{\"type\":\"session_started\",\"sessionId\":\"s1\",\"dialect\":\"cursor\",\"schemaVersion\":1,\"model\":\"Auto\",\"cwd\":\"/w\",\"permissionMode\":\"default\"}}\n\
          {{\"type\":\"text_delta\",\"sessionId\":\"s1\",\"text\":\"{text}\"}}\n\
          {{\"type\":\"text_delta\",\"sessionId\":\"s1\",\"text\":\" (end)\"}}\n\
          {{\"type\":\"result\",\"sessionId\":\"s1\",\"ok\":true,\"text\":\"{text} (end)\"}}\n"
@@ -797,7 +797,7 @@ fn a_stream_joined_mid_run_is_live_without_an_init() {
         }
         assert!(
             seen[0].starts_with(
-                r#"{"type":"session_started","sessionId":"5f607182-93a4-4bb5-8c26-e7f8091a2b3c","dialect":"cursor"}"#
+                r#"{"type":"session_started","sessionId":"5f607182-93a4-4bb5-8c26-e7f8091a2b3c","dialect":"cursor","schemaVersion":1}"#
             ),
             "{args:?}: {seen:?}"
         );

@@ -271,7 +271,7 @@ fn empty_input_is_a_session_without_result() {
     assert_eq!(v["usage"], Value::Null);
     assert_eq!(
         v["metadata"],
-        json!({"duration_ms": null, "toolCallCount": 0, "turnCount": 0})
+        json!({"duration_ms": null, "toolCallCount": 0, "turnCount": 0, "schemaVersion": 1})
     );
     assert_eq!(
         v["documents"][0]["metadata"]["errorCode"],

@@ -684,6 +684,38 @@ fn the_checker_refuses_malformed_output() {
         ),
         ("documents", false, b"{\"a\":01}\n"),
         ("documents", false, b"{\"a\":\"\\x\"}\n"),
+        (
+            "html",
+            false,
+            b"<!DOCTYPE html>\n<html><p><img src=x onerror=alert(1)></p></html>\n",
+        ),
+        (
+            "html",
+            false,
+            b"<!DOCTYPE html>\n<html><p onclick=\"x\">a</p></html>\n",
+        ),
+        (
+            "html",
+            false,
+            b"<!DOCTYPE html>\n<html><a href=\"https://x\">a</a></html>\n",
+        ),
+        (
+            "html",
+            false,
+            b"<!DOCTYPE html>\n<html><p>a &copy; b</p></html>\n",
+        ),
+        (
+            "html",
+            false,
+            b"<!DOCTYPE html>\n<html><div><p>a</div></p></html>\n",
+        ),
+        ("html", false, b"<!DOCTYPE html>\n<html><p>a</p>\n"),
+        ("html", false, b"<html><p>a</p></html>\n"),
+        (
+            "html",
+            false,
+            b"<!DOCTYPE html>\n<html><script>x</script></html>\n",
+        ),
     ];
     for (format, color, out) in bad {
         assert!(
@@ -720,6 +752,11 @@ fn the_checker_refuses_malformed_output() {
             "anthropic-sse",
             false,
             b"event: ping\ndata: {\"type\":\"ping\"}\n\n",
+        ),
+        (
+            "html",
+            false,
+            b"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><style>a{b:c}</style></head><body><a href=\"#t1\">&lt;x&gt; &amp;</a></body></html>\n",
         ),
     ];
     for (format, color, out) in good {

@@ -36,6 +36,7 @@ mod redact;
 mod regression;
 mod responses;
 mod roundtrip;
+mod schema;
 mod sessions;
 mod snapshots;
 mod summary;

@@ -162,3 +162,81 @@ fn command_words() {
         ["cstream", "--to", "events", "a b.jsonl", "c", "d"]
     );
 }
+
+/// The GitHub Actions workflow in the README: its `cstream` commands, run the
+/// way the runner would (the agent's stream on standard input, the step
+/// summary and output files from the environment), on a bundled fixture that
+/// succeeds and one that fails. A change of flag names or of `-e`'s verdict
+/// that would break a copied workflow fails here.
+#[test]
+fn readme_ci_workflow_runs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let section = &readme[readme
+        .find("### CI (GitHub Actions)")
+        .expect("the CI section")..];
+    let start = section.find("```yaml\n").expect("a yaml block") + 8;
+    let block = &section[start..start + section[start..].find("```").unwrap()];
+    let commands: Vec<&str> = block
+        .lines()
+        .filter_map(|l| l.find("cstream -").map(|i| &l[i..]))
+        .map(|c| c.split(" >").next().unwrap().trim_end_matches(['\\', ' ']))
+        .collect();
+    assert_eq!(
+        commands.len(),
+        2,
+        "the workflow's cstream commands: {commands:?}"
+    );
+    let dir = std::env::temp_dir().join(format!("cstream-readme-ci-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (fixture, status, outcome) in [
+        ("fixtures/claude/whole-lines.jsonl", 0, "outcome=success"),
+        (
+            "fixtures/claude/error-max-turns.jsonl",
+            3,
+            "outcome=failure",
+        ),
+    ] {
+        let (summary, outputs) = (dir.join("summary.md"), dir.join("outputs.txt"));
+        let _ = std::fs::remove_file(&summary);
+        let _ = std::fs::remove_file(&outputs);
+        let args = |line: &str| -> Vec<String> {
+            words(line)[1..]
+                .iter()
+                .map(|w| match w.as_str() {
+                    "$GITHUB_STEP_SUMMARY" => summary.display().to_string(),
+                    "$GITHUB_OUTPUT" => outputs.display().to_string(),
+                    "run.jsonl" => fixture.to_string(),
+                    _ => w.clone(),
+                })
+                .collect()
+        };
+        let piped = Command::new(env!("CARGO_BIN_EXE_cstream"))
+            .args(args(commands[0]))
+            .current_dir(root)
+            .stdin(std::fs::File::open(root.join(fixture)).unwrap())
+            .output()
+            .unwrap();
+        assert_eq!(piped.status.code(), Some(status), "{fixture}: {commands:?}");
+        assert!(
+            !piped.stdout.is_empty(),
+            "{fixture}: no transcript in the log"
+        );
+        let written = std::fs::read_to_string(&outputs).unwrap();
+        assert!(
+            written.lines().any(|l| l == outcome),
+            "{fixture}: {written}"
+        );
+        assert!(written.lines().any(|l| l.starts_with("tokens_out=")));
+        let shown = std::fs::read_to_string(&summary).unwrap();
+        assert!(shown.starts_with("### "), "{fixture}: {shown}");
+        let page = Command::new(env!("CARGO_BIN_EXE_cstream"))
+            .args(args(commands[1]))
+            .current_dir(root)
+            .output()
+            .unwrap();
+        assert_eq!(page.status.code(), Some(0), "{fixture}: {commands:?}");
+        assert!(String::from_utf8_lossy(&page.stdout).starts_with("<!DOCTYPE html>"));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -169,3 +169,126 @@ proptest! {
         prop_assert!(out.contains(&after), "{out}");
     }
 }
+
+// ------------------------------------------------------------ the default
+
+/// A session whose prompt, text, failed command and error carry a key,
+/// with one input line that is not JSON and quotes a token.
+fn leaky_session() -> Vec<u8> {
+    let key = "sk-proj-FAKEfake0123456789abcdefABCDEF";
+    [
+        r#"{"type":"session_started","sessionId":"s","dialect":"claude"}"#.to_owned(),
+        format!(r#"{{"type":"user_message","sessionId":"s","text":"use {key}"}}"#),
+        "export GITHUB_TOKEN=ghp_FAKEfake0123456789abcdefghijklmnopqr".to_owned(),
+        format!(r#"{{"type":"text_delta","sessionId":"s","text":"set {key}"}}"#),
+        format!(
+            r#"{{"type":"tool_call_started","sessionId":"s","callId":"c","toolName":"shell","args":{{}},"command":"curl -H {key}"}}"#
+        ),
+        format!(
+            r#"{{"type":"tool_call_completed","sessionId":"s","callId":"c","toolName":"shell","ok":false,"result":null,"exitCode":1,"error":"denied for {key}"}}"#
+        ),
+        format!(r#"{{"type":"result","sessionId":"s","ok":false,"error":"bad key {key}"}}"#),
+    ]
+    .join("\n")
+    .into_bytes()
+}
+
+const LEAKED: &str = "sk-proj-FAKEfake0123456789abcdefABCDEF";
+const LEAKED_TOKEN: &str = "ghp_FAKEfake0123456789abcdefghijklmnopqr";
+
+/// The transcripts people share are redacted without being asked, and so
+/// are the warnings that quote their input; other formats are not, unless
+/// `--redact`; `--no-redact` turns the default off.
+#[test]
+fn transcripts_are_redacted_by_default_and_no_redact_turns_it_off() {
+    let input = leaky_session();
+    for to in ["markdown", "html"] {
+        let run = cstream(&["--to", to], &input);
+        let out = run.out();
+        assert!(!out.contains(LEAKED), "{to}: {out}");
+        assert!(out.contains("[REDACTED:openai_key]"), "{to}: {out}");
+        assert!(run.stderr.contains("not JSON"), "{to}: {}", run.stderr);
+        assert!(!run.stderr.contains(LEAKED_TOKEN), "{to}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("[REDACTED:github_token]"),
+            "{to}: {}",
+            run.stderr
+        );
+        let raw = cstream(&["--to", to, "--no-redact"], &input);
+        assert!(raw.out().contains(LEAKED), "{to} --no-redact");
+        assert!(
+            raw.stderr.contains(LEAKED_TOKEN),
+            "{to} --no-redact: {}",
+            raw.stderr
+        );
+    }
+    for to in ["text", "events", "openai-sse"] {
+        let run = cstream(&["--to", to], &input);
+        assert!(
+            run.out().contains(LEAKED),
+            "{to} is not redacted by default"
+        );
+        assert!(run.stderr.contains(LEAKED_TOKEN), "{to}: {}", run.stderr);
+        let red = cstream(&["--to", to, "--redact"], &input);
+        assert!(!red.out().contains(LEAKED), "{to} --redact");
+        assert!(
+            !red.stderr.contains(LEAKED_TOKEN),
+            "{to} --redact: {}",
+            red.stderr
+        );
+    }
+}
+
+/// The `--summary` and `--outputs` files are redacted by default whatever
+/// the format, without changing the format's own output; `--no-redact`
+/// keeps them as they came.
+#[test]
+fn the_summary_files_are_redacted_by_default() {
+    let input = leaky_session();
+    let dir = std::env::temp_dir().join(format!("cstream-redact-summary-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let (s, o) = (dir.join("summary.md"), dir.join("outputs.txt"));
+    let files = |extra: &[&str]| {
+        let _ = std::fs::remove_file(&s);
+        let _ = std::fs::remove_file(&o);
+        let mut args = vec!["--to", "events", "--summary", s.to_str().unwrap()];
+        args.extend(["--outputs", o.to_str().unwrap()]);
+        args.extend_from_slice(extra);
+        let run = cstream(&args, &input);
+        let read = |p: &std::path::Path| std::fs::read_to_string(p).unwrap();
+        (run.out(), read(&s), read(&o))
+    };
+    let (out, summary, outputs) = files(&[]);
+    assert!(out.contains(LEAKED), "the events stay as they came");
+    assert!(
+        summary.contains("bad key [REDACTED:openai_key]"),
+        "{summary}"
+    );
+    assert!(!summary.contains(LEAKED), "{summary}");
+    assert!(
+        outputs.contains("error=bad key [REDACTED:openai_key]"),
+        "{outputs}"
+    );
+    let (_, summary, outputs) = files(&["--no-redact"]);
+    assert!(
+        summary.contains(LEAKED) && outputs.contains(LEAKED),
+        "{summary}{outputs}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--no-redact` with `--redact` or a pattern is a contradiction, refused.
+#[test]
+fn no_redact_conflicts_with_redact() {
+    use clap::Parser;
+    for args in [
+        &["cstream", "--no-redact", "--redact"][..],
+        &["cstream", "--no-redact", "--redact-pattern", "x"][..],
+    ] {
+        assert!(
+            cstream::__internal::Cli::try_parse_from(args).is_err(),
+            "{args:?}"
+        );
+    }
+}

@@ -255,6 +255,109 @@ fn claude_offloaded_outputs_are_read_from_beside_the_transcript() {
     assert!(read > 0 && missing > 0, "read {read}, missing {missing}");
 }
 
+/// Every `.jsonl` under `dir`, at any depth (sub-agents sit in folders).
+fn all_jsonl(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            all_jsonl(&p, out);
+        } else if p.extension().is_some_and(|x| x == "jsonl") {
+            out.push(p);
+        }
+    }
+}
+
+/// The call in the parent transcript that spawned a sub-agent, read here
+/// independently of cstream: the parent is the transcript whose folder
+/// holds `subagents/`, or `<sessionId>.jsonl` beside the file; the call is
+/// the tool result whose `toolUseResult.agentId` is the sub-agent's, else
+/// the `tool_use` whose `input.prompt` is its first prompt.
+fn spawning_call(sub: &Path, first: &Value, prompt: &str) -> Option<String> {
+    let dir = sub.parent()?;
+    let parent = if dir.ends_with("subagents") {
+        dir.parent()?.with_extension("jsonl")
+    } else {
+        dir.join(format!("{}.jsonl", first["sessionId"].as_str()?))
+    };
+    let raw = std::fs::read_to_string(parent).ok()?;
+    let lines: Vec<Value> = raw
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let content = |v: &Value| {
+        v["message"]["content"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    };
+    lines
+        .iter()
+        .filter(|v| v["type"] == "user" && v["toolUseResult"]["agentId"] == first["agentId"])
+        .flat_map(content)
+        .find(|b| b["type"] == "tool_result")
+        .and_then(|b| b["tool_use_id"].as_str().map(str::to_owned))
+        .or_else(|| {
+            lines
+                .iter()
+                .filter(|v| v["type"] == "assistant")
+                .flat_map(content)
+                .find(|b| b["type"] == "tool_use" && b["input"]["prompt"] == prompt)
+                .and_then(|b| b["id"].as_str().map(str::to_owned))
+        })
+}
+
+/// A sub-agent's transcript (newer layout `<session>/subagents/`, older
+/// `agent-<id>.jsonl` beside the session) stays a session of its own, and
+/// its `session_started` (and documents' metadata) links it to the parent
+/// session and to the call that spawned it whenever the parent's
+/// transcript is there to say which; fixtures cover both layouts and both
+/// linking keys.
+#[test]
+fn claude_subagent_sessions_link_to_their_spawning_call() {
+    let mut files = Vec::new();
+    all_jsonl(&fixtures_dir().join("claude-project"), &mut files);
+    files.sort();
+    files.extend(
+        corpus("sessions/claude-code")
+            .into_iter()
+            .filter(|p| !p.ends_with("SOURCES.md")),
+    );
+    let mut linked = 0;
+    for path in files {
+        let raw = std::fs::read_to_string(&path).unwrap();
+        let Some(first) = raw
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .find(|v| v["uuid"].is_string())
+        else {
+            continue;
+        };
+        if first["isSidechain"] != true {
+            continue;
+        }
+        let name = name(&path);
+        let prompt = first["message"]["content"].as_str().unwrap_or_default();
+        let want = spawning_call(&path, &first, prompt);
+        let evs = events(&cstream_file(&["--to", "events"], &path).out());
+        let start = &evs[0];
+        assert_eq!(start["parentSessionId"], first["sessionId"], "{name}");
+        assert_ne!(
+            start["sessionId"], first["sessionId"],
+            "{name}: merged into its parent"
+        );
+        assert_eq!(start["parentCallId"].as_str(), want.as_deref(), "{name}");
+        let doc = cstream_file(&["--to", "documents"], &path).out();
+        let doc: Value = serde_json::from_str(&doc).expect("one document");
+        assert_eq!(
+            doc["metadata"]["parentToolCallId"].as_str(),
+            want.as_deref(),
+            "{name}: documents"
+        );
+        linked += usize::from(want.is_some());
+    }
+    assert!(linked >= 2, "only {linked} sub-agents linked");
+}
+
 fn text(path: &Path) -> String {
     let run = cstream_file(&["--to", "events"], path);
     events(&run.out())
@@ -299,51 +402,120 @@ fn claude_rewound_turns_are_left_out() {
     }));
 }
 
-/// The rollout's items, wrapped (`{type, payload}`) or bare (the older shape).
-fn rollout_items(raw: &str) -> Vec<(String, Value)> {
+/// The rollout's items, wrapped (`{type, payload}`) or bare (the older
+/// shape), each with its time in milliseconds when it has one.
+fn rollout_items(raw: &str) -> Vec<(String, Value, Option<i64>)> {
+    let ms = |v: &Value| {
+        let t = v["timestamp"].as_str()?;
+        // 2026-03-04T10:00:01.000Z: only times within a day are compared.
+        let (h, m, s) = (t.get(11..13)?, t.get(14..16)?, t.get(17..23)?);
+        let secs: f64 = s.parse().ok()?;
+        Some(
+            (h.parse::<i64>().ok()? * 3600 + m.parse::<i64>().ok()? * 60) * 1000
+                + (secs * 1000.0) as i64,
+        )
+    };
     raw.lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .map(|v| match v["payload"].is_object() {
             true => (
                 v["type"].as_str().unwrap_or("").to_owned(),
                 v["payload"].clone(),
+                ms(&v),
             ),
-            false => ("response_item".to_owned(), v),
+            false => ("response_item".to_owned(), v.clone(), ms(&v)),
         })
         .collect()
 }
 
-/// The assistant's text as the model's history holds it, read here
-/// independently of cstream.
-fn codex_history_text(raw: &str) -> String {
-    let mut s = String::new();
-    for (kind, p) in rollout_items(raw) {
-        if kind == "response_item" && p["type"] == "message" && p["role"] == "assistant" {
-            for part in p["content"].as_array().into_iter().flatten() {
-                s.push_str(part["text"].as_str().unwrap_or(""));
-            }
-        }
-    }
-    s
+/// What a rollout shows, read here independently of cstream: the
+/// assistant text and typed prompts of the turns that were not rolled back
+/// (a rollback takes back the newest turn; one reaching further is only
+/// noted), leaving out the copy of its parent a fork begins with (the
+/// records after the parent's `session_meta` written in one burst), and
+/// the usage spent after that copy (input, output), from the running totals.
+struct CodexExpected {
+    text: String,
+    prompts: usize,
+    usage: (u64, u64),
+    rollback_notes: usize,
 }
 
-/// The rollout's last running total (input, output), if it has one.
-fn codex_last_total(raw: &str) -> Option<(u64, u64)> {
-    rollout_items(raw)
-        .into_iter()
-        .filter(|(k, p)| k == "event_msg" && p["type"] == "token_count")
-        .filter_map(|(_, p)| {
+fn codex_expected(raw: &str) -> CodexExpected {
+    let mut turns: Vec<(String, usize)> = vec![(String::new(), 0)];
+    let (mut metas, mut fork_ts, mut forked) = (0, None, false);
+    let mut copying: Option<Option<i64>> = None;
+    let (mut base, mut last) = ((0, 0), (0, 0));
+    let mut rollback_notes = 0;
+    for (kind, p, ts) in rollout_items(raw) {
+        let total = || {
             let t = &p["info"]["total_token_usage"];
             t.is_object()
                 .then(|| (n(&t["input_tokens"]), n(&t["output_tokens"])))
-        })
-        .next_back()
+        };
+        if kind == "session_meta" {
+            metas += 1;
+            if metas == 1 {
+                forked = p["forked_from_id"].is_string();
+                fork_ts = ts;
+            } else if forked {
+                copying = Some(ts);
+            }
+            continue;
+        }
+        if let Some(prev) = copying {
+            let burst = match (ts, prev, fork_ts) {
+                (Some(t), _, Some(f)) if t < f => true,
+                (Some(t), Some(p), _) => t - p <= 1000,
+                _ => true,
+            };
+            if burst {
+                copying = Some(ts.or(prev));
+                if kind == "event_msg" && p["type"] == "token_count" {
+                    base = total().unwrap_or(base);
+                    last = base;
+                }
+                continue;
+            }
+            copying = None;
+        }
+        match (kind.as_str(), p["type"].as_str().unwrap_or("")) {
+            ("event_msg", "user_message") => turns.push((String::new(), 1)),
+            ("event_msg", "token_count") => last = total().unwrap_or(last),
+            ("event_msg", "thread_rolled_back") => {
+                let n = p["num_turns"].as_u64().unwrap_or(1);
+                let held = u64::from(turns.len() > 1);
+                if held == 1 {
+                    turns.pop();
+                }
+                rollback_notes += usize::from(n > held);
+            }
+            ("response_item", "message") if p["role"] == "assistant" => {
+                for part in p["content"].as_array().into_iter().flatten() {
+                    turns
+                        .last_mut()
+                        .unwrap()
+                        .0
+                        .push_str(part["text"].as_str().unwrap_or(""));
+                }
+            }
+            _ => {}
+        }
+    }
+    CodexExpected {
+        text: turns.iter().map(|t| t.0.as_str()).collect(),
+        prompts: turns.iter().map(|t| t.1).sum(),
+        usage: (last.0 - base.0, last.1 - base.1),
+        rollback_notes,
+    }
 }
 
 /// Every Codex rollout (fixtures and real files) is recognised without
 /// `--from` and read without a warning or an `unknown` event; the text the
-/// history and the interface's events both carry is shown once; usage adds
-/// up to the rollout's own last running total (never a total summed twice).
+/// history and the interface's events both carry is shown once, without
+/// rolled-back turns or a fork's copy of its parent; usage adds up to the
+/// rollout's own running totals since that copy (never a total summed
+/// twice, never the parent's).
 #[test]
 fn codex_rollouts_show_content_once_and_usage_from_running_totals() {
     for path in inputs("codex-rollout", "sessions/codex") {
@@ -362,18 +534,20 @@ fn codex_rollouts_show_content_once_and_usage_from_running_totals() {
             "{name}: records became unknown events"
         );
         let raw = std::fs::read_to_string(&path).unwrap();
+        let want = codex_expected(&raw);
         let text: String = evs
             .iter()
             .filter(|e| ty(e) == "text_delta")
             .map(|e| e["text"].as_str().unwrap_or(""))
             .collect();
-        assert_eq!(text, codex_history_text(&raw), "{name}: assistant text");
+        assert_eq!(text, want.text, "{name}: assistant text");
         let (i, o, _, _) = delta_sums(&evs);
-        assert_eq!(
-            (i, o),
-            codex_last_total(&raw).unwrap_or((0, 0)),
-            "{name}: usage_delta sums"
-        );
+        assert_eq!((i, o), want.usage, "{name}: usage_delta sums");
+        let notes = evs
+            .iter()
+            .filter(|e| ty(e) == "error" && e["source"] == "rollback")
+            .count();
+        assert_eq!(notes, want.rollback_notes, "{name}: rollback notices");
         // A prompt once, and never the injected context.
         let prompts: Vec<&str> = evs
             .iter()
@@ -386,14 +560,40 @@ fn codex_rollouts_show_content_once_and_usage_from_running_totals() {
             ),
             "{name}: injected context shown as a prompt"
         );
-        let typed = rollout_items(&raw)
-            .iter()
-            .filter(|(k, p)| k == "event_msg" && p["type"] == "user_message")
-            .count();
-        if typed > 0 {
-            assert_eq!(prompts.len(), typed, "{name}: prompts");
+        if want.prompts > 0 {
+            assert_eq!(prompts.len(), want.prompts, "{name}: prompts");
         }
     }
+}
+
+/// A forked rollout is its own session (the first `session_meta` names it,
+/// not the parent's copied after it), says which session it was forked
+/// from, and notes the copy it leaves out.
+#[test]
+fn codex_forks_are_their_own_session_linked_to_the_parent() {
+    let path = fixtures_dir().join("codex-rollout/fork_parent-prefix-copied_usage-from-fork.jsonl");
+    let raw = std::fs::read_to_string(&path).unwrap();
+    let metas: Vec<Value> = rollout_items(&raw)
+        .into_iter()
+        .filter(|(k, _, _)| k == "session_meta")
+        .map(|(_, p, _)| p)
+        .collect();
+    assert_eq!(metas.len(), 2);
+    let evs = events(&cstream_file(&["--to", "events"], &path).out());
+    assert!(evs.iter().all(|e| e["sessionId"] == metas[0]["id"]));
+    assert_eq!(evs[0]["forkedFrom"], metas[1]["id"]);
+    assert_eq!(evs[0]["forkedFrom"], metas[0]["forked_from_id"]);
+    assert!(
+        evs.iter()
+            .any(|e| ty(e) == "error" && e["source"] == "fork"),
+        "no notice of the inherited records"
+    );
+    let t = text(&path);
+    assert!(
+        !t.contains("Round half up"),
+        "the parent's turns were shown: {t}"
+    );
+    assert!(t.contains("Now add a test"), "{t}");
 }
 
 /// A compaction's copy of the history is not shown again.
@@ -667,5 +867,20 @@ fn cursor_transcripts_say_what_they_do_not_record() {
             result.get("usage").is_none(),
             "{name}: usage made up: {result}"
         );
+        // The transcripts for people must not turn "not recorded" into a
+        // verdict either: no success mark on those calls.
+        if uses > results {
+            for (to, success) in [
+                ("markdown", "✓ outcome not recorded"),
+                ("html", "ok\">✓ outcome"),
+            ] {
+                let page = cstream_file(&["--to", to], &path).out();
+                assert!(page.contains("outcome not recorded"), "{name} --to {to}");
+                assert!(
+                    !page.contains(success),
+                    "{name} --to {to}: shown as a success"
+                );
+            }
+        }
     }
 }

@@ -151,3 +151,150 @@ fn long_output_is_cut_with_a_note() {
     );
     read(&md).unwrap();
 }
+
+/// The text a browser shows for a stretch of cstream's HTML: tags dropped,
+/// its five references decoded.
+fn html_text(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html;
+    while let Some(i) = rest.find('<') {
+        out.push_str(&rest[..i]);
+        rest = rest[i..].split_once('>').map_or("", |(_, r)| r);
+    }
+    out.push_str(rest);
+    out.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
+}
+
+/// Every fixture's page has one section per session that had events, each
+/// with its header, summary and a table of contents naming every turn it
+/// shows; thinking and tool calls are the same collapsible blocks as in
+/// the Markdown.
+#[test]
+fn html_has_a_section_header_summary_and_contents_per_session_on_every_fixture() {
+    for path in fixtures() {
+        let html = run_fixture(&path, &["--to", "html"]).out();
+        let md = run_fixture(&path, &["--to", "markdown"]).out();
+        let p = path.display();
+        assert!(html.starts_with("<!DOCTYPE html>\n"), "{p}");
+        let sessions = md.matches("\n## Summary\n").count();
+        assert_eq!(
+            html.matches("<section class=\"session\"").count(),
+            sessions,
+            "{p}"
+        );
+        assert_eq!(
+            html.matches("<header>").count(),
+            md.matches("\n# Session ").count() + usize::from(md.starts_with("# Session ")),
+            "{p}"
+        );
+        assert_eq!(
+            html.matches("<div class=\"summary\"").count(),
+            sessions,
+            "{p}"
+        );
+        let turns = html.matches("<h2 id=\"s").count();
+        assert_eq!(turns, md.matches("\n## Turn ").count(), "{p}");
+        let links = html.matches("<li><a href=\"#s").count();
+        assert_eq!(links, turns, "{p}: one contents entry per turn");
+        for (i, _) in html.match_indices("<li><a href=\"#") {
+            let id = &html[i + 14..];
+            let id = &id[..id.find('"').unwrap()];
+            assert!(
+                html.contains(&format!("<h2 id=\"{id}\">")),
+                "{p}: #{id} goes nowhere"
+            );
+        }
+        assert_eq!(
+            html.matches("<details").count(),
+            md.lines().filter(|l| *l == "<details>").count(),
+            "{p}"
+        );
+        // Nothing is open until the reader opens it.
+        assert!(!html.contains("<details open"), "{p}");
+    }
+}
+
+/// Hostile text in every field a page shows (ids, model, directory, tool
+/// names, prompts, text, thinking, output, errors, code-fence languages)
+/// is text on the page: read back, it is exactly what the stream said,
+/// with control and bidi characters shown as escapes.
+#[test]
+fn html_shows_hostile_markup_as_text() {
+    let path =
+        common::fixtures_dir().join("events/html_hostile-markup-controls-two-sessions.jsonl");
+    let run = run_fixture(&path, &["--to", "html"]);
+    let html = run.out();
+    common::wellformed::check("html", false, html.as_bytes()).unwrap();
+    let shown = html_text(&html);
+    for s in [
+        "</title><script>alert(1)</script>",
+        "/srv/\"><img src=x onerror=alert(2)>",
+        "<script>alert(3)</script> &amp; &lt;b&gt; <!-- comment --> <![CDATA[ x ]]>",
+        "</details></div><style>body{display:none}</style>\\u{202e}evil\\u{202c}",
+        "Text <img src=x onerror=alert(4)> and \\u{1b}[31mred\\u{1b}[0m and \\u{2066}isolate\\u{2069} and nul \\u{0}",
+        "</code></pre><iframe src=\"https://example.com/\"></iframe>",
+        "<svg onload=alert(6)> failed (exit 1)",
+        "/tmp/'onmouseover='alert(7)",
+        "<a href=\"javascript:alert(8)\">click</a>",
+        "\\u{202e}<link rel=stylesheet href=\"https://example.com/x.css\">",
+        "</table><script>alert(11)</script>",
+        "</nav></section></main><script>alert(12)</script>",
+        "Fine. \\u{7}bell",
+        "<base href=\"https://example.com/\"><meta http-equiv=refresh",
+        "\"body\":\"</pre><script>alert(14)</script>\"",
+    ] {
+        assert!(shown.contains(s), "not shown as text: {s}\n{html}");
+    }
+    // The fence's language is an attribute value, escaped as one.
+    assert!(
+        html.contains("data-lang=\"&quot;&gt;&lt;script&gt;alert(5)&lt;/script&gt;\""),
+        "{html}"
+    );
+    // The title names the first session, escaped.
+    assert!(
+        html.contains("<title>Session 1 · claude · &lt;/title&gt;"),
+        "{html}"
+    );
+    assert_eq!(html.matches("<section class=\"session\"").count(), 2);
+}
+
+/// A call's output past the page's cap shows its start and end and says
+/// how many bytes were left out; the page stays small.
+#[test]
+fn html_long_output_is_cut_with_a_note() {
+    let big = "<".repeat(200_000);
+    let lines = [
+        r#"{"type":"session_started","sessionId":"s","dialect":"codex"}"#.to_owned(),
+        r#"{"type":"tool_call_started","sessionId":"s","callId":"a","toolName":"shell","args":{},"command":"cat big"}"#.to_owned(),
+        format!(
+            r#"{{"type":"tool_call_completed","sessionId":"s","callId":"a","toolName":"shell","ok":true,"result":null,"output":"START{big}END"}}"#
+        ),
+        r#"{"type":"tool_call_started","sessionId":"s","callId":"b","toolName":"shell","args":{},"command":"yes"}"#.to_owned(),
+        format!(
+            r#"{{"type":"shell_output_delta","sessionId":"s","callId":"b","stream":"stdout","text":"{big}"}}"#
+        ),
+        r#"{"type":"tool_call_completed","sessionId":"s","callId":"b","toolName":"shell","ok":true,"result":null}"#.to_owned(),
+    ];
+    let input = lines.join("\n") + "\n";
+    let html = cstream(&["--to", "html"], input.as_bytes()).out();
+    common::wellformed::check("html", false, html.as_bytes()).unwrap();
+    // Each `<` is four bytes escaped: two cut outputs of 32 KiB each.
+    assert!(html.len() < 300_000, "{} bytes", html.len());
+    assert!(
+        html.contains("\nSTART&lt;") && html.contains("&lt;END</pre>"),
+        "both ends shown"
+    );
+    let cap = 32 * 1024;
+    for cut in [big.len() + 8 - cap, big.len() - cap] {
+        assert!(
+            html.contains(&format!(
+                "<span class=\"cut\">[cstream: {cut} bytes of output not shown]</span>"
+            )),
+            "{cut}"
+        );
+    }
+}

@@ -125,17 +125,21 @@ struct Line<'a> {
     rate_limit_info: Option<&'a RawValue>,
 }
 
-/// An Anthropic Messages API message (`assistant`/`user` lines).
+/// An Anthropic Messages API message (`assistant`/`user` lines), also read
+/// by the saved-transcript reader.
 #[derive(Deserialize)]
-struct Message<'a> {
+pub(crate) struct Message<'a> {
     #[serde(borrow, default)]
-    id: LaxStr<'a>,
+    pub(crate) id: LaxStr<'a>,
     #[serde(borrow, default)]
-    model: LaxStr<'a>,
+    pub(crate) model: LaxStr<'a>,
     #[serde(borrow, default)]
-    content: Option<&'a RawValue>,
+    pub(crate) content: Option<&'a RawValue>,
     #[serde(borrow, default)]
-    usage: Option<&'a RawValue>,
+    pub(crate) usage: Option<&'a RawValue>,
+    /// `null` until the message's last line (saved transcripts).
+    #[serde(borrow, default)]
+    pub(crate) stop_reason: LaxStr<'a>,
 }
 
 /// One content block (every block type's fields).
@@ -396,6 +400,7 @@ impl Parser for ClaudeParser {
                         model: line.model.get(),
                         cwd: line.cwd.get(),
                         permission_mode: line.permission_mode.get(),
+                        parent: None,
                     }),
                 );
                 if has_model {

@@ -12,8 +12,8 @@ use super::{CodexParser, Line, command_text, error_message, nonfatal, readable_e
 use crate::dialect::common::{count_patch_lines, normalize_tool_name, openai_usage, render_todos};
 use crate::dialect::{Channel, Item, Out, keep_unknown};
 use crate::event::{
-    Event, Json, Kind, OutStream, SessionResult, SessionStart, Str, SummaryPhase, Text, ToolEnd,
-    ToolStart, Usage, json_null,
+    Event, Json, Kind, OutStream, SessionResult, Str, SummaryPhase, Text, ToolEnd, ToolStart,
+    Usage, json_null,
 };
 use crate::input::Parsed;
 use crate::json::{LaxInt, LaxStr, Members};
@@ -88,13 +88,7 @@ impl CodexParser {
                 }
                 self.thread_id = id.as_deref().map(str::to_owned);
                 self.base = self.last_total;
-                out(Item::Event(Event::new(Kind::SessionStarted(
-                    SessionStart {
-                        session_id: id,
-                        dialect: Cow::Borrowed("codex"),
-                        ..SessionStart::default()
-                    },
-                ))))?;
+                out(super::session_started(id, None, None))?;
             }
             Some("turn.started") => {
                 // Each turn ends with the session's result (exec has no result

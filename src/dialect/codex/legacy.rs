@@ -12,8 +12,8 @@ use super::{CodexParser, Line, command_text, nonfatal};
 use crate::dialect::common::{base64_decode, join_output, openai_usage, render_todos};
 use crate::dialect::{Channel, Item, Out, keep_unknown};
 use crate::event::{
-    Event, Json, Kind, OutStream, SessionResult, SessionStart, SummaryPhase, Text, ToolEnd,
-    ToolStart, Usage, json_null,
+    Event, Json, Kind, OutStream, SessionResult, SummaryPhase, Text, ToolEnd, ToolStart, Usage,
+    json_null,
 };
 use crate::input::Parsed;
 use crate::json::{LaxInt, LaxStr, Members, raw_as_str};
@@ -92,15 +92,11 @@ impl CodexParser {
         } else if line.model.0.is_some() || line.workdir.0.is_some() {
             // The legacy form's first line: a summary of the config.
             self.started = true;
-            out(Item::Event(Event::new(Kind::SessionStarted(
-                SessionStart {
-                    session_id: None,
-                    dialect: Cow::Borrowed("codex"),
-                    model: line.model.get(),
-                    cwd: line.workdir.get(),
-                    permission_mode: None,
-                },
-            ))))?;
+            out(super::session_started(
+                None,
+                line.model.get(),
+                line.workdir.get(),
+            ))?;
         } else {
             return keep_unknown(rec, out);
         }
@@ -124,12 +120,11 @@ impl CodexParser {
                 self.thread_id = m.session_id.as_deref().map(str::to_owned);
                 self.last_total = Usage::default();
                 self.base = Usage::default();
-                out(ev(Kind::SessionStarted(SessionStart {
-                    session_id: m.session_id.get(),
-                    dialect: Cow::Borrowed("codex"),
-                    model: m.model.get(),
-                    ..SessionStart::default()
-                })))?;
+                out(super::session_started(
+                    m.session_id.get(),
+                    m.model.get(),
+                    None,
+                ))?;
             }
             Some("task_started") => {
                 // A task (turn) after one that completed is a session of its
@@ -138,11 +133,11 @@ impl CodexParser {
                 if !self.started || std::mem::take(&mut self.turn_done) {
                     self.started = true;
                     self.base = self.last_total;
-                    out(ev(Kind::SessionStarted(SessionStart {
-                        session_id: self.thread_id.clone().map(Cow::Owned),
-                        dialect: Cow::Borrowed("codex"),
-                        ..SessionStart::default()
-                    })))?;
+                    out(super::session_started(
+                        self.thread_id.clone().map(Cow::Owned),
+                        None,
+                        None,
+                    ))?;
                 }
             }
             Some("user_message") => {

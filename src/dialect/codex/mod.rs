@@ -149,13 +149,11 @@ impl CodexParser {
     /// counts from the thread's running total so far.
     fn next_turn(&mut self, out: Out<'_, '_>) -> io::Result<()> {
         self.base = self.last_total;
-        out(Item::Event(Event::new(Kind::SessionStarted(
-            SessionStart {
-                session_id: self.thread_id.clone().map(Cow::Owned),
-                dialect: Cow::Borrowed("codex"),
-                ..SessionStart::default()
-            },
-        ))))
+        out(session_started(
+            self.thread_id.clone().map(Cow::Owned),
+            None,
+            None,
+        ))
     }
 
     fn open_call(&mut self, id: &str) -> bool {
@@ -217,6 +215,23 @@ fn readable_error(s: &str) -> String {
         }
     }
     s.to_owned()
+}
+
+/// A Codex session's `session_started`: every form of the stream (exec's
+/// `thread.started`, a further turn, the legacy config line and
+/// `session_configured`) gives some of the same three fields.
+pub(super) fn session_started<'a>(
+    session_id: Option<Str<'a>>,
+    model: Option<Str<'a>>,
+    cwd: Option<Str<'a>>,
+) -> Item<'a> {
+    Item::Event(Event::new(Kind::SessionStarted(SessionStart {
+        session_id,
+        dialect: Cow::Borrowed("codex"),
+        model,
+        cwd,
+        ..SessionStart::default()
+    })))
 }
 
 #[cfg(test)]

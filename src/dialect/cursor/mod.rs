@@ -143,6 +143,7 @@ impl Parser for CursorParser {
                     model: line.model.get(),
                     cwd: line.cwd.get(),
                     permission_mode: line.permission_mode.get(),
+                    parent: None,
                 })))?;
             }
             (Some("user"), _) => {

@@ -63,7 +63,7 @@ use super::offload;
 use crate::dialect::claude::ClaudeParser;
 use crate::dialect::common::anthropic_usage;
 use crate::dialect::{Item, Out, Parser, Probe, read_line};
-use crate::event::{Event, Json, Kind, SessionResult, SummaryPhase, Text, Usage};
+use crate::event::{Event, Json, Kind, SessionParent, SummaryPhase, Text, Usage};
 use crate::input::Parsed;
 use crate::json::{LaxBool, LaxStr, Members, raw_as_str};
 use crate::time::iso_ms;
@@ -126,20 +126,7 @@ struct Line<'a> {
     tool_use_result: Option<&'a RawValue>,
 }
 
-#[derive(Deserialize)]
-struct Message<'a> {
-    #[serde(borrow, default)]
-    id: LaxStr<'a>,
-    #[serde(borrow, default)]
-    model: LaxStr<'a>,
-    /// `null` on every line but the message's last.
-    #[serde(borrow, default)]
-    stop_reason: LaxStr<'a>,
-    #[serde(borrow, default)]
-    usage: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    content: Option<&'a RawValue>,
-}
+use crate::dialect::claude::Message;
 
 /// A message's usage while its lines come in.
 struct MsgUsage {
@@ -191,6 +178,9 @@ pub struct ClaudeProjectParser {
     /// The transcript's file, where its offloaded tool results are looked
     /// for (`None` for standard input).
     source: Option<PathBuf>,
+    /// A sub-agent's file: its parent's session id, its `agentId` and its
+    /// first prompt (what links it to the call that spawned it).
+    subagent: Option<(String, Option<String>, Option<String>)>,
 }
 
 /// What a record is, for the chain and for usage.
@@ -282,6 +272,14 @@ impl ClaudeProjectParser {
             return Ok(());
         }
         self.started = true;
+        // A sub-agent's file links to its parent session and, when the
+        // parent's transcript is beside it, to the call that spawned it.
+        let parent = self.subagent.as_ref().map(|(sid, agent, prompt)| {
+            let call = self.source.as_deref().and_then(|src| {
+                super::subagent::spawning_call(src, sid, agent.as_deref(), prompt.as_deref())
+            });
+            SessionParent::subagent(Cow::Owned(sid.clone()), call.map(Cow::Owned))
+        });
         out(super::session_started(
             self.start_ts,
             NAME,
@@ -289,6 +287,7 @@ impl ClaudeProjectParser {
             &self.model,
             &self.cwd,
             &self.permission_mode,
+            parent,
         ))
     }
 
@@ -587,6 +586,10 @@ impl Parser for ClaudeProjectParser {
                 (true, None) => format!("{sid}/sidechain"),
                 _ => sid.to_owned(),
             });
+            if file_is_sidechain {
+                let agent = line.agent_id.as_deref().map(str::to_owned);
+                self.subagent = Some((sid.to_owned(), agent, None));
+            }
         }
         let ts = line.timestamp.as_deref().and_then(iso_ms);
         if self.start_ts.is_none() {
@@ -604,6 +607,12 @@ impl Parser for ClaudeProjectParser {
         let msg = line
             .message
             .and_then(|m| serde_json::from_str::<Message<'a>>(m.get()).ok());
+        if let Some((_, _, prompt @ None)) = &mut self.subagent
+            && line.ty.as_deref() == Some("user")
+            && let Some(text) = msg.as_ref().and_then(|m| m.content).and_then(raw_as_str)
+        {
+            *prompt = Some(text.into_owned());
+        }
         if self.model.is_none()
             && line.ty.as_deref() == Some("assistant")
             && let Some(m) = msg.as_ref().and_then(|m| m.model.as_deref())
@@ -687,22 +696,10 @@ impl Parser for ClaudeProjectParser {
                 source: Some(Cow::Borrowed("usage")),
             })))?;
         }
-        // The file is the whole saved session: its end ends the session,
-        // with what was read (the transcript writes no result of its own).
-        let duration_ms = match (self.start_ts, self.last_ts) {
-            (Some(a), Some(b)) if b >= a => u64::try_from(b - a).ok(),
-            _ => None,
-        };
-        out(Item::Event(Event::at(
+        out(Item::Event(super::file_result(
+            self.start_ts,
             self.last_ts,
-            Kind::Result(SessionResult {
-                ok: true,
-                text: None,
-                duration_ms,
-                usage: Some(self.total),
-                cost_usd: None,
-                error: None,
-            }),
+            Some(self.total),
         )))?;
         self.inner.finish(out)
     }

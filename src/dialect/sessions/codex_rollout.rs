@@ -26,6 +26,19 @@
 //!   not shown again.
 //! - **No result line**: the file is the whole saved session, so its end is
 //!   the session's `result` (`ok`, the last running total).
+//! - **Forks** (`session_meta.forked_from_id`): Codex writes the fork's own
+//!   `session_meta`, then copies the parent's rollout records as they are
+//!   (its `session_meta` included), all in one burst at the fork, then the
+//!   fork's own turns. The first `session_meta` names the session; the copy
+//!   (from the parent's `session_meta` to the first record written after a
+//!   pause, or dated before the fork) is the parent's and is not shown again:
+//!   a notice says how many records were inherited, and its last running
+//!   total is the base the fork's own usage is counted from.
+//! - **Rollbacks** (`event_msg`/`thread_rolled_back {num_turns}`) drop the
+//!   newest turns from the conversation, as Codex rebuilds it. Each turn (a
+//!   typed prompt up to the next one) is held back until the next prompt
+//!   comes, so a rollback drops it; a rollback reaching past the held turn
+//!   is said with a notice. The dropped turns' usage still counts.
 
 use std::borrow::Cow;
 use std::io;
@@ -37,9 +50,7 @@ use super::Present;
 use crate::dialect::common::{fill_start_owned, normalize_tool_name, openai_usage, split_mcp_name};
 use crate::dialect::{Item, Out, Parser, Probe, keep_unknown, read_line};
 use crate::event::calls::CallTable;
-use crate::event::{
-    Event, Json, Kind, SessionResult, Str, SummaryPhase, Text, ToolEnd, ToolStart, Usage,
-};
+use crate::event::{Event, Json, Kind, Str, SummaryPhase, Text, ToolEnd, ToolStart, Usage};
 use crate::input::Parsed;
 use crate::json::{LaxStr, Members, raw_as_str};
 use crate::time::iso_ms;
@@ -117,6 +128,10 @@ struct Payload<'a> {
     model: LaxStr<'a>,
     #[serde(borrow, default)]
     approval_policy: LaxStr<'a>,
+    #[serde(borrow, default)]
+    forked_from_id: LaxStr<'a>,
+    #[serde(default)]
+    num_turns: crate::json::LaxInt,
     // event_msg, compacted
     #[serde(borrow, default)]
     message: LaxStr<'a>,
@@ -145,7 +160,32 @@ pub struct CodexRolloutParser {
     total: Usage,
     /// Calls without an id of their own (web searches), numbered.
     anonymous: u64,
+    /// The first `session_meta` was read (later ones are a fork's copy of
+    /// its parent's).
+    has_meta: bool,
+    /// The session this one was forked from.
+    forked_from: Option<String>,
+    /// Reading the copy of the parent a fork begins with: the time of the
+    /// fork and of the last copied record, and how many were copied.
+    inherited: Option<(Option<i64>, Option<i64>, u64)>,
+    /// The running total the fork's copy ended with (its own usage is
+    /// counted from there).
+    base: Usage,
+    /// The current turn's items, held until the next prompt (a rollback
+    /// drops them), and their rough size.
+    turn: Vec<Item<'static>>,
+    turn_bytes: usize,
+    /// Records a fork copied from its parent, not yet said.
+    copied: u64,
 }
+
+/// A fork's copy of its parent is written in one burst: a record more than
+/// this long after the previous one is the fork's own.
+const FORK_BURST_MS: i64 = 1000;
+
+/// A held turn longer than this is written before its end is known (a
+/// rollback of it is then reported, not undone).
+const HOLD_BYTES: usize = 8 * 1024 * 1024;
 
 impl CodexRolloutParser {
     fn open<'a>(&mut self, out: Out<'_, 'a>) -> io::Result<()> {
@@ -160,7 +200,11 @@ impl CodexRolloutParser {
             &self.model,
             &self.cwd,
             &self.approval,
+            self.forked_from
+                .clone()
+                .map(|f| crate::event::SessionParent::fork(Cow::Owned(f))),
         ))?;
+        self.inherited_notice(out)?;
         if let Some((ts, text)) = self.pending_prompt.take() {
             out(Item::Event(Event::at(
                 ts,
@@ -205,9 +249,16 @@ impl CodexRolloutParser {
                     // `info: null` (rate limits only).
                     return Ok(());
                 };
-                self.total = total;
+                if self.inherited.is_some() {
+                    self.base = total;
+                    return Ok(());
+                }
+                self.total = total.minus(&self.base);
                 self.open(out)?;
-                out(Item::UsageTotal { ts, usage: total })
+                out(Item::UsageTotal {
+                    ts,
+                    usage: self.total,
+                })
             }
             Some("task_complete") => self.emit(ts, Kind::TurnEnded { usage: None }, out),
             Some("turn_aborted") => {
@@ -466,8 +517,98 @@ fn injected(text: &str) -> bool {
         || t.is_empty()
 }
 
-impl Parser for CodexRolloutParser {
-    fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
+impl CodexRolloutParser {
+    /// Write the held turn out.
+    fn flush_turn(&mut self, out: Out<'_, '_>) -> io::Result<()> {
+        self.turn_bytes = 0;
+        for item in std::mem::take(&mut self.turn) {
+            out(item)?;
+        }
+        Ok(())
+    }
+
+    /// `thread_rolled_back`: the newest `n` turns are no longer part of the
+    /// conversation. The held one is dropped (its last running total is
+    /// kept: those tokens were spent); turns already written are reported.
+    fn roll_back<'a>(&mut self, n: u64, ts: Option<i64>, out: Out<'_, 'a>) -> io::Result<()> {
+        let held = std::mem::take(&mut self.turn);
+        self.turn_bytes = 0;
+        let had_turn = held.iter().any(|i| {
+            matches!(
+                i,
+                Item::Event(Event {
+                    kind: Kind::UserMessage { .. },
+                    ..
+                })
+            )
+        });
+        // What is not the turn's own (the session's start, before its
+        // first prompt) stays; so does the last running total.
+        let mut last_total = None;
+        let mut in_turn = false;
+        for item in held {
+            match item {
+                Item::Event(Event {
+                    kind: Kind::UserMessage { .. },
+                    ..
+                }) => in_turn = true,
+                Item::UsageTotal { .. } => last_total = Some(item),
+                i if !in_turn => out(i)?,
+                _ => {}
+            }
+        }
+        if let Some(t) = last_total {
+            out(t)?;
+        }
+        let past = n.saturating_sub(u64::from(had_turn));
+        if past > 0 {
+            let message = format!(
+                "the thread was rolled back {n} turn(s); {past} of them were written above already"
+            );
+            self.emit(ts, nonfatal(Cow::Owned(message), "rollback"), out)?;
+        }
+        Ok(())
+    }
+
+    /// Whether a record belongs to the copy of the parent a fork begins
+    /// with (and, past it, say how much was left out).
+    fn inherited(&mut self, ts: Option<i64>) -> io::Result<bool> {
+        let Some((fork_ts, prev, n)) = self.inherited else {
+            return Ok(false);
+        };
+        let copied = match (ts, prev, fork_ts) {
+            (Some(t), _, Some(f)) if t < f => true,
+            (Some(t), Some(p), _) => t - p <= FORK_BURST_MS,
+            _ => true,
+        };
+        if copied {
+            self.inherited = Some((fork_ts, ts.or(prev), n + 1));
+            return Ok(true);
+        }
+        // Said once the session has begun (its own first turn names the
+        // model).
+        self.inherited = None;
+        self.copied = n;
+        Ok(false)
+    }
+
+    fn inherited_notice<'a>(&mut self, out: Out<'_, 'a>) -> io::Result<()> {
+        let n = std::mem::take(&mut self.copied);
+        if n == 0 {
+            return Ok(());
+        }
+        let parent = self.forked_from.as_deref().unwrap_or("its parent");
+        let message = format!(
+            "forked from session {parent}: the {n} records copied from it are not shown again \
+             (they are in its own rollout)"
+        );
+        out(Item::Event(Event::new(nonfatal(
+            Cow::Owned(message),
+            "fork",
+        ))))
+    }
+
+    fn parse_record<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
         let line: Line<'a> = match read_line(rec, out)? {
             Ok(l) => l,
             Err(done) => return Ok(done),
@@ -503,10 +644,26 @@ impl Parser for CodexRolloutParser {
             self.open(out)?;
             return keep_unknown(rec, out);
         };
+        if line.ty.as_deref() == Some("session_meta") && self.has_meta {
+            // A fork's copy of its parent begins with the parent's own
+            // `session_meta`.
+            if self.forked_from.is_some() && self.inherited.is_none() {
+                self.inherited = Some((self.start_ts, ts, 1));
+            }
+            return Ok(Parsed::Done);
+        }
+        if self.inherited(ts)? {
+            if line.ty.as_deref() == Some("event_msg") && p.ty.as_deref() == Some("token_count") {
+                self.event_msg(p, ts, out)?;
+            }
+            return Ok(Parsed::Done);
+        }
         match line.ty.as_deref() {
             Some("session_meta") => {
+                self.has_meta = true;
                 self.session_id = p.id.as_deref().map(str::to_owned);
                 self.cwd = p.cwd.as_deref().map(str::to_owned);
+                self.forked_from = p.forked_from_id.as_deref().map(str::to_owned);
             }
             Some("turn_context") => {
                 if let Some(m) = p.model.as_deref() {
@@ -539,27 +696,71 @@ impl Parser for CodexRolloutParser {
         }
         Ok(Parsed::Done)
     }
+}
+
+impl Parser for CodexRolloutParser {
+    fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
+        if !self.wrapped && !rec.contains("\"payload\"") {
+            // The older shape has no prompts events to hold turns by.
+            return self.parse_record(rec, out);
+        }
+        // A new turn (the typed prompt) lets the held one go; a rollback
+        // drops it. Only those two records are looked at for this.
+        if memchr::memmem::find(rec.as_bytes(), b"\"event_msg\"").is_some()
+            && let Ok(Line {
+                payload: Some(payload),
+                timestamp,
+                ..
+            }) = serde_json::from_str::<Line>(rec)
+            && let Ok(p) = serde_json::from_str::<Payload>(payload.get())
+        {
+            match p.ty.as_deref() {
+                Some("user_message") if self.inherited.is_none() => self.flush_turn(out)?,
+                Some("thread_rolled_back") if self.inherited.is_none() => {
+                    let ts = timestamp.as_deref().and_then(iso_ms);
+                    if ts.is_some() {
+                        self.last_ts = ts;
+                    }
+                    let n = p
+                        .num_turns
+                        .0
+                        .and_then(|n| u64::try_from(n).ok())
+                        .unwrap_or(1);
+                    return self.roll_back(n, ts, out).map(|()| Parsed::Done);
+                }
+                _ => {}
+            }
+        }
+        let mut turn = std::mem::take(&mut self.turn);
+        let before = turn.len();
+        let r = self.parse_record(rec, &mut |i| {
+            turn.push(i.into_owned());
+            Ok(())
+        });
+        if turn.len() > before {
+            self.turn_bytes += rec.len();
+        }
+        self.turn = turn;
+        if self.turn_bytes > HOLD_BYTES {
+            self.flush_turn(out)?;
+        }
+        r
+    }
 
     fn finish(&mut self, out: Out<'_, 'static>) -> io::Result<()> {
+        self.flush_turn(out)?;
         if !self.started && self.session_id.is_none() && self.pending_prompt.is_none() {
             return Ok(());
         }
         self.open(out)?;
-        let duration_ms = match (self.start_ts, self.last_ts) {
-            (Some(a), Some(b)) if b >= a => u64::try_from(b - a).ok(),
-            _ => None,
-        };
-        // The file is the whole saved session: its end ends the session.
-        out(Item::Event(Event::at(
+        if let Some((_, _, n)) = self.inherited.take() {
+            self.copied = n;
+            self.inherited_notice(out)?;
+        }
+        out(Item::Event(super::file_result(
+            self.start_ts,
             self.last_ts,
-            Kind::Result(SessionResult {
-                ok: true,
-                text: None,
-                duration_ms,
-                usage: Some(self.total),
-                cost_usd: None,
-                error: None,
-            }),
+            Some(self.total),
         )))
     }
 }

@@ -168,7 +168,9 @@ impl CursorTranscriptParser {
             return Ok(());
         }
         self.started = true;
-        out(super::session_started(ts, NAME, &None, &None, &None, &None))
+        out(super::session_started(
+            ts, NAME, &None, &None, &None, &None, None,
+        ))
     }
 
     fn emit<'a>(&mut self, ts: Option<i64>, kind: Kind<'a>, out: Out<'_, 'a>) -> io::Result<()> {

@@ -33,7 +33,7 @@ use serde_json::value::RawValue;
 
 use crate::dialect::common::{count_patch_lines, fill_start_owned, normalize_tool_name};
 use crate::dialect::{Item, Out, Parser, Probe, keep_unknown, read_line};
-use crate::event::{Event, Json, Kind, SessionResult, Text, ToolEnd, ToolStart, Usage, json_null};
+use crate::event::{Event, Json, Kind, Text, ToolEnd, ToolStart, Usage, json_null};
 use crate::input::Parsed;
 use crate::json::{LaxStr, Members, raw_as_str};
 use crate::time::iso_ms;
@@ -209,6 +209,7 @@ impl GeminiChatParser {
             &None,
             &None,
             &None,
+            None,
         ))
     }
 
@@ -408,22 +409,8 @@ impl GeminiChatParser {
     fn end<'a>(&mut self, out: Out<'_, 'a>) -> io::Result<()> {
         let ts = self.last_ts;
         self.end_turn(ts, out)?;
-        let duration_ms = match (self.start_ts, self.last_ts) {
-            (Some(a), Some(b)) if b >= a => u64::try_from(b - a).ok(),
-            _ => None,
-        };
-        self.emit(
-            ts,
-            Kind::Result(SessionResult {
-                ok: true,
-                text: None,
-                duration_ms,
-                usage: self.total,
-                cost_usd: None,
-                error: None,
-            }),
-            out,
-        )
+        let result = super::file_result(self.start_ts, ts, self.total);
+        self.emit(ts, result.kind, out)
     }
 }
 

@@ -15,6 +15,7 @@ pub mod codex_rollout;
 pub mod cursor_transcript;
 pub mod gemini_chat;
 pub mod offload;
+pub mod subagent;
 
 use serde::de::{Deserialize, Deserializer, IgnoredAny};
 
@@ -29,6 +30,32 @@ impl<'de> Deserialize<'de> for Present {
     }
 }
 
+/// The `result` a saved-session reader writes at the end of its file: the
+/// file is the whole saved session (none writes a result of its own), so it
+/// ends well, with the usage counted and the time from its first record to
+/// its last.
+pub(crate) fn file_result<'a>(
+    start_ts: Option<i64>,
+    last_ts: Option<i64>,
+    usage: Option<crate::event::Usage>,
+) -> crate::event::Event<'a> {
+    let duration_ms = match (start_ts, last_ts) {
+        (Some(a), Some(b)) if b >= a => u64::try_from(b - a).ok(),
+        _ => None,
+    };
+    crate::event::Event::at(
+        last_ts,
+        crate::event::Kind::Result(crate::event::SessionResult {
+            ok: true,
+            text: None,
+            duration_ms,
+            usage,
+            cost_usd: None,
+            error: None,
+        }),
+    )
+}
+
 /// The `session_started` both saved-session readers write once they have
 /// read their file's header fields (the reader owns them, so each is copied
 /// into the event).
@@ -39,6 +66,7 @@ pub(crate) fn session_started<'a>(
     model: &Option<String>,
     cwd: &Option<String>,
     permission_mode: &Option<String>,
+    parent: Option<crate::event::SessionParent<'a>>,
 ) -> crate::dialect::Item<'a> {
     use std::borrow::Cow;
     let owned = |v: &Option<String>| v.clone().map(Cow::Owned);
@@ -50,6 +78,7 @@ pub(crate) fn session_started<'a>(
             model: owned(model),
             cwd: owned(cwd),
             permission_mode: owned(permission_mode),
+            parent,
         }),
     ))
 }

@@ -117,6 +117,7 @@ pub struct Builder {
     model: Option<String>,
     cwd: Option<String>,
     mode: Option<String>,
+    parent: Option<(String, Option<String>, bool)>,
     first_ts: Option<i64>,
     any_event: bool,
     next_seq: u32,
@@ -144,6 +145,7 @@ impl Builder {
             model: None,
             cwd: None,
             mode: None,
+            parent: None,
             first_ts: None,
             any_event: false,
             next_seq: 0,
@@ -181,6 +183,10 @@ impl Builder {
                 self.model = s.model.as_deref().map(str::to_owned);
                 self.cwd = s.cwd.as_deref().map(str::to_owned);
                 self.mode = s.permission_mode.as_deref().and_then(mode_of);
+                self.parent = s.parent.as_ref().map(|p| {
+                    let call = p.call_id.as_deref().map(str::to_owned);
+                    (p.session_id.to_string(), call, p.fork)
+                });
             }
             Kind::TextDelta { text } | Kind::AssistantMessage { text } => {
                 self.close_thinking(out)?;
@@ -309,6 +315,7 @@ impl Builder {
                 (0, true) => 1,
                 (n, _) => n,
             },
+            parent: self.parent.clone(),
         }
     }
 

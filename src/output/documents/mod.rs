@@ -78,6 +78,8 @@ pub struct Summary {
     pub duration_ms: Option<u64>,
     pub tool_calls: u64,
     pub turns: u64,
+    /// The session it came from: (id, spawning call, a fork).
+    pub parent: Option<(String, Option<String>, bool)>,
 }
 
 impl Summary {
@@ -104,14 +106,23 @@ impl Summary {
                 ])
             }),
         ));
-        o.push((
-            "metadata",
-            J::Obj(vec![
-                ("duration_ms", J::opt_u64(self.duration_ms)),
-                ("toolCallCount", J::u64(self.tool_calls)),
-                ("turnCount", J::u64(self.turns)),
-            ]),
-        ));
+        let mut meta = vec![
+            ("duration_ms", J::opt_u64(self.duration_ms)),
+            ("toolCallCount", J::u64(self.tool_calls)),
+            ("turnCount", J::u64(self.turns)),
+            ("schemaVersion", J::u64(crate::event::SCHEMA_VERSION.into())),
+        ];
+        match &self.parent {
+            Some((id, _, true)) => meta.push(("forkedFrom", J::str(id))),
+            Some((id, call, false)) => {
+                meta.push(("parentConversationId", J::str(id)));
+                if let Some(c) = call {
+                    meta.push(("parentToolCallId", J::str(c)));
+                }
+            }
+            None => {}
+        }
+        o.push(("metadata", J::Obj(meta)));
         J::Obj(o)
     }
 }

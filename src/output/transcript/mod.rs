@@ -14,6 +14,7 @@
 //! each call's output is cut at the markup's [`Markup::OUTPUT_CAP_BYTES`]
 //! with a note of how much was left out.
 
+pub mod html;
 pub mod markdown;
 
 use std::borrow::Cow;
@@ -554,6 +555,7 @@ impl<M: Markup> Transcript<M> {
                     model: shown(&st.model),
                     cwd: shown(&st.cwd),
                     permission_mode: shown(&st.permission_mode),
+                    parent: None,
                 };
                 let s = Session {
                     id: visible(&s.id, false).into_owned(),

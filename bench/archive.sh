@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Archives: cstream reading saved sessions to events, beside ccusage on the same files.
+#
+#   bench/archive.sh [--real-mb 200] [--gen-mb 1100] [--no-build] [--no-gen]
+#
+# Builds in $BENCH_TMP (default /tmp/cstream-archive-bench), never in the repository:
+#   real/     a Claude Code projects tree of ~200 MiB replicated from the real transcripts in
+#             ../shared/corpus/sessions/claude-code (bench/replicate_claude.py)
+#   gen/      the generated archive (bench/gen_archive.py --seed 1), Claude and Codex trees
+#   ccusage/  ccusage 20.0.24 from npm (needs node and npm)
+# and prints, per tree: throughput and peak RSS of `cstream --to events` over every file (one
+# process, one job), of ccusage on the Claude tree, and the per-file token agreement
+# (bench/compare_ccusage.py). Linux, GNU time.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+real_mb=200 gen_mb=1100 build=1 gen=1
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --real-mb) real_mb=$2; shift ;;
+    --gen-mb) gen_mb=$2; shift ;;
+    --no-build) build=0 ;;
+    --no-gen) gen=0 ;;
+    -h | --help) sed -n 2,13p "$0"; exit 0 ;;
+    *) echo "unknown argument $1" >&2; exit 2 ;;
+    esac
+    shift
+done
+tmp=${BENCH_TMP:-/tmp/cstream-archive-bench}
+mkdir -p "$tmp"
+[ $build = 1 ] && cargo build --release --locked -q
+cs=$PWD/target/release/cstream
+
+mb() { du -sb --apparent-size "$1" | awk '{print $1 / 1048576}'; }
+
+# run NAME BYTES CMD...: wall seconds, MB/s and peak RSS of CMD (output to /dev/null).
+run() {
+    local name=$1 bytes=$2
+    shift 2
+    local t
+    t=$( { /usr/bin/time -f '%e %M' "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+    awk -v n="$name" -v b="$bytes" -v t="$t" 'BEGIN { split(t, a, " ");
+        printf "| %-40s | %7.2f s | %7.1f MB/s | %6.1f MiB |\n", n, a[1], b / 1e6 / a[1], a[2] / 1024 }'
+}
+
+if [ ! -d "$tmp/real/projects" ]; then
+    python3 bench/replicate_claude.py ../shared/corpus/sessions/claude-code "$tmp/real" --mb "$real_mb"
+fi
+find "$tmp/real/projects" -name '*.jsonl' | sort >"$tmp/real.files"
+real_bytes=$(du -sb --apparent-size "$tmp/real/projects" | cut -f1)
+
+if [ ! -x "$tmp/ccusage/node_modules/.bin/ccusage" ]; then
+    mkdir -p "$tmp/ccusage"
+    (cd "$tmp/ccusage" && npm init -y >/dev/null && npm install --silent ccusage@20.0.24)
+fi
+ccu=$tmp/ccusage/node_modules/.bin/ccusage
+
+echo "| command | time | throughput | peak RSS |"
+echo "|---|---|---|---|"
+run "cstream --to events (real, $(mb "$tmp/real/projects" | cut -d. -f1) MiB)" "$real_bytes" \
+    xargs -a "$tmp/real.files" "$cs" --to events
+CLAUDE_CONFIG_DIR=$tmp/real run "ccusage claude session --json --offline" "$real_bytes" \
+    "$ccu" claude session --json --offline
+if [ $gen = 1 ]; then
+    [ -d "$tmp/gen/claude" ] || python3 bench/gen_archive.py "$tmp/gen" --mb "$gen_mb" --seed 1 --stats
+    for tree in claude codex; do
+        find "$tmp/gen/$tree" -name '*.jsonl' | sort >"$tmp/gen-$tree.files"
+        bytes=$(xargs -a "$tmp/gen-$tree.files" cat | wc -c)
+        run "cstream --to events (generated $tree, $((bytes / 1048576)) MiB)" "$bytes" \
+            xargs -a "$tmp/gen-$tree.files" "$cs" --to events
+    done
+    bytes=$(du -sb --apparent-size "$tmp/gen/claude" | cut -f1)
+    mkdir -p "$tmp/gen-ccusage"
+    ln -sfn "$tmp/gen/claude/projects" "$tmp/gen-ccusage/projects"
+    CLAUDE_CONFIG_DIR=$tmp/gen-ccusage run "ccusage claude session (generated claude)" "$bytes" \
+        "$ccu" claude session --json --offline
+fi
+echo
+echo "Longest record in the real tree: $(xargs -a "$tmp/real.files" awk '{ if (length($0) > m) m = length($0) } END { print m }') bytes"
+xargs -a "$tmp/real.files" "$cs" --to events >"$tmp/real.events"
+CLAUDE_CONFIG_DIR=$tmp/real "$ccu" claude session --json --offline >"$tmp/real.ccusage.json"
+python3 bench/compare_ccusage.py "$tmp/real.events" "$tmp/real.ccusage.json"

@@ -1,0 +1,243 @@
+// Opens cstream's `--to html` page of every fixture in a real browser
+// (Debian's Chromium, headless, driven by playwright-core) and checks what a
+// reader would meet:
+//
+// - no console error, no uncaught exception, no dialog (alert/confirm);
+// - no request but the page itself (every other one is aborted and fails);
+// - no element cstream never writes (script, img, iframe, link, base,
+//   object, embed, svg, form, input): hostile text stayed text;
+// - the text the stream gave is on the page (each turn heading, each
+//   session heading; for the hostile fixture, its markup shown literally);
+// - thinking and tool calls collapsed: every <details> closed and its
+//   content not rendered, then open in print;
+// - on a phone-sized viewport nothing is wider than the screen; light and
+//   dark differ.
+//
+// Before the fixtures, a self-test: a page with one hostile string left
+// unescaped must fail these checks, so the check cannot pass vacuously.
+//
+// Usage (from the repository root):
+//   npm ci --prefix target/browser  (after copying scripts/browser/package*.json there;
+//                                     .ci/run does this)
+//   node scripts/check-html.mjs [--cstream target/debug/cstream] [--describe FIXTURE]
+// `--describe FIXTURE` prints the page's accessibility tree (what a screen
+// reader and the browser show) and its visible text, and checks nothing.
+
+import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const args = process.argv.slice(2);
+const opt = name => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const cstream = path.resolve(opt('--cstream') ?? path.join(root, 'target/debug/cstream'));
+const modules = process.env.CSTREAM_BROWSER_MODULES ?? path.join(root, 'target/browser');
+const chromiumPath = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const out = path.join(root, 'target/html-check');
+fs.mkdirSync(out, { recursive: true });
+
+const req = createRequire(path.join(modules, 'package.json'));
+const { chromium } = req('playwright-core');
+
+// This machine's network is closed: without the background-networking
+// flags Chromium keeps trying Google's hosts at every start.
+const browser = await chromium.launch({
+  executablePath: chromiumPath,
+  headless: true,
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
+});
+
+function fixtures(dir) {
+  const found = [];
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) found.push(...fixtures(p));
+    else if (/\.(jsonl|json)$/.test(e.name)) found.push(p);
+  }
+  return found.sort();
+}
+
+/** The page for `fixture`, written under target/html-check/. */
+function render(fixture) {
+  const argsFile = fixture.replace(/\.(jsonl|json)$/, '.args');
+  const extra = fs.existsSync(argsFile)
+    ? fs.readFileSync(argsFile, 'utf8').split(/\s+/).filter(Boolean)
+    : [];
+  let html;
+  try {
+    html = execFileSync(cstream, ['--to', 'html', ...extra, fixture], {
+      maxBuffer: 1 << 28,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+  } catch (e) {
+    // A fixture of bad input exits non-zero; its page is still written.
+    html = e.stdout;
+  }
+  const name = path.relative(path.join(root, 'fixtures'), fixture).replaceAll('/', '__');
+  const file = path.join(out, `${name}.html`);
+  fs.writeFileSync(file, html);
+  return { file, html: html.toString('utf8') };
+}
+
+/** The text a browser shows for an escaped stretch of cstream's HTML. */
+const unescape = s =>
+  s
+    .replace(/<[^>]*>/g, '')
+    .replaceAll('&lt;', '<')
+    .replaceAll('&gt;', '>')
+    .replaceAll('&quot;', '"')
+    .replaceAll('&#39;', "'")
+    .replaceAll('&amp;', '&');
+
+/** What the page must show: every h1 and h2 as written, and `extra`. */
+function expected(html, extra = []) {
+  const want = [];
+  for (const m of html.matchAll(/<h[12][^>]*>(.*?)<\/h[12]>/g)) want.push(unescape(m[1]));
+  return [...want, ...extra];
+}
+
+/** Open `file` and return the problems found (empty: it passed). */
+async function check(file, want) {
+  const problems = [];
+  const context = await browser.newContext({ viewport: { width: 375, height: 740 }, javaScriptEnabled: true });
+  const page = await context.newPage();
+  const url = pathToFileURL(file).href;
+  await context.route('**/*', route =>
+    route.request().url() === url ? route.continue() : route.abort(),
+  );
+  page.on('request', r => {
+    if (r.url() !== url) problems.push(`request: ${r.url()}`);
+  });
+  page.on('console', m => {
+    if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
+  });
+  page.on('pageerror', e => problems.push(`exception: ${e.message}`));
+  page.on('dialog', d => {
+    problems.push(`dialog ${d.type()}: ${d.message()}`);
+    d.dismiss().catch(() => {});
+  });
+  await page.goto(url, { waitUntil: 'load' });
+  // Handlers such as onerror fire after load; give them a moment.
+  await page.waitForTimeout(100);
+
+  const facts = await page.evaluate(() => {
+    const details = [...document.querySelectorAll('details')];
+    const hidden = el => !el.checkVisibility();
+    return {
+      foreign: [
+        ...document.querySelectorAll(
+          'script,img,iframe,frame,link,base,object,embed,svg,form,input,button,video,audio,meta[http-equiv=refresh]',
+        ),
+      ].map(e => e.outerHTML.slice(0, 120)),
+      text: document.body.innerText,
+      details: details.length,
+      open: details.filter(d => d.open).length,
+      shownInside: details.filter(d => [...d.children].some(c => c.tagName !== 'SUMMARY' && !hidden(c))).length,
+      overflow: document.documentElement.scrollWidth - window.innerWidth,
+      bg: getComputedStyle(document.body).backgroundColor,
+    };
+  });
+  for (const f of facts.foreign) problems.push(`an element cstream never writes: ${f}`);
+  // innerText shows collapsed blocks' summaries only; the page's own text
+  // is compared with newlines and runs of spaces folded.
+  const fold = s => s.replace(/\s+/g, ' ');
+  const shown = fold(facts.text);
+  for (const w of want) if (!shown.includes(fold(w))) problems.push(`text not shown: ${JSON.stringify(w)}`);
+  if (facts.open) problems.push(`${facts.open} <details> open on load`);
+  if (facts.shownInside) problems.push(`${facts.shownInside} collapsed blocks show their content`);
+  if (facts.overflow > 0) problems.push(`${facts.overflow}px wider than a phone screen`);
+
+  await page.emulateMedia({ colorScheme: 'dark' });
+  const dark = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  if (dark === facts.bg) problems.push(`the same background in light and dark: ${dark}`);
+
+  await page.emulateMedia({ media: 'print', colorScheme: 'light' });
+  const printed = await page.evaluate(
+    () =>
+      [...document.querySelectorAll('details')].filter(d =>
+        [...d.children].some(c => c.tagName !== 'SUMMARY' && !c.checkVisibility()),
+      ).length,
+  );
+  if (printed) problems.push(`${printed} collapsed blocks stay closed in print`);
+  await context.close();
+  return { problems, details: facts.details };
+}
+
+if (opt('--describe')) {
+  const { file } = render(path.resolve(opt('--describe')));
+  const page = await browser.newPage({ viewport: { width: 375, height: 740 } });
+  await page.goto(pathToFileURL(file).href);
+  console.log('--- accessibility tree (body) ---');
+  console.log(await page.locator('body').ariaSnapshot());
+  console.log('--- visible text ---');
+  console.log(await page.evaluate(() => document.body.innerText));
+  await browser.close();
+  process.exit(0);
+}
+
+const hostile = path.join(root, 'fixtures/events/html_hostile-markup-controls-two-sessions.jsonl');
+// Shown literally on the hostile fixture's page (what its tests also read back).
+const hostileText = [
+  '</title><script>alert(1)</script>',
+  '<script>alert(3)</script> &amp; &lt;b&gt; <!-- comment -->',
+  'Text <img src=x onerror=alert(4)> and \\u{1b}[31mred\\u{1b}[0m and \\u{2066}isolate\\u{2069}',
+  '<svg onload=alert(6)> failed (exit 1)',
+  '</table><script>alert(11)</script>',
+  '</nav></section></main><script>alert(12)</script>',
+];
+
+let failed = 0;
+
+// Self-test: the hostile page with one string left unescaped must fail.
+{
+  const { html } = render(hostile);
+  const bad = html.replace(
+    '&lt;img src=x onerror=alert(4)&gt;',
+    '<img src=x onerror=alert(4)>',
+  );
+  if (bad === html) {
+    console.error('self-test: the hostile page no longer has the string it breaks');
+    failed++;
+  } else {
+    const file = path.join(out, 'self-test_unescaped.html');
+    fs.writeFileSync(file, bad);
+    const { problems } = await check(file, expected(html, hostileText));
+    if (problems.length === 0) {
+      console.error('self-test: a page with unescaped markup passed the checks');
+      failed++;
+    } else {
+      console.log(`ok   self-test: unescaped markup caught (${problems.length} problems, first: ${problems[0]})`);
+    }
+  }
+}
+
+const all = fixtures(path.join(root, 'fixtures'));
+for (const fixture of all) {
+  const { file, html } = render(fixture);
+  const want = expected(html, fixture === hostile ? hostileText : []);
+  const { problems, details } = await check(file, want);
+  const name = path.relative(root, fixture);
+  if (problems.length) {
+    failed++;
+    console.error(`FAIL ${name}`);
+    for (const p of problems) console.error(`     ${p}`);
+  } else {
+    console.log(`ok   ${name} (${want.length} texts, ${details} collapsed blocks)`);
+  }
+}
+await browser.close();
+console.log(`${all.length - failed + 1} passed, ${failed} failed (${all.length} fixtures and the self-test)`);
+process.exit(failed ? 1 : 0);
