@@ -50,6 +50,7 @@ set edit:completion:arg-completer[cstream] = {|@words|
             cand --exit-status 'Exit 3 when a session reported failure or ended without a result'
             cand --stats 'After the run, print one summary line on stderr: lines and bytes read, bytes written, lines skipped, sessions (failed, incomplete), events by type, elapsed time'
             cand --line-buffered 'Flush after every input line, even when more input is waiting'
+            cand --keep-images 'Keep base64 images (Claude image blocks, Codex input_image, Gemini inlineData) in the payloads; by default each is replaced by `[image: TYPE, SIZE]`'
             cand --redact 'Replace secrets (provider API keys, cloud keys, GitHub and Slack tokens, JWTs, PEM private keys) with `[REDACTED:<kind>]` in every field of every format, and in warnings that quote the input; counted by --stats. On by default for --to markdown, --to html and --summary'
             cand --no-redact 'Turn off the redaction that --to markdown, --to html and --summary do by default'
             cand --include-usage 'openai-sse: write the usage chunk after the finish chunk (when usage is known)'

@@ -20,7 +20,8 @@ cursor-sdk\t'Cursor SDK InteractionUpdate deltas or SDKMessage run stream'
 events\t'cstream\'s own --to events output'
 claude-project\t'Claude Code saved transcripts (~/.claude/projects/*/*.jsonl)'
 codex-rollout\t'Codex saved rollouts (~/.codex/sessions/**/rollout-*.jsonl)'
-gemini-chat\t'Gemini CLI saved chats (~/.gemini/tmp/*/chats/session-*.json)'"
+gemini-chat\t'Gemini CLI saved chats (~/.gemini/tmp/*/chats/session-*.json)'
+cursor-transcript\t'cursor-agent saved transcripts (~/.cursor/projects/*/agent-transcripts/*/*.jsonl)'"
 complete -c cstream -l color -d 'When to colour the text format [NO_COLOR and CLICOLOR_FORCE are honoured with auto]' -r -f -a "auto\t'Colour when writing to a terminal (unless NO_COLOR is set, or CLICOLOR_FORCE asks for it)'
 always\t'Always colour the text format'
 never\t'Never colour'"
@@ -59,6 +60,7 @@ complete -c cstream -l strict -d 'Stop at the first line that is not valid input
 complete -c cstream -s e -l exit-status -d 'Exit 3 when a session reported failure or ended without a result'
 complete -c cstream -l stats -d 'After the run, print one summary line on stderr: lines and bytes read, bytes written, lines skipped, sessions (failed, incomplete), events by type, elapsed time'
 complete -c cstream -l line-buffered -d 'Flush after every input line, even when more input is waiting'
+complete -c cstream -l keep-images -d 'Keep base64 images (Claude image blocks, Codex input_image, Gemini inlineData) in the payloads; by default each is replaced by `[image: TYPE, SIZE]`'
 complete -c cstream -l redact -d 'Replace secrets (provider API keys, cloud keys, GitHub and Slack tokens, JWTs, PEM private keys) with `[REDACTED:<kind>]` in every field of every format, and in warnings that quote the input; counted by --stats. On by default for --to markdown, --to html and --summary'
 complete -c cstream -l no-redact -d 'Turn off the redaction that --to markdown, --to html and --summary do by default'
 complete -c cstream -l include-usage -d 'openai-sse: write the usage chunk after the finish chunk (when usage is known)'

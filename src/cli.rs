@@ -199,6 +199,11 @@ pub struct Cli {
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub truncate_shell: Option<usize>,
 
+    /// Keep base64 images (Claude image blocks, Codex input_image, Gemini inlineData) in the
+    /// payloads; by default each is replaced by `[image: TYPE, SIZE]`
+    #[arg(long)]
+    pub keep_images: bool,
+
     /// Replace secrets (provider API keys, cloud keys, GitHub and Slack tokens, JWTs, PEM private
     /// keys) with `[REDACTED:<kind>]` in every field of every format, and in warnings that quote
     /// the input; counted by --stats. On by default for --to markdown, --to html and --summary
@@ -649,6 +654,7 @@ impl Cli {
             },
             strict: self.strict,
             truncate_shell: self.truncate_shell,
+            keep_images: self.keep_images,
             redact: if self.no_redact {
                 Redaction::Off
             } else if self.redact || !self.redact_pattern.is_empty() {

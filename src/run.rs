@@ -76,6 +76,8 @@ pub struct Config {
     pub(crate) line_buffered: bool,
     /// `--truncate-shell`: cap each call's shell output at this many bytes.
     pub(crate) truncate_shell: Option<usize>,
+    /// `--keep-images`: leave base64 images in the payloads.
+    pub(crate) keep_images: bool,
     /// `--coalesce`: merge deltas before writing (`--to events`).
     pub(crate) coalesce: Option<CoalesceMode>,
     /// `--redact` / `--no-redact`, or neither (on for the transcripts and
@@ -209,6 +211,15 @@ impl Config {
     #[must_use]
     pub fn line_buffered(mut self, on: bool) -> Config {
         self.line_buffered = on;
+        self
+    }
+
+    /// Keep base64 images (a Claude image block, a Codex `input_image`, a
+    /// Gemini `inlineData` part) in the payloads, instead of a placeholder
+    /// with their type and size (`--keep-images`).
+    #[must_use]
+    pub fn keep_images(mut self, on: bool) -> Config {
+        self.keep_images = on;
         self
     }
 
@@ -574,6 +585,10 @@ impl<'s> Pipeline<'s> {
             .then(|| Rc::new(RefCell::new(RunSummary::default())));
         if let Some(st) = &summary {
             sink = Box::new(SummarySink::new(sink, Rc::clone(st)));
+        }
+        if !cfg.keep_images {
+            // Before the summary and every format: no payload carries an image.
+            sink = Box::new(crate::transform::images::Images::new(sink));
         }
         // Outermost, so that nothing downstream (the summary, coalescing,
         // truncation markers, the format) ever sees a secret.

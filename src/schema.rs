@@ -293,6 +293,10 @@ struct ToolEndFields {
     /// The call was cancelled (written only when true).
     #[schemars(default)]
     cancelled: Skip<bool>,
+    /// The source stored the call but not its outcome (written only when true);
+    /// `ok` is then not a verdict and `result` is `null`.
+    #[schemars(default)]
+    outcome_unknown: Skip<bool>,
 }
 
 /// The fields every event has after `type`.
@@ -902,7 +906,7 @@ struct ToolCallMeta {
 #[derive(JsonSchema)]
 #[schemars(deny_unknown_fields)]
 struct ToolResultObj {
-    /// `success` or `error`.
+    /// `success`, `error`, or `unknown` when the source did not record the outcome.
     status: ResultStatusObj,
     /// The source's result payload, else the error message, else `null`.
     #[schemars(schema_with = "any_json")]
@@ -915,6 +919,7 @@ struct ToolResultObj {
 enum ResultStatusObj {
     Success,
     Error,
+    Unknown,
 }
 
 /// Where an error came from.

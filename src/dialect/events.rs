@@ -133,6 +133,7 @@ struct Line<'a> {
     #[serde(borrow)]
     error: Option<S<'a>>,
     cancelled: Option<bool>,
+    outcome_unknown: Option<bool>,
     delta_input: Option<u64>,
     delta_output: Option<u64>,
     delta_cache_read: Option<u64>,
@@ -308,6 +309,7 @@ fn tool_end<'a>(l: &Line<'a>) -> Option<ToolEnd<'a>> {
     t.lines_removed = l.lines_removed;
     t.error = s(l.error.clone());
     t.cancelled = l.cancelled.unwrap_or(false);
+    t.outcome_unknown = l.outcome_unknown.unwrap_or(false);
     Some(t)
 }
 

@@ -225,13 +225,15 @@ pub enum Dialect {
     CodexRollout,
     /// Gemini CLI's saved chats (`~/.gemini/tmp/*/chats`).
     GeminiChat,
+    /// cursor-agent's saved transcripts (`~/.cursor/projects/*/agent-transcripts`).
+    CursorTranscript,
 }
 
 impl Dialect {
     /// Every dialect, in the order `--help` lists them (after `auto`). The
     /// command line, the man page, the completions and the tests derive
     /// from this list.
-    pub const ALL: [Dialect; 10] = [
+    pub const ALL: [Dialect; 11] = [
         Dialect::Cursor,
         Dialect::Claude,
         Dialect::Codex,
@@ -242,6 +244,7 @@ impl Dialect {
         Dialect::ClaudeProject,
         Dialect::CodexRollout,
         Dialect::GeminiChat,
+        Dialect::CursorTranscript,
     ];
 
     /// One line for `--help`.
@@ -259,6 +262,9 @@ impl Dialect {
             }
             Dialect::CodexRollout => "Codex saved rollouts (~/.codex/sessions/**/rollout-*.jsonl)",
             Dialect::GeminiChat => "Gemini CLI saved chats (~/.gemini/tmp/*/chats/session-*.json)",
+            Dialect::CursorTranscript => {
+                "cursor-agent saved transcripts (~/.cursor/projects/*/agent-transcripts/*/*.jsonl)"
+            }
         }
     }
 
@@ -280,6 +286,7 @@ impl Dialect {
             Dialect::ClaudeProject => sessions::claude_project::NAME,
             Dialect::CodexRollout => sessions::codex_rollout::NAME,
             Dialect::GeminiChat => sessions::gemini_chat::NAME,
+            Dialect::CursorTranscript => sessions::cursor_transcript::NAME,
         }
     }
 
@@ -300,6 +307,9 @@ impl Dialect {
                 Box::new(sessions::codex_rollout::CodexRolloutParser::default())
             }
             Dialect::GeminiChat => Box::new(sessions::gemini_chat::GeminiChatParser::default()),
+            Dialect::CursorTranscript => {
+                Box::new(sessions::cursor_transcript::CursorTranscriptParser::default())
+            }
         }
     }
 
@@ -417,6 +427,8 @@ struct Probe<'a> {
     id: Has,
     #[serde(rename = "projectHash", default)]
     project_hash: Has,
+    #[serde(default)]
+    role: Has,
 }
 
 impl Probe<'_> {
@@ -454,6 +466,10 @@ const DETECTION: &[(Dialect, Rule)] = &[
     (Dialect::ClaudeProject, sessions::claude_project::sniff),
     (Dialect::CodexRollout, sessions::codex_rollout::sniff),
     (Dialect::GeminiChat, sessions::gemini_chat::sniff),
+    (
+        Dialect::CursorTranscript,
+        sessions::cursor_transcript::sniff,
+    ),
     (Dialect::Events, events::sniff),
     (Dialect::Codex, codex::sniff),
     (Dialect::CursorSdk, cursor_sdk::sniff),

@@ -589,6 +589,10 @@ pub struct ToolEnd<'a> {
     pub error: Option<Str<'a>>,
     /// Synthesized for a call still open when its session ended.
     pub cancelled: bool,
+    /// The source records the call but not how it ended (cursor-agent's
+    /// saved transcripts keep only the inputs): `ok` then means only "not
+    /// known to have failed", and no result or error is made up.
+    pub outcome_unknown: bool,
     /// The call's start, handed on by the normalizer to the sinks that ask
     /// for it (`Sink::starts`), so that no format keeps its own table of
     /// starts: `None` when the start never came (a capture cut before it)
@@ -617,6 +621,7 @@ impl<'a> ToolEnd<'a> {
             lines_removed: None,
             error: None,
             cancelled: false,
+            outcome_unknown: false,
             start: None,
             streamed: false,
         }
@@ -828,6 +833,7 @@ impl<'a> ToolEnd<'a> {
             lines_removed: self.lines_removed,
             error: own_opt(self.error),
             cancelled: self.cancelled,
+            outcome_unknown: self.outcome_unknown,
             start: self.start.map(|s| Box::new(s.into_owned())),
             streamed: self.streamed,
         }

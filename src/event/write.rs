@@ -266,6 +266,9 @@ impl<W: Write + ?Sized> Fields<'_, W> {
         if t.cancelled {
             self.bool("cancelled", true)?;
         }
+        if t.outcome_unknown {
+            self.bool("outcomeUnknown", true)?;
+        }
         Ok(())
     }
 

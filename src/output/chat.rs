@@ -708,6 +708,9 @@ pub fn outcome(t: &ToolEnd<'_>) -> String {
     if t.cancelled {
         return "cancelled".to_owned();
     }
+    if t.outcome_unknown {
+        return "outcome not recorded".to_owned();
+    }
     if let Some(c) = t.exit_code {
         return format!("exit {c}");
     }

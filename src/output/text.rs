@@ -313,6 +313,8 @@ impl<W: Write> TextSink<W> {
         self.pending = None;
         let (glyph, style) = if t.cancelled {
             ("⊘", self.p.warn)
+        } else if t.outcome_unknown {
+            ("?", self.p.warn)
         } else if t.ok {
             ("✓", self.p.ok)
         } else {
@@ -690,6 +692,8 @@ pub(crate) fn outcome(t: &ToolEnd) -> String {
     let mut parts: Vec<String> = Vec::new();
     if t.cancelled {
         parts.push("cancelled".into());
+    } else if t.outcome_unknown {
+        parts.push("outcome not recorded".into());
     } else if let Some(e) = t.error.as_deref().filter(|_| !t.ok) {
         // Several dialects word a failed command's error as its exit code;
         // the code is shown once, below.

@@ -28,6 +28,7 @@
 //! open calls and held items are capped.
 
 pub mod coalesce;
+pub mod images;
 pub mod redact;
 pub mod truncate;
 

@@ -24,6 +24,7 @@ mod documents;
 mod exit_status;
 mod generated;
 mod hostile;
+mod images;
 mod invariants;
 mod jobs;
 mod layout;

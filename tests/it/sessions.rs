@@ -619,10 +619,20 @@ fn gemini_chat_facts(raw: &str) -> (Vec<String>, String, usize, usize, Counts) {
     let text_of = |c: &Value| -> String {
         match c {
             Value::String(s) => s.clone(),
-            Value::Array(parts) => parts
-                .iter()
-                .filter_map(|p| p["text"].as_str().or(p.as_str()))
-                .collect(),
+            Value::Array(parts) => {
+                let mut t = String::new();
+                for p in parts {
+                    if let Some(s) = p["text"].as_str().or(p.as_str()) {
+                        t.push_str(s);
+                    } else if let Some(data) = p["inlineData"]["data"].as_str() {
+                        // An attached image: a placeholder with its decoded size.
+                        let kib = (data.trim_end_matches('=').len() * 3 / 4) as f64 / 1024.0;
+                        let mime = p["inlineData"]["mimeType"].as_str().unwrap_or("");
+                        t.push_str(&format!("\n[image: {mime}, {kib:.1} KiB]"));
+                    }
+                }
+                t
+            }
             _ => String::new(),
         }
     };
@@ -758,4 +768,119 @@ fn gemini_chat_cut_short_or_odd_keeps_what_it_can() {
     assert_eq!(unknown[0]["raw"]["type"], "compression");
     assert_eq!(unknown[1]["raw"], "not a message");
     assert!(run.stderr.contains(":21: invalid UTF-8"), "{}", run.stderr);
+}
+
+/// What a cursor-agent transcript itself holds, read here independently
+/// of cstream: its prompts (inside `<user_query>`), the assistant's text,
+/// its `tool_use` blocks and its `tool_result` blocks.
+fn cursor_transcript_facts(raw: &str) -> (Vec<String>, String, usize, usize) {
+    let (mut prompts, mut text, mut uses, mut results) = (Vec::new(), String::new(), 0, 0);
+    for line in raw.lines() {
+        let v: Value = serde_json::from_str(line).expect("JSON lines");
+        for b in v["message"]["content"].as_array().into_iter().flatten() {
+            match (v["role"].as_str(), b["type"].as_str()) {
+                (Some("user"), Some("text")) => {
+                    let t = b["text"].as_str().unwrap_or("");
+                    let q = match (t.find("<user_query>"), t.find("</user_query>")) {
+                        (Some(a), Some(z)) => &t[a + "<user_query>".len()..z],
+                        _ => t,
+                    };
+                    prompts.push(q.trim().to_owned());
+                }
+                (Some("assistant"), Some("text")) => {
+                    text.push_str(b["text"].as_str().unwrap_or(""))
+                }
+                (_, Some("tool_use")) => uses += 1,
+                (_, Some("tool_result")) => results += 1,
+                _ => {}
+            }
+        }
+    }
+    (prompts, text, uses, results)
+}
+
+/// Every cursor-agent transcript (fixtures and real files) is recognised
+/// without `--from`; its prompts lose their tags; each `tool_use` is one
+/// call with one completion, and a call the file has no result for says
+/// its outcome is unknown (no result, no error, not a failure); the file
+/// has no usage, so no `usage_delta` and a result without `usage`.
+#[test]
+fn cursor_transcripts_say_what_they_do_not_record() {
+    for path in inputs("cursor-transcript", "sessions/cursor-agent") {
+        let name = name(&path);
+        let run = cstream_file(&["--to", "events"], &path);
+        assert_eq!(run.code, 0, "{name}: exit {}: {}", run.code, run.stderr);
+        assert!(run.stderr.is_empty(), "{name}: warned: {}", run.stderr);
+        let evs = events(&run.out());
+        assert_eq!(
+            evs.first().map(|e| e["dialect"].clone()),
+            Some(Value::from("cursor-transcript")),
+            "{name}: not read as a cursor-agent transcript"
+        );
+        let raw = std::fs::read_to_string(&path).unwrap();
+        let (prompts, text, uses, results) = cursor_transcript_facts(&raw);
+        let got: Vec<&str> = evs
+            .iter()
+            .filter(|e| ty(e) == "user_message")
+            .map(|e| e["text"].as_str().unwrap_or(""))
+            .collect();
+        assert_eq!(got, prompts, "{name}: prompts");
+        assert!(
+            !got.iter().any(|p| p.contains('<')),
+            "{name}: tags left in {got:?}"
+        );
+        let got: String = evs
+            .iter()
+            .filter(|e| ty(e) == "text_delta")
+            .map(|e| e["text"].as_str().unwrap_or(""))
+            .collect();
+        assert_eq!(got, text, "{name}: assistant text");
+        let started = evs.iter().filter(|e| ty(e) == "tool_call_started").count();
+        let completed: Vec<&Value> = evs
+            .iter()
+            .filter(|e| ty(e) == "tool_call_completed")
+            .collect();
+        assert_eq!((started, completed.len()), (uses, uses), "{name}: calls");
+        let unknown: Vec<&&Value> = completed
+            .iter()
+            .filter(|e| e["outcomeUnknown"] == true)
+            .collect();
+        assert_eq!(
+            unknown.len(),
+            uses - results,
+            "{name}: calls without a result"
+        );
+        for e in unknown {
+            assert_eq!(e["ok"], true, "{name}: {e}");
+            assert!(
+                e["result"].is_null() && e.get("error").is_none() && e.get("cancelled").is_none(),
+                "{name}: {e}"
+            );
+        }
+        assert!(
+            !evs.iter().any(|e| ty(e) == "usage_delta"),
+            "{name}: usage made up"
+        );
+        let result = evs.last().unwrap();
+        assert_eq!(ty(result), "result", "{name}");
+        assert!(
+            result.get("usage").is_none(),
+            "{name}: usage made up: {result}"
+        );
+        // The transcripts for people must not turn "not recorded" into a
+        // verdict either: no success mark on those calls.
+        if uses > results {
+            for (to, success) in [
+                ("markdown", "✓ outcome not recorded"),
+                ("html", "ok\">✓ outcome"),
+            ] {
+                let page = cstream_file(&["--to", to], &path).out();
+                assert!(page.contains("outcome not recorded"), "{name} --to {to}");
+                assert!(
+                    !page.contains(success),
+                    "{name} --to {to}: shown as a success"
+                );
+            }
+        }
+    }
 }

@@ -179,8 +179,18 @@ fn content_text(raw: &RawValue) -> Option<Cow<'_, str>> {
     for p in parts {
         if let Some(s) = raw_as_str(p) {
             text.push_str(&s);
-        } else if let Some(t) = Members::of(p).and_then(|m| m.str("text")) {
-            text.push_str(&t);
+        } else if let Some(m) = Members::of(p) {
+            if let Some(t) = m.str("text") {
+                text.push_str(&t);
+            } else if let Some(d) = m.obj("inlineData") {
+                // An attached image: its kind and size, never its bytes.
+                let mime = d.str("mimeType").unwrap_or_default();
+                let data = d.str("data").unwrap_or_default();
+                if !text.is_empty() && !text.ends_with(char::is_whitespace) {
+                    text.push('\n');
+                }
+                text.push_str(&crate::strings::image_placeholder(&mime, &data));
+            }
         }
     }
     Some(Cow::Owned(text))

@@ -4,12 +4,15 @@
 //!
 //! - [`claude_project`]: Claude Code's `~/.claude/projects/<dir>/<session>.jsonl`;
 //! - [`codex_rollout`]: Codex's `~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`;
-//! - [`gemini_chat`]: Gemini CLI's `~/.gemini/tmp/<hash>/chats/session-*.json`.
+//! - [`gemini_chat`]: Gemini CLI's `~/.gemini/tmp/<hash>/chats/session-*.json`;
+//! - [`cursor_transcript`]: cursor-agent's saved agent transcripts,
+//!   `~/.cursor/projects/<dir>/agent-transcripts/<id>/<id>.jsonl`.
 //!
 //! docs/dialects.md describes what each reader keeps, drops and cannot know.
 
 pub mod claude_project;
 pub mod codex_rollout;
+pub mod cursor_transcript;
 pub mod gemini_chat;
 pub mod offload;
 pub mod subagent;

@@ -201,7 +201,16 @@ pub(super) fn tool_result(e: &ToolEnd<'_>) -> J {
         (None, None) => J::Null,
     };
     J::Obj(vec![
-        ("status", J::str(if e.ok { "success" } else { "error" })),
+        (
+            "status",
+            J::str(if e.outcome_unknown {
+                "unknown"
+            } else if e.ok {
+                "success"
+            } else {
+                "error"
+            }),
+        ),
         ("data", data),
     ])
 }

@@ -445,6 +445,9 @@ impl<W: Write> Markup for Html<W> {
                 }
                 let (class, glyph) = if e.cancelled {
                     ("cut", "⊘")
+                } else if e.outcome_unknown {
+                    // Not a verdict: the source kept the call, not its result.
+                    ("cut", "?")
                 } else if e.ok {
                     ("ok", "✓")
                 } else {

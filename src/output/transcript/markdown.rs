@@ -435,6 +435,8 @@ impl<W: Write> Markup for Markdown<W> {
                 self.blank()?;
                 let glyph = if e.cancelled {
                     "⊘"
+                } else if e.outcome_unknown {
+                    "?"
                 } else if e.ok {
                     "✓"
                 } else {

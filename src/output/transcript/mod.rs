@@ -198,6 +198,8 @@ pub trait Markup {
 pub struct Ending<'e> {
     pub ok: bool,
     pub cancelled: bool,
+    /// The source does not record how the call ended.
+    pub outcome_unknown: bool,
     /// `exit 0 · 5.4s`, `+12 −3`… (made visible).
     pub outcome: String,
     pub output: Option<Clip<'e>>,
@@ -463,6 +465,7 @@ impl<M: Markup> Transcript<M> {
         let ending = Ending {
             ok: e.ok,
             cancelled: e.cancelled,
+            outcome_unknown: e.outcome_unknown,
             outcome: super::text::outcome(e),
             output: output
                 .as_deref()

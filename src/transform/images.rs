@@ -1,0 +1,254 @@
+//! Base64 images inside records (a Claude `image` block, a Codex
+//! `input_image` data URL, a Gemini `inlineData` part) are elided before
+//! any format writes them: the payload becomes a placeholder that says its
+//! kind and decoded size, `[image: image/png, 48.2 KiB]`. `--keep-images`
+//! leaves them (this adapter is then not in the pipeline).
+//!
+//! A sink adapter, so every format gets the same events. Only the payloads
+//! that keep the source's shape (`args`, `result`, `partial`, `raw`), a
+//! prompt's text and a call's output and error are looked at, and only
+//! when they hold the word `base64` or `inlineData` at all, so the common
+//! event costs one substring search.
+
+use std::borrow::Cow;
+use std::io;
+use std::sync::LazyLock;
+
+use memchr::memmem;
+use serde_json::Value;
+
+use crate::event::{Event, Json, Kind, Session, Sink, Starts, Text, ToolEnd, ToolStart};
+
+/// A data URL's marker, and the marker of an `inlineData` part.
+static BASE64: LazyLock<memmem::Finder<'static>> = LazyLock::new(|| memmem::Finder::new("base64"));
+static INLINE: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new("inlineData"));
+
+/// Elides base64 images, then hands events on to `inner`.
+pub struct Images<'s> {
+    inner: Box<dyn Sink + 's>,
+}
+
+impl<'s> Images<'s> {
+    pub fn new(inner: Box<dyn Sink + 's>) -> Self {
+        Images { inner }
+    }
+}
+
+use crate::strings::image_placeholder as placeholder;
+
+fn may_hold(s: &str) -> bool {
+    BASE64.find(s.as_bytes()).is_some() || INLINE.find(s.as_bytes()).is_some()
+}
+
+/// Replace every `data:<type>;base64,<payload>` in `s`.
+fn elide_data_urls(s: &str) -> Option<String> {
+    BASE64.find(s.as_bytes())?;
+    let mut out = String::new();
+    let mut rest = s;
+    let mut changed = false;
+    while let Some(i) = rest.find("data:") {
+        let after = &rest[i + 5..];
+        let Some(semi) = after.find(";base64,") else {
+            break;
+        };
+        let media = &after[..semi];
+        if media.len() > 100 || media.contains(|c: char| c.is_whitespace() || c == '"') {
+            out.push_str(&rest[..i + 5]);
+            rest = after;
+            continue;
+        }
+        let payload_at = semi + ";base64,".len();
+        let n = after[payload_at..]
+            .bytes()
+            .take_while(|b| {
+                b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'-' | b'_')
+            })
+            .count();
+        out.push_str(&rest[..i]);
+        out.push_str(&placeholder(media, &after[payload_at..payload_at + n]));
+        rest = &after[payload_at + n..];
+        changed = true;
+    }
+    out.push_str(rest);
+    changed.then_some(out)
+}
+
+/// Elide the images in a JSON value: `{type:"base64", media_type, data}`
+/// (Anthropic), `{mimeType, data}` inside `inlineData` (Gemini), and data
+/// URLs in any string (OpenAI's `image_url`). True when one was found.
+fn elide_value(v: &mut Value) -> bool {
+    match v {
+        Value::String(s) => match elide_data_urls(s) {
+            Some(r) => {
+                *s = r;
+                true
+            }
+            None => false,
+        },
+        Value::Array(a) => a.iter_mut().fold(false, |hit, x| elide_value(x) | hit),
+        Value::Object(o) => {
+            let media = ["media_type", "mimeType", "mime_type"]
+                .iter()
+                .find_map(|k| o.get(*k).and_then(Value::as_str))
+                .map(str::to_owned);
+            let base64_source = o.get("type").and_then(Value::as_str) == Some("base64");
+            let mut hit = false;
+            if let Some(media) = media.filter(|_| base64_source || o.contains_key("data"))
+                && let Some(Value::String(d)) = o.get_mut("data")
+                && d.len() > 64
+                && !d.starts_with('[')
+            {
+                *d = placeholder(&media, d);
+                hit = true;
+            }
+            o.values_mut().fold(hit, |hit, x| elide_value(x) | hit)
+        }
+        _ => false,
+    }
+}
+
+fn json(j: &mut Json<'_>) -> bool {
+    if !may_hold(j.get()) {
+        return false;
+    }
+    let Ok(mut v) = serde_json::from_str::<Value>(j.get()) else {
+        return false;
+    };
+    if !elide_value(&mut v) {
+        return false;
+    }
+    *j = Json::assembled(v.to_string());
+    true
+}
+
+fn text(s: &mut Cow<'_, str>) -> bool {
+    match elide_data_urls(s) {
+        Some(r) => {
+            *s = Cow::Owned(r);
+            true
+        }
+        None => false,
+    }
+}
+
+fn start(t: &mut ToolStart<'_>) -> bool {
+    json(&mut t.args)
+}
+
+fn end(t: &mut ToolEnd<'_>) -> bool {
+    let mut hit = t.result.as_mut().is_some_and(json);
+    if let Some(o) = &t.output
+        && let Some(r) = elide_data_urls(&o.as_str())
+    {
+        t.output = Some(Text::Plain(Cow::Owned(r)));
+        hit = true;
+    }
+    if let Some(e) = &mut t.error {
+        hit |= text(e);
+    }
+    if let Some(s) = &mut t.start {
+        hit |= start(s);
+    }
+    hit
+}
+
+/// Elide the images of `k` in place; true if any was.
+fn kind(k: &mut Kind<'_>) -> bool {
+    match k {
+        Kind::UserMessage { text: t } => text(t),
+        Kind::ToolCallStarted(t) => start(t),
+        Kind::ToolCallProgress { partial, .. } => json(partial),
+        Kind::ToolCallCompleted(t) => end(t),
+        Kind::ToolCall(b) => {
+            let (s, e) = &mut **b;
+            start(s) | end(e)
+        }
+        Kind::Unknown { raw } => json(raw),
+        _ => false,
+    }
+}
+
+/// Whether `k` has a field this adapter looks at (the others pass untouched).
+fn looked_at(k: &Kind<'_>) -> bool {
+    matches!(
+        k,
+        Kind::UserMessage { .. }
+            | Kind::ToolCallStarted(_)
+            | Kind::ToolCallProgress { .. }
+            | Kind::ToolCallCompleted(_)
+            | Kind::ToolCall(_)
+            | Kind::Unknown { .. }
+    )
+}
+
+impl Sink for Images<'_> {
+    fn starts(&self) -> Starts {
+        self.inner.starts()
+    }
+
+    fn begin(&mut self, s: &Session) -> io::Result<()> {
+        self.inner.begin(s)
+    }
+
+    fn event(&mut self, s: &Session, ev: &Event<'_>) -> io::Result<()> {
+        if !looked_at(&ev.kind) {
+            return self.inner.event(s, ev);
+        }
+        let mut k = ev.kind.clone();
+        if kind(&mut k) {
+            self.inner.event(s, &Event::at(ev.ts, k))
+        } else {
+            self.inner.event(s, ev)
+        }
+    }
+
+    fn end(&mut self, s: &Session) -> io::Result<()> {
+        self.inner.end(s)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+
+    fn idle(&mut self) -> io::Result<()> {
+        self.inner.idle()
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        self.inner.finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_say_kind_and_decoded_size() {
+        let b64 = "A".repeat(65_800);
+        assert_eq!(
+            placeholder("image/png", &b64),
+            "[image: image/png, 48.2 KiB]"
+        );
+        assert_eq!(
+            placeholder("image/jpeg", "QUJD"),
+            "[image: image/jpeg, 3 B]"
+        );
+        assert_eq!(
+            elide_data_urls("see data:image/png;base64,iVBORw0KGgo= and more").as_deref(),
+            Some("see [image: image/png, 8 B] and more")
+        );
+        assert_eq!(elide_data_urls("no images, only base64 talk"), None);
+        let mut v: Value = serde_json::from_str(&format!(
+            r#"[{{"type":"image","source":{{"type":"base64","media_type":"image/gif","data":"{b64}"}}}},
+               {{"inlineData":{{"mimeType":"image/webp","data":"{b64}"}}}},
+               {{"type":"input_image","image_url":"data:image/png;base64,{b64}"}}]"#
+        ))
+        .unwrap();
+        assert!(elide_value(&mut v));
+        let s = v.to_string();
+        assert!(!s.contains(&b64[..100]), "{s}");
+        assert_eq!(s.matches("48.2 KiB]").count(), 3, "{s}");
+    }
+}
