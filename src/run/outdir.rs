@@ -25,6 +25,8 @@ use crate::archive::FileCounts;
 use crate::diag::{Diag, Message, excerpt};
 use crate::dialect::Dialect;
 use crate::input::Framer;
+use crate::output::Format;
+use crate::output::transcript::html::{IndexEntry, write_index};
 use crate::stats::Stats;
 use crate::transform::Outcomes;
 
@@ -124,6 +126,9 @@ pub(super) fn run(
     });
     let mut outcomes = Outcomes::default();
     let mut stopped = false;
+    // The pages written, for the index of an HTML directory: (page, input,
+    // its outcomes).
+    let mut pages: Vec<(PathBuf, String, Outcomes)> = Vec::new();
     std::thread::scope(|scope| {
         for _ in 0..cfg.jobs.clamp(1, inputs.len().max(1)) {
             scope.spawn(|| {
@@ -144,11 +149,16 @@ pub(super) fn run(
                 // scope passes its panic on.
                 break;
             };
-            if let Some((tmp, target)) = &done.written
-                && let Err(e) = fs::rename(tmp, target)
-            {
-                let _ = fs::remove_file(tmp);
-                diag.error(format_args!("{}: {e}", shown(target)));
+            if let Some((tmp, target)) = &done.written {
+                match fs::rename(tmp, target) {
+                    Ok(()) => {
+                        pages.push((target.clone(), input.display_name(), done.outcomes.clone()))
+                    }
+                    Err(e) => {
+                        let _ = fs::remove_file(tmp);
+                        diag.error(format_args!("{}: {e}", shown(target)));
+                    }
+                }
             }
             if let Some(progress) = &cfg.progress {
                 (progress.0)(done.bytes_in);
@@ -179,6 +189,9 @@ pub(super) fn run(
                 let _ = fs::remove_file(tmp);
             }
         }
+    }
+    if cfg.format == Format::Html && !stopped && !pages.is_empty() {
+        index(&od.dir, &pages, diag);
     }
     diag.finish();
     let stats = total.map(|mut s| {
@@ -277,4 +290,53 @@ fn convert_to(cfg: &Config, input: &Input, target: &Result<PathBuf, String>, tx:
         }
     }
     end(done)
+}
+
+/// `DIR/index.html` for a directory of HTML pages: a link to each page
+/// written, in input order, written like the pages (temporary file, then
+/// rename). An input whose own page is `index.html` keeps it: then the
+/// index is not written, and a warning says so.
+fn index(dir: &Path, pages: &[(PathBuf, String, Outcomes)], diag: &mut Diag) {
+    let target = dir.join("index.html");
+    diag.file = String::new();
+    if pages.iter().any(|(p, ..)| *p == target) {
+        diag.info(format_args!(
+            "{}: a page has that name, so the index of the pages is not written",
+            shown(&target)
+        ));
+        return;
+    }
+    let hrefs: Vec<String> = pages
+        .iter()
+        .map(|(p, ..)| {
+            let rel = p.strip_prefix(dir).unwrap_or(p);
+            let parts: Vec<_> = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy())
+                .collect();
+            parts.join("/")
+        })
+        .collect();
+    let entries: Vec<IndexEntry<'_>> = pages
+        .iter()
+        .zip(&hrefs)
+        .map(|((_, input, o), href)| IndexEntry {
+            href,
+            input,
+            sessions: o.sessions,
+            failed: o.failed,
+            incomplete: o.incomplete,
+        })
+        .collect();
+    let tmp = temporary(&target);
+    let title = format!("cstream: {}", dir.display());
+    let written = File::create(&tmp).and_then(|f| {
+        let mut w = BufWriter::new(f);
+        write_index(&mut w, &title, &entries)?;
+        io::Write::flush(&mut w)
+    });
+    if let Err(e) = written.and_then(|()| fs::rename(&tmp, &target)) {
+        let _ = fs::remove_file(&tmp);
+        diag.error(format_args!("{}: {e}", shown(&target)));
+    }
 }

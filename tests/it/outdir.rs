@@ -83,16 +83,16 @@ fn one_output_per_input_named_after_it() {
             assert_eq!(r.code, 0, "{}", r.stderr);
             assert!(r.stdout.is_empty());
             let ext = to.extension();
-            assert_eq!(
-                tree(&out),
-                [
-                    format!("c.{ext}"),
-                    format!("projects/p1/s1.{ext}"),
-                    format!("sessions/2025/01/02/rollout-a.{ext}"),
-                ],
-                "{}",
-                to.name()
-            );
+            let mut want = vec![
+                format!("c.{ext}"),
+                format!("projects/p1/s1.{ext}"),
+                format!("sessions/2025/01/02/rollout-a.{ext}"),
+            ];
+            if to.name() == "html" {
+                // The pages' index (html_directory_gets_an_index_of_its_pages).
+                want.insert(1, "index.html".to_owned());
+            }
+            assert_eq!(tree(&out), want, "{}", to.name());
             for (name, rel) in [
                 ("c", "c.jsonl"),
                 ("projects/p1/s1", "projects/p1/s1.jsonl"),
@@ -182,4 +182,93 @@ fn two_inputs_one_name() {
     assert_eq!(tree(&out), ["basic.txt"]);
     let alone = cstream(&[s(&a)], b"");
     assert_eq!(std::fs::read(out.join("basic.txt")).unwrap(), alone.stdout);
+}
+
+/// `--to html --output-dir`: besides a page per input, `index.html` links
+/// every page (each link leads to a file there), in input order, with its
+/// outcome; names from the input are escaped in the text and encoded in
+/// the link. An input whose page would be `index.html` keeps that name and
+/// the index is left out, with a message.
+#[test]
+fn html_directory_gets_an_index_of_its_pages() {
+    let src = scratch("html-index-src");
+    let hostile = src.join("a <b> & \"c\" #1.jsonl");
+    std::fs::copy(fixtures_dir().join("cursor/error-result.jsonl"), &hostile).unwrap();
+    std::fs::create_dir_all(src.join("sub")).unwrap();
+    std::fs::copy(fixtures_dir().join(CLAUDE), src.join("sub/claude.jsonl")).unwrap();
+    let out = scratch("html-index-out");
+    let run = cstream(&["--to", "html", "--output-dir", s(&out), s(&src)], b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        tree(&out),
+        ["a <b> & \"c\" #1.html", "index.html", "sub/claude.html"]
+    );
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(index.starts_with("<!DOCTYPE html>"), "{index}");
+    assert!(
+        index.contains("2 pages, 2 sessions, 1 failed or unfinished."),
+        "{index}"
+    );
+    let hrefs: Vec<&str> = index
+        .split("href=\"")
+        .skip(1)
+        .map(|h| &h[..h.find('"').unwrap()])
+        .collect();
+    assert_eq!(
+        hrefs,
+        ["a%20%3Cb%3E%20%26%20%22c%22%20%231.html", "sub/claude.html"]
+    );
+    for h in &hrefs {
+        let mut bytes = Vec::new();
+        let mut it = h.bytes();
+        while let Some(b) = it.next() {
+            if b == b'%' {
+                let hex: String = [it.next().unwrap(), it.next().unwrap()]
+                    .iter()
+                    .map(|&c| c as char)
+                    .collect();
+                bytes.push(u8::from_str_radix(&hex, 16).unwrap());
+            } else {
+                bytes.push(b);
+            }
+        }
+        assert!(
+            out.join(String::from_utf8(bytes).unwrap()).is_file(),
+            "{h} leads nowhere"
+        );
+    }
+    assert!(
+        index.contains("a &lt;b&gt; &amp; &quot;c&quot; #1.jsonl</a>"),
+        "{index}"
+    );
+    assert!(!index.contains("<b>"), "markup from a file name: {index}");
+    let failed = index
+        .find("✗ 1 failed, 0 unfinished")
+        .expect("the failed page's outcome");
+    let ok = index
+        .find("✓ completed")
+        .expect("the completed page's outcome");
+    assert!(failed < ok, "not in input order: {index}");
+
+    // Other formats get no index.
+    let md = scratch("html-index-md");
+    let run = cstream(&["--to", "markdown", "--output-dir", s(&md), s(&src)], b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!md.join("index.html").exists() && !md.join("index.md").exists());
+
+    // A page of that name wins; the index steps aside and says so.
+    std::fs::copy(fixtures_dir().join(CLAUDE), src.join("index.jsonl")).unwrap();
+    let out = scratch("html-index-taken");
+    let run = cstream(&["--to", "html", "--output-dir", s(&out), s(&src)], b"");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("index.html: a page has that name"),
+        "{}",
+        run.stderr
+    );
+    let page = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(
+        page.contains("<section class=\"session\""),
+        "the page was replaced"
+    );
 }

@@ -563,3 +563,71 @@ mod tests {
         );
     }
 }
+
+/// One page of a directory of pages, for [`write_index`].
+pub struct IndexEntry<'a> {
+    /// The page, relative to the index, with `/` between its parts.
+    pub href: &'a str,
+    /// The input file it was made from, as the warnings name it.
+    pub input: &'a str,
+    /// Sessions in it, and of those the failed and the unfinished ones.
+    pub sessions: u64,
+    pub failed: u64,
+    pub incomplete: u64,
+}
+
+/// `s` as a relative URL path: unreserved bytes and `/` kept, the rest
+/// percent-encoded (a file name may hold `#`, `?`, `%`, spaces or quotes).
+fn href_to(w: &mut impl Write, s: &str) -> io::Result<()> {
+    for &b in s.as_bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            w.write_all(&[b])?;
+        } else {
+            write!(w, "%{b:02X}")?;
+        }
+    }
+    Ok(())
+}
+
+/// The index of a directory of pages (`--to html --output-dir`): one row
+/// per page in input order, linking to it, with its sessions' outcomes.
+/// Same head, style and policy as the pages: no script, no request.
+pub fn write_index(w: &mut impl Write, title: &str, pages: &[IndexEntry<'_>]) -> io::Result<()> {
+    w.write_all(HEAD.as_bytes())?;
+    escape_to(w, title)?;
+    w.write_all(b"</title>\n<style>\n")?;
+    w.write_all(STYLE.as_bytes())?;
+    w.write_all(b"</style>\n</head>\n<body>\n<main>\n<h1>")?;
+    escape_to(w, title)?;
+    let (mut sessions, mut bad) = (0, 0);
+    for p in pages {
+        sessions += p.sessions;
+        bad += p.failed + p.incomplete;
+    }
+    writeln!(
+        w,
+        "</h1>\n<p>{} pages, {sessions} sessions, {bad} failed or unfinished.</p>",
+        pages.len()
+    )?;
+    w.write_all(
+        b"<div class=\"tablewrap\"><table>\n<thead><tr><th>Page</th><th>Sessions</th><th>Outcome</th></tr></thead>\n<tbody>\n",
+    )?;
+    for p in pages {
+        w.write_all(b"<tr><td><a href=\"")?;
+        href_to(w, p.href)?;
+        w.write_all(b"\">")?;
+        escape_to(w, p.input)?;
+        write!(w, "</a></td><td>{}</td><td", p.sessions)?;
+        if p.failed + p.incomplete == 0 {
+            w.write_all(b" class=\"ok\">\xE2\x9C\x93 completed")?;
+        } else {
+            write!(
+                w,
+                " class=\"fail\">\u{2717} {} failed, {} unfinished",
+                p.failed, p.incomplete
+            )?;
+        }
+        w.write_all(b"</td></tr>\n")?;
+    }
+    w.write_all(b"</tbody>\n</table></div>\n</main>\n</body>\n</html>\n")
+}
