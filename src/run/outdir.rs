@@ -151,9 +151,7 @@ pub(super) fn run(
             };
             if let Some((tmp, target)) = &done.written {
                 match fs::rename(tmp, target) {
-                    Ok(()) => {
-                        pages.push((target.clone(), input.display_name(), done.outcomes.clone()))
-                    }
+                    Ok(()) => pages.push((target.clone(), input.display_name(), done.outcomes)),
                     Err(e) => {
                         let _ = fs::remove_file(tmp);
                         diag.error(format_args!("{}: {e}", shown(target)));

@@ -541,29 +541,6 @@ impl<W: Write> Markup for Html<W> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn labels_take_the_first_line() {
-        assert_eq!(label("\n  fix the bug\nplease", 80), "fix the bug");
-        assert_eq!(label("abcdef", 3), "abc…");
-    }
-
-    #[test]
-    fn assistant_code_blocks_become_pre() {
-        let mut h = Html::new(Vec::new());
-        h.text_open().unwrap();
-        h.text("Run:\n```sh\necho '<b>'\n").unwrap();
-        h.text_close().unwrap();
-        assert_eq!(
-            String::from_utf8(h.w).unwrap(),
-            "<div class=\"md\">Run:\n<pre class=\"code\" data-lang=\"sh\"><code>echo &#39;&lt;b&gt;&#39;</code></pre></div>\n"
-        );
-    }
-}
-
 /// One page of a directory of pages, for [`write_index`].
 pub struct IndexEntry<'a> {
     /// The page, relative to the index, with `/` between its parts.
@@ -630,4 +607,27 @@ pub fn write_index(w: &mut impl Write, title: &str, pages: &[IndexEntry<'_>]) ->
         w.write_all(b"</td></tr>\n")?;
     }
     w.write_all(b"</tbody>\n</table></div>\n</main>\n</body>\n</html>\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_take_the_first_line() {
+        assert_eq!(label("\n  fix the bug\nplease", 80), "fix the bug");
+        assert_eq!(label("abcdef", 3), "abc…");
+    }
+
+    #[test]
+    fn assistant_code_blocks_become_pre() {
+        let mut h = Html::new(Vec::new());
+        h.text_open().unwrap();
+        h.text("Run:\n```sh\necho '<b>'\n").unwrap();
+        h.text_close().unwrap();
+        assert_eq!(
+            String::from_utf8(h.w).unwrap(),
+            "<div class=\"md\">Run:\n<pre class=\"code\" data-lang=\"sh\"><code>echo &#39;&lt;b&gt;&#39;</code></pre></div>\n"
+        );
+    }
 }
