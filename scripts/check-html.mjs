@@ -27,7 +27,7 @@ import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const args = process.argv.slice(2);
@@ -238,6 +238,31 @@ for (const fixture of all) {
     console.log(`ok   ${name} (${want.length} texts, ${details} collapsed blocks)`);
   }
 }
+// The index of a directory of pages (--output-dir): the same checks, and
+// every link leads to a page that was written.
+{
+  const dir = path.join(out, 'index-check');
+  fs.rmSync(dir, { recursive: true, force: true });
+  execFileSync(cstream, ['--to', 'html', '--output-dir', dir, path.join(root, 'fixtures/claude-project')], {
+    stdio: ['ignore', 'ignore', 'ignore'],
+  });
+  const file = path.join(dir, 'index.html');
+  const html = fs.readFileSync(file, 'utf8');
+  const { problems } = await check(file, expected(html));
+  const page = await browser.newPage();
+  await page.goto(pathToFileURL(file).href);
+  const hrefs = await page.evaluate(() => [...document.querySelectorAll('a')].map(a => a.href));
+  await page.close();
+  if (hrefs.length < 2) problems.push(`${hrefs.length} links`);
+  for (const h of hrefs) if (!fs.existsSync(fileURLToPath(h))) problems.push(`a link to nowhere: ${h}`);
+  if (problems.length) {
+    failed++;
+    console.error('FAIL index.html of fixtures/claude-project');
+    for (const p of problems) console.error(`     ${p}`);
+  } else {
+    console.log(`ok   index.html of fixtures/claude-project (${hrefs.length} links, each to a page)`);
+  }
+}
 await browser.close();
-console.log(`${all.length - failed + 1} passed, ${failed} failed (${all.length} fixtures and the self-test)`);
+console.log(`${all.length - failed + 2} passed, ${failed} failed (${all.length} fixtures, the index and the self-test)`);
 process.exit(failed ? 1 : 0);
