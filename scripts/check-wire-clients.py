@@ -22,7 +22,17 @@ anthropic client raises, the Responses stream ends in `response.failed` (and
 the accumulator raises for want of `response.completed`). Any exception
 elsewhere, or any difference, is a failure: exit status 1.
 
-Usage: scripts/check-wire-clients.py [--cstream PATH] [-v] [INPUT.jsonl ...]
+With `--ai-sdk DIR` (the folder where `npm ci` installed scripts/ai-sdk/'s
+package.json and package-lock.json; .ci/run uses target/ai-sdk), the same
+sessions are also read by the AI SDK (`ai`'s `streamText`, whole and trickled,
+and `generateText` on the JSON form) through `@ai-sdk/anthropic` and
+`@ai-sdk/openai`'s Responses model (`provider.responses(...)`), one Node
+process (scripts/ai-sdk/read.mjs) answering for the whole run. Its text parts,
+reasoning, tool calls (their parsed input; the calls' tools are declared,
+without `execute`), finish reason and usage must equal the stream's own; a
+failed session must come out as an error.
+
+Usage: scripts/check-wire-clients.py [--cstream PATH] [--ai-sdk DIR] [-v] [INPUT.jsonl ...]
 """
 
 import argparse
@@ -84,9 +94,29 @@ def args_of(path):
     return open(a).read().split() if os.path.exists(a) else []
 
 
+def paragraphs(texts):
+    """Texts joined so that a blank line separates each from the next: how
+    the chat formats join an answer's turns, and how a reader joins blocks."""
+    out = ""
+    for t in texts:
+        if not t:
+            continue
+        if out:
+            nl = len(out) - len(out.rstrip("\n"))
+            out += "\n\n"[min(nl, 2):]
+        out += t
+    return out
+
+
+# Events that end a turn of the answer's text.
+BREAKS = {"tool_call_started", "tool_call_completed", "tool_call", "thinking", "thinking_delta",
+          "thinking_completed", "user_message", "turn_ended", "error"}
+
+
 def event_sessions(binary, path, extra):
-    """Per session: the text cstream's own events carry."""
+    """Per session: the text cstream's own events carry, its turns joined."""
     out = []
+    brk = False
     # Split at "\n" only: str.splitlines() also splits at U+2028, which JSON
     # strings may carry raw.
     for line in run(binary, ["--to", "events", *extra], path).decode().split("\n"):
@@ -94,9 +124,18 @@ def event_sessions(binary, path, extra):
             continue
         e = json.loads(line)
         if not out or out[-1]["id"] != e["sessionId"] or e["type"] == "session_started":
-            out.append({"id": e["sessionId"], "text": ""})
+            out.append({"id": e["sessionId"], "turns": []})
+            brk = False
+        turns = out[-1]["turns"]
         if e["type"] in ("text_delta", "assistant_message"):
-            out[-1]["text"] += e["text"]
+            if not turns or brk:
+                turns.append("")
+            brk = False
+            turns[-1] += e["text"]
+        elif e["type"] in BREAKS:
+            brk = True
+    for s in out:
+        s["text"] = paragraphs(s.pop("turns"))
     return out
 
 
@@ -133,36 +172,43 @@ def own_anthropic(sse):
     """What cstream's own Messages stream says."""
     r = {"text": "", "thinking": "", "calls": [], "stop": None, "usage": None, "error": None}
     blocks = {}
+    texts = []
     for name, d in records(sse):
         if name == "content_block_start":
             blocks[d["index"]] = dict(d["content_block"], _json="")
         elif name == "content_block_delta":
             b, dl = blocks[d["index"]], d["delta"]
             if dl["type"] == "text_delta":
-                r["text"] += dl["text"]
+                b["text"] += dl["text"]
             elif dl["type"] == "thinking_delta":
                 r["thinking"] += dl["thinking"]
             elif dl["type"] == "input_json_delta":
                 b["_json"] += dl["partial_json"]
         elif name == "content_block_stop":
             b = blocks[d["index"]]
+            if b["type"] == "text":
+                texts.append(b["text"])
             if b["type"] == "tool_use":
                 r["calls"].append((b["id"], b["name"], json.loads(b["_json"])))
         elif name == "message_delta":
             r["stop"] = d["delta"]["stop_reason"]
-            r["usage"] = (d["usage"]["input_tokens"], d["usage"]["output_tokens"])
+            u = d["usage"]
+            r["usage"] = (u["input_tokens"], u["output_tokens"])
+            # The AI SDK's input count includes the cache reads and writes.
+            r["input_total"] = u["input_tokens"] + u.get("cache_read_input_tokens", 0) \
+                + u.get("cache_creation_input_tokens", 0)
         elif name == "error":
             r["error"] = d["error"]["message"]
+    r["text"] = paragraphs(texts)
     return r
 
 
 def from_message(m):
     r = {"text": "", "thinking": "", "calls": [], "stop": m.stop_reason,
          "usage": (m.usage.input_tokens, m.usage.output_tokens), "error": None}
+    r["text"] = paragraphs(b.text for b in m.content if b.type == "text")
     for b in m.content:
-        if b.type == "text":
-            r["text"] += b.text
-        elif b.type == "thinking":
+        if b.type == "thinking":
             r["thinking"] += b.thinking
         elif b.type == "tool_use":
             r["calls"].append((b.id, b.name, b.input))
@@ -197,9 +243,10 @@ def check_anthropic(client, sse, whole_json):
 
 def own_responses(sse):
     r = {"text": "", "thinking": "", "calls": [], "stop": None, "usage": None, "error": None}
+    texts = {}
     for name, d in records(sse):
         if name == "response.output_text.delta":
-            r["text"] += d["delta"]
+            texts[d["item_id"]] = texts.get(d["item_id"], "") + d["delta"]
         elif name == "response.reasoning_summary_text.delta":
             r["thinking"] += d["delta"]
         elif name == "response.output_item.done" and d["item"]["type"] == "function_call":
@@ -211,6 +258,7 @@ def own_responses(sse):
             u = resp.get("usage")
             r["usage"] = (u["input_tokens"], u["output_tokens"]) if u else None
             r["error"] = (resp.get("error") or {}).get("message")
+    r["text"] = paragraphs(texts.values())
     return r
 
 
@@ -218,32 +266,38 @@ def from_response(resp):
     r = {"text": "", "thinking": "", "calls": [], "stop": resp.status,
          "usage": (resp.usage.input_tokens, resp.usage.output_tokens) if resp.usage else None,
          "error": resp.error.message if resp.error else None}
+    texts = ["".join(c.text for c in it.content if c.type == "output_text")
+             for it in resp.output if it.type == "message"]
+    r["text"] = paragraphs(texts)
     for it in resp.output:
-        if it.type == "message":
-            r["text"] += "".join(c.text for c in it.content if c.type == "output_text")
-        elif it.type == "reasoning":
+        if it.type == "reasoning":
             r["thinking"] += "".join(s.text for s in it.summary)
         elif it.type == "function_call":
             r["calls"].append((it.call_id, it.name, json.loads(it.arguments)))
     if resp.status == "completed":
-        assert resp.output_text == r["text"], "output_text differs from the message items"
+        assert resp.output_text == "".join(texts), "output_text differs from the message items"
     return r
 
 
 def from_events(events):
     """Rebuild from raw `responses.create(stream=True)` events (typed models)."""
     r = {"text": "", "thinking": "", "calls": [], "stop": None, "usage": None, "error": None}
+    texts = {}
     for i, ev in enumerate(events):
         assert ev.sequence_number == i, f"sequence_number {ev.sequence_number} at {i}"
         if ev.type == "response.output_text.delta":
-            r["text"] += ev.delta
+            texts[ev.item_id] = texts.get(ev.item_id, "") + ev.delta
         elif ev.type == "response.reasoning_summary_text.delta":
             r["thinking"] += ev.delta
         elif ev.type == "response.output_item.done" and ev.item.type == "function_call":
             r["calls"].append((ev.item.call_id, ev.item.name, json.loads(ev.item.arguments)))
+        elif ev.type == "error":
+            # The stream's error event comes right before response.failed.
+            assert events[i + 1].type == "response.failed", "error not followed by response.failed"
         elif ev.type in ("response.completed", "response.failed"):
             final = from_response(ev.response)
             r["stop"], r["usage"], r["error"] = final["stop"], final["usage"], final["error"]
+    r["text"] = paragraphs(texts.values())
     return r
 
 
@@ -269,6 +323,106 @@ def check_responses(client, sse, whole_json):
     return out
 
 
+# ------------------------------------------------------------------ AI SDK
+
+
+class AiSdk:
+    """The Node process that reads for the AI SDK (scripts/ai-sdk/read.mjs)."""
+
+    def __init__(self, modules, base):
+        self.base = base
+        self.p = subprocess.Popen(["node", os.path.join(ROOT, "scripts", "ai-sdk", "read.mjs"), modules],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.versions = self.answer()["versions"]
+
+    def answer(self):
+        """The next answer line (anything else Node printed is shown)."""
+        while True:
+            line = self.p.stdout.readline()
+            if not line:
+                raise RuntimeError("the AI SDK reader exited")
+            if line.startswith("answer: "):
+                return json.loads(line[len("answer: "):])
+            print("ai-sdk: " + line.rstrip(), file=sys.stderr)
+
+    def read(self, family, how, tools):
+        self.p.stdin.write(json.dumps({"family": family, "base": self.base, "how": how,
+                                       "tools": sorted(tools)}) + "\n")
+        self.p.stdin.flush()
+        return self.answer()
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait(timeout=30)
+
+
+def unsigned_thinking(whole_json):
+    v = json.loads(whole_json)
+    return any(b.get("type") == "thinking" and "signature" not in b for b in v.get("content") or [])
+
+
+# What the AI SDK's finish reason is for each of the stream's own stop values.
+AI_FINISH = {"anthropic": {"end_turn": "stop", "tool_use": "tool-calls"},
+             "responses": {"completed": "stop"}}
+
+
+def as_doubles(usage):
+    """Counts as JavaScript holds them: a count past 2**53 (the regression
+    fixtures' u64/i64 extremes) reaches a JS client as the nearest double, so
+    that is all it can be compared on; the Python clients above compare exactly."""
+    return None if usage is None else tuple(float(n) for n in usage)
+
+
+def ai_sdk_reads(sdk, family, own, sse, whole_json):
+    """(label, rebuilt) per AI SDK read, in the stream's own terms."""
+    tools = {c[1] for c in own["calls"]}
+    out = []
+    for label, body, ctype, status, trickle, how in (
+            ("ai-sdk streamText", sse, "text/event-stream", 200, False, "stream"),
+            ("ai-sdk streamText trickled", sse, "text/event-stream", 200, True, "stream"),
+            ("ai-sdk generateText", whole_json, "application/json",
+             500 if family == "anthropic" and json.loads(whole_json).get("type") == "error" else 200,
+             False, "generate")):
+        serve(body, ctype, status=status, trickle=trickle)
+        r = sdk.read(family, how, tools)
+        if "crashed" in r:
+            raise RuntimeError(f"{label}: {r['crashed']}")
+        if how == "generate" and family == "anthropic" and unsigned_thinking(whole_json):
+            # @ai-sdk/anthropic's schema for a whole Message requires a
+            # `signature` on every thinking block (its stream schema does not);
+            # the agents give none and cstream invents none, so generateText
+            # rejects such a Message. Held to exactly that, so a change shows.
+            rejected = (r["error"] or "").endswith("Invalid JSON response")
+            out.append((label + " (unsigned thinking)",
+                        {k: own[k] for k in ("text", "thinking", "calls", "stop", "usage")} if rejected
+                        else {"text": f"not rejected as expected: {r}"}))
+            continue
+        if r["error"] is not None or r["finish"] == "error":
+            out.append((label, {"raised": r["error"] or "finish reason error"}))
+            continue
+        want_finish = AI_FINISH[family].get(own["stop"])
+        if family == "responses" and own["calls"]:
+            want_finish = "tool-calls"  # any function call, as the provider maps it
+        u = r["usage"]
+        usage = None
+        if u is not None:
+            usage = (u["input"], u["output"])
+        expect_usage = own["usage"]
+        if family == "anthropic" and own["usage"] is not None:
+            expect_usage = (own["input_total"], own["usage"][1])
+        out.append((label, {
+            "text": paragraphs(r["text"]),
+            "thinking": r["reasoning"],
+            "calls": [tuple(c) for c in r["calls"]],
+            # Compared in the stream's own terms when the finish reason is the
+            # one the provider gives for it.
+            "stop": own["stop"] if r["finish"] == want_finish else f"ai-sdk finish {r['finish']}",
+            "usage": own["usage"] if as_doubles(usage) == as_doubles(expect_usage)
+            else f"ai-sdk usage {usage}",
+        }))
+    return out
+
+
 # ------------------------------------------------------------------ driver
 
 
@@ -289,6 +443,8 @@ def main():
     ap.add_argument("--cstream", default=os.path.join(ROOT, "target", "debug", "cstream"))
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("--only", choices=sorted(FAMILIES), help="check one family of formats")
+    ap.add_argument("--ai-sdk", metavar="DIR",
+                    help="also read with the AI SDK installed in DIR (npm ci of scripts/ai-sdk)")
     ap.add_argument("inputs", nargs="*")
     a = ap.parse_args()
     files = a.inputs or sorted(
@@ -301,6 +457,7 @@ def main():
     ac = anthropic.Anthropic(base_url=base, api_key="x", max_retries=0, timeout=30)
     oc = openai.OpenAI(base_url=base + "/v1", api_key="x", max_retries=0, timeout=30)
     clients = {"anthropic": ac, "responses": oc}
+    sdk = AiSdk(os.path.abspath(a.ai_sdk), base) if a.ai_sdk else None
     started = time.monotonic()
     bad, reads, sessions = 0, 0, 0
     tally = {}
@@ -326,6 +483,8 @@ def main():
                     try:
                         own = own_parse(sse)
                         got = check(clients[fam], sse, whole)
+                        if sdk:
+                            got += ai_sdk_reads(sdk, fam, own, sse, whole)
                     except Exception as e:  # noqa: BLE001 - any client exception fails the check
                         print(f"FAIL {ctx}: {type(e).__name__}: {e}")
                         bad += 1
@@ -354,6 +513,9 @@ def main():
                             print(f"ok   {ctx} [{label}]")
     srv.shutdown()
     took = time.monotonic() - started
+    if sdk:
+        sdk.close()
+        print("AI SDK: " + ", ".join(f"{k} {v}" for k, v in sdk.versions.items()))
     print(f"anthropic {anthropic.__version__}, openai {openai.__version__}: {len(files)} inputs, "
           f"{sessions} session streams, {reads} client reads in {took:.0f} s; failures: {bad}")
     for (fam, label), n in sorted(tally.items()):

@@ -31,7 +31,10 @@ use crate::event::Usage;
 use crate::json::write_str;
 
 fn turn(opts: &OutputOptions) -> Turn {
-    Turn::new(ChatOptions::from_output(opts, "msg_"))
+    Turn::new(ChatOptions {
+        blocks: true,
+        ..ChatOptions::from_output(opts, "msg_")
+    })
 }
 
 /// `stop_reason`.

@@ -58,6 +58,11 @@ pub struct ChatOptions {
     /// When the run started (Unix seconds): the creation time of a session that
     /// gave no timestamp before its first piece.
     pub run_start: i64,
+    /// The wire puts each run of one channel in a block of its own (an
+    /// Anthropic content block, a Responses output item), so a run starts
+    /// without a separator: the block boundary is one. Without it (Chat
+    /// Completions) each channel is one string and separators join its runs.
+    pub blocks: bool,
 }
 
 impl ChatOptions {
@@ -71,6 +76,7 @@ impl ChatOptions {
             id: opts.id.clone(),
             model: opts.model.clone(),
             created: opts.created,
+            blocks: false,
             run_start: opts.run_start.unwrap_or_else(|| {
                 SystemTime::now()
                     .duration_since(UNIX_EPOCH)
@@ -139,6 +145,25 @@ struct ResultSeen {
     usage: Option<Usage>,
 }
 
+/// Which kind of piece; runs of one kind are blocks on block wires.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Channel {
+    Reasoning,
+    Content,
+    Call,
+}
+
+/// The separator between two turns' texts in one string: a blank line, so a
+/// Markdown reader sees two paragraphs (a single newline would join them into
+/// one), less the newlines the text already ends with.
+fn paragraph_break(trailing_newlines: u8) -> &'static str {
+    match trailing_newlines {
+        0 => "\n\n",
+        1 => "\n",
+        _ => "",
+    }
+}
+
 /// Receives the pieces of a session, with the header fixed before the first.
 pub type Emit<'e> = &'e mut dyn FnMut(&Header, Piece<'_>) -> io::Result<()>;
 
@@ -151,9 +176,17 @@ struct SessionState {
     first_ts: Option<i64>,
     header: Option<Header>,
     reasoning_at_line_start: bool,
-    content_at_line_start: bool,
     /// A thinking phase ended; the next one starts on a new line.
     thinking_break: bool,
+    /// Something other than the answer's text came since its last text (a
+    /// tool call, thinking, a prompt, an error): the next text is a new turn
+    /// and starts a new paragraph.
+    content_break: bool,
+    /// Trailing newlines of the content so far (0, 1 or 2 = a blank line);
+    /// `None` before any content.
+    content_newlines: Option<u8>,
+    /// The channel of the last piece emitted.
+    last: Option<Channel>,
     next_index: usize,
     ends_on_tool_call: bool,
     usage: Option<Usage>,
@@ -167,7 +200,6 @@ impl SessionState {
         SessionState {
             id: s.id.clone(),
             reasoning_at_line_start: true,
-            content_at_line_start: true,
             ..SessionState::default()
         }
     }
@@ -185,7 +217,6 @@ impl Turn {
             opts,
             s: SessionState {
                 reasoning_at_line_start: true,
-                content_at_line_start: true,
                 ..SessionState::default()
             },
         }
@@ -236,17 +267,33 @@ impl Turn {
             Kind::TextDelta { text } | Kind::AssistantMessage { text } => {
                 self.content(text, emit)?
             }
-            Kind::ThinkingDelta { text } => self.thinking(text, emit)?,
+            Kind::ThinkingDelta { text } => {
+                self.s.content_break = true;
+                self.thinking(text, emit)?
+            }
             Kind::Thinking { text, .. } => {
+                self.s.content_break = true;
                 self.thinking(text, emit)?;
                 self.s.thinking_break = true;
             }
-            Kind::ThinkingCompleted { .. } => self.s.thinking_break = true,
-            Kind::ToolCallStarted(t) => self.tool_start(t, emit)?,
-            Kind::ToolCallCompleted(t) => self.tool_end(t, t.start.as_deref(), emit)?,
+            Kind::ThinkingCompleted { .. } => {
+                self.s.content_break = true;
+                self.s.thinking_break = true;
+            }
+            Kind::ToolCallStarted(t) => {
+                self.s.content_break = true;
+                self.tool_start(t, emit)?
+            }
+            Kind::ToolCallCompleted(t) => {
+                self.s.content_break = true;
+                self.tool_end(t, t.start.as_deref(), emit)?;
+                self.s.content_break = true;
+            }
             Kind::ToolCall(b) => {
+                self.s.content_break = true;
                 self.tool_start(&b.0, emit)?;
                 self.tool_end(&b.1, Some(&b.0), emit)?;
+                self.s.content_break = true;
             }
             Kind::UsageDelta(u) => self.s.usage = Some(self.s.usage.map_or(*u, |s| s.add(u))),
             Kind::Result(r) => {
@@ -261,6 +308,7 @@ impl Turn {
                 fatal,
                 source,
             } => {
+                self.s.content_break = true;
                 self.s.last_error = Some(message.to_string());
                 if *fatal {
                     self.s.fatal = Some(message.to_string());
@@ -272,28 +320,65 @@ impl Turn {
                     self.line(false, text.trim_end_matches(['\n', '\r']), emit)?;
                 }
             }
-            Kind::UserMessage { .. }
-            | Kind::ToolCallProgress { .. }
+            Kind::UserMessage { .. } | Kind::TurnEnded { .. } => self.s.content_break = true,
+            Kind::ToolCallProgress { .. }
             | Kind::ShellOutputDelta { .. }
             | Kind::Summary { .. }
-            | Kind::TurnEnded { .. }
             | Kind::Unknown { .. } => {}
         }
         Ok(())
+    }
+
+    /// Whether a piece of `ch` starts a new block on a block wire.
+    fn starts_block(&self, ch: Channel) -> bool {
+        self.opts.blocks && self.s.last != Some(ch)
+    }
+
+    /// The separator a content piece needs before it: a paragraph break when
+    /// it is a new turn's text within the same string.
+    fn content_separator(&mut self) -> &'static str {
+        let brk = std::mem::take(&mut self.s.content_break);
+        match self.s.content_newlines {
+            Some(n) if brk && !self.starts_block(Channel::Content) => paragraph_break(n),
+            _ => "",
+        }
+    }
+
+    /// Emits content text (`sep` first), keeping the channel's state.
+    fn put_content(&mut self, sep: &str, text: &str, emit: Emit<'_>) -> io::Result<()> {
+        let s: Cow<'_, str> = if sep.is_empty() {
+            Cow::Borrowed(text)
+        } else {
+            Cow::Owned(format!("{sep}{text}"))
+        };
+        let trailing = s.bytes().rev().take_while(|&b| b == b'\n').count();
+        let before = self.s.content_newlines.unwrap_or(0);
+        self.s.content_newlines = Some(if trailing == s.len() {
+            before
+                .saturating_add(u8::try_from(trailing).unwrap_or(u8::MAX))
+                .min(2)
+        } else {
+            u8::try_from(trailing.min(2)).unwrap_or(2)
+        });
+        self.s.ends_on_tool_call = false;
+        self.s.last = Some(Channel::Content);
+        self.put(Piece::Content(&s), emit)
     }
 
     fn content(&mut self, text: &str, emit: Emit<'_>) -> io::Result<()> {
         if text.is_empty() {
             return Ok(());
         }
-        self.s.content_at_line_start = text.ends_with('\n');
-        self.s.ends_on_tool_call = false;
-        self.put(Piece::Content(text), emit)
+        let sep = self.content_separator();
+        self.put_content(sep, text, emit)
     }
 
     fn thinking(&mut self, text: &str, emit: Emit<'_>) -> io::Result<()> {
         if text.is_empty() || !self.opts.reasoning {
             return Ok(());
+        }
+        if self.starts_block(Channel::Reasoning) {
+            self.s.reasoning_at_line_start = true;
         }
         let text: Cow<'_, str> = if self.s.thinking_break && !self.s.reasoning_at_line_start {
             Cow::Owned(format!("\n{text}"))
@@ -303,37 +388,42 @@ impl Turn {
         self.s.thinking_break = false;
         self.s.reasoning_at_line_start = text.ends_with('\n');
         self.s.ends_on_tool_call = false;
+        self.s.last = Some(Channel::Reasoning);
         self.put(Piece::Reasoning(&text), emit)
     }
 
     /// A line of its own in the content (`to_content`) or reasoning channel.
+    /// In the content it is a turn of its own (a paragraph); in the
+    /// reasoning it starts on a new line.
     fn line(&mut self, to_content: bool, text: &str, emit: Emit<'_>) -> io::Result<()> {
-        let at_start = if to_content {
-            self.s.content_at_line_start
-        } else {
-            self.s.reasoning_at_line_start
-        };
+        if to_content {
+            let sep = match self.content_separator() {
+                "" if self.s.content_newlines == Some(0)
+                    && !self.starts_block(Channel::Content) =>
+                {
+                    "\n"
+                }
+                sep => sep,
+            };
+            let line = format!("{text}\n");
+            self.put_content(sep, &line, emit)?;
+            self.s.content_break = true;
+            return Ok(());
+        }
+        if self.starts_block(Channel::Reasoning) {
+            self.s.reasoning_at_line_start = true;
+        }
         let mut s = String::with_capacity(text.len() + 2);
-        if !at_start {
+        if !self.s.reasoning_at_line_start {
             s.push('\n');
         }
         s.push_str(text);
         s.push('\n');
-        if to_content {
-            self.s.content_at_line_start = true;
-        } else {
-            self.s.reasoning_at_line_start = true;
-            self.s.thinking_break = false;
-        }
+        self.s.reasoning_at_line_start = true;
+        self.s.thinking_break = false;
         self.s.ends_on_tool_call = false;
-        self.put(
-            if to_content {
-                Piece::Content(&s)
-            } else {
-                Piece::Reasoning(&s)
-            },
-            emit,
-        )
+        self.s.last = Some(Channel::Reasoning);
+        self.put(Piece::Reasoning(&s), emit)
     }
 
     /// Where tool lines go: `Some(true)` content, `Some(false)` reasoning.
@@ -407,6 +497,7 @@ impl Turn {
             emit,
         )?;
         self.s.ends_on_tool_call = true;
+        self.s.last = Some(Channel::Call);
         Ok(())
     }
 

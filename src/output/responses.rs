@@ -14,8 +14,8 @@
 //! every item is announced (`output_item.added`) before its content events
 //! and finished (`output_item.done`, same id) before the response is, output
 //! indexes are distinct, text deltas carry `logprobs`, usage has every detail
-//! field, and the stream ends with `response.completed` (or
-//! `response.failed` for a failed or cut-off session). The `done` events and
+//! field, and the stream ends with `response.completed` (or, for a failed or
+//! cut-off session, an `error` event and then `response.failed`). The `done` events and
 //! the final response repeat the whole text, so the SSE sink holds one
 //! session's output (what `openai-json` holds too).
 
@@ -32,7 +32,10 @@ use crate::event::Usage;
 use crate::json::write_str;
 
 fn turn(opts: &OutputOptions) -> Turn {
-    Turn::new(ChatOptions::from_output(opts, "resp_"))
+    Turn::new(ChatOptions {
+        blocks: true,
+        ..ChatOptions::from_output(opts, "resp_")
+    })
 }
 
 // ------------------------------------------------------------ wire values
@@ -378,6 +381,15 @@ struct TextDone<'a> {
     logprobs: Option<[(); 0]>,
 }
 
+/// The stream's `error` event: the flat shape the API documents (no nested
+/// `error` key: openai-python raises on one before yielding the event).
+#[derive(Serialize)]
+struct StreamError<'a> {
+    code: &'static str,
+    message: &'a str,
+    param: Option<&'a str>,
+}
+
 #[derive(Serialize)]
 struct ArgsDone<'a> {
     item_id: &'a str,
@@ -596,9 +608,23 @@ impl ChatWire for SseWire {
     fn end<W: Write + ?Sized>(&mut self, w: &mut W, h: &Header, ending: Ending) -> io::Result<()> {
         self.start(w, h)?;
         self.close(w)?;
-        let name = match ending {
+        let name = match &ending {
             Ending::Finish { .. } => "response.completed",
-            Ending::Error { .. } => "response.failed",
+            Ending::Error { message, .. } => {
+                // The stream's own `error` event first, then the response's
+                // terminal state: a client that stops at `error` has its
+                // message, one that reads the lifecycle still gets
+                // `response.failed` with the output so far, and the AI SDK
+                // (which reports an error for each unless `error` came
+                // first) reports the failure once.
+                let ev = StreamError {
+                    code: "server_error",
+                    message,
+                    param: None,
+                };
+                record(w, &mut self.seq, "error", ev)?;
+                "response.failed"
+            }
         };
         let items = std::mem::take(&mut self.items);
         let body = ResponseBody {

@@ -283,6 +283,80 @@ pub fn events(out: &str) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// One session's answer as `--to events` carries it: its text split into
+/// turns, and its result event.
+#[derive(Debug, Default, Clone)]
+pub struct Answer {
+    pub session_id: String,
+    /// The text events' texts, one string per turn: a turn ends at anything
+    /// that interrupts the answer (a tool call, thinking, a prompt, the end
+    /// of a turn, an error). Usage and progress do not.
+    pub turns: Vec<String>,
+    pub result: Option<serde_json::Value>,
+}
+
+impl Answer {
+    /// The text as one string, the way the chat formats write it: the turns
+    /// joined by a blank line (no newline added where the text already
+    /// ends with enough).
+    pub fn chat_text(&self) -> String {
+        join_paragraphs(self.turns.iter().map(String::as_str))
+    }
+}
+
+/// Texts joined so that a blank line separates each from the next.
+pub fn join_paragraphs<'a>(parts: impl IntoIterator<Item = &'a str>) -> String {
+    let mut out = String::new();
+    for p in parts.into_iter().filter(|p| !p.is_empty()) {
+        if !out.is_empty() {
+            let nl = out.bytes().rev().take_while(|&b| b == b'\n').count();
+            out.push_str(&"\n\n"[nl.min(2)..]);
+        }
+        out.push_str(p);
+    }
+    out
+}
+
+/// Per session, its answer's turns and its result, from `--to events` output.
+pub fn answers(events_out: &str) -> Vec<Answer> {
+    let mut out: Vec<Answer> = Vec::new();
+    let mut brk = false;
+    for e in events(events_out) {
+        let sid = e["sessionId"].as_str().expect("sessionId").to_owned();
+        let ty = e["type"].as_str().expect("type");
+        if out.last().is_none_or(|a| a.session_id != sid) || ty == "session_started" {
+            out.push(Answer {
+                session_id: sid,
+                ..Answer::default()
+            });
+            brk = false;
+        }
+        let cur = out.last_mut().unwrap();
+        match ty {
+            "text_delta" | "assistant_message" => {
+                let t = e["text"].as_str().expect("text");
+                if cur.turns.is_empty() || brk {
+                    cur.turns.push(String::new());
+                }
+                brk = false;
+                cur.turns.last_mut().unwrap().push_str(t);
+            }
+            "result" => cur.result = Some(e.clone()),
+            "tool_call_started"
+            | "tool_call_completed"
+            | "tool_call"
+            | "thinking"
+            | "thinking_delta"
+            | "thinking_completed"
+            | "user_message"
+            | "turn_ended"
+            | "error" => brk = true,
+            _ => {}
+        }
+    }
+    out
+}
+
 /// The corpus folders of live stream captures, one per agent.
 pub const LIVE_CORPUS: [&str; 6] = [
     "cursor-agent",
@@ -303,22 +377,15 @@ pub fn lines(ls: &[&str]) -> String {
     ls.iter().map(|l| format!("{l}\n")).collect()
 }
 
-/// Per session of a fixture: the answer text its events carry (deltas and
-/// whole messages, in order) and whether its result was ok — what a chat
-/// format's client must rebuild.
+/// Per session of a fixture: the answer text its events carry, as a chat
+/// format writes it ([`Answer::chat_text`]: the turns as paragraphs), and
+/// whether its result was ok — what a chat format's client must rebuild.
 pub fn session_texts(path: &Path) -> Vec<(String, bool)> {
-    let mut out: Vec<(String, String, bool)> = Vec::new();
-    for e in events(&run_fixture(path, &["--to", "events"]).out()) {
-        let sid = e["sessionId"].as_str().unwrap().to_owned();
-        if out.last().is_none_or(|x| x.0 != sid) || e["type"] == "session_started" {
-            out.push((sid, String::new(), false));
-        }
-        let cur = out.last_mut().unwrap();
-        match e["type"].as_str().unwrap() {
-            "text_delta" | "assistant_message" => cur.1.push_str(e["text"].as_str().unwrap()),
-            "result" => cur.2 = e["ok"] == true,
-            _ => {}
-        }
-    }
-    out.into_iter().map(|(_, t, ok)| (t, ok)).collect()
+    answers(&run_fixture(path, &["--to", "events"]).out())
+        .into_iter()
+        .map(|a| {
+            let ok = a.result.as_ref().is_some_and(|r| r["ok"] == true);
+            (a.chat_text(), ok)
+        })
+        .collect()
 }

@@ -27,12 +27,15 @@ struct Message {
 }
 
 impl Message {
+    /// The answer: the text blocks' texts, each block a paragraph (a block
+    /// starts without the separator a single string would need).
     fn text(&self) -> String {
-        self.content
-            .iter()
-            .filter(|b| b["type"] == "text")
-            .map(|b| b["text"].as_str().unwrap())
-            .collect()
+        common::join_paragraphs(
+            self.content
+                .iter()
+                .filter(|b| b["type"] == "text")
+                .map(|b| b["text"].as_str().unwrap()),
+        )
     }
 }
 

@@ -17,6 +17,7 @@ mod api;
 mod archive;
 mod backpressure;
 mod bench_gen;
+mod chat_core;
 mod cli;
 mod dialects;
 mod documents;

@@ -13,7 +13,8 @@ use std::path::Path;
 use std::rc::Rc;
 
 use common::{
-    FORMATS, corpus, cstream, cstream_file, events, fixture_args, fixtures, lines, run_fixture,
+    Answer, FORMATS, answers, corpus, cstream, cstream_file, fixture_args, fixtures, lines,
+    run_fixture,
 };
 use cstream::{Config, Dialect, Format, ToolCallMode, convert};
 use serde_json::{Value, json};
@@ -298,40 +299,20 @@ fn field_of(args: &[&str]) -> &'static str {
 }
 
 /// Per session (in order): the text the events carry, and the result.
-#[derive(Debug, Default)]
-struct Expect {
-    id: String,
-    text: String,
-    result: Option<Value>,
+fn expected(events_out: &str) -> Vec<Answer> {
+    answers(events_out)
 }
 
-fn expected(events_out: &str) -> Vec<Expect> {
-    let mut out: Vec<Expect> = Vec::new();
-    for e in events(events_out) {
-        let sid = e["sessionId"].as_str().unwrap().to_owned();
-        if out.last().is_none_or(|x| x.id != sid) || e["type"] == "session_started" {
-            out.push(Expect {
-                id: sid,
-                ..Expect::default()
-            });
-        }
-        let cur = out.last_mut().unwrap();
-        match e["type"].as_str().unwrap() {
-            "text_delta" | "assistant_message" => cur.text.push_str(e["text"].as_str().unwrap()),
-            "result" => cur.result = Some(e.clone()),
-            _ => {}
-        }
-    }
-    out
-}
-
-/// Rebuilt content equals the events' text; with an ok result, a finish
-/// chunk; and without one, an error record.
-fn check_against_events(streams: &[Stream], exp: &[Expect], ctx: &str) {
+/// Rebuilt content equals the events' text, its turns joined by a blank
+/// line; with an ok result, a finish chunk; and without one, an error record.
+fn check_against_events(streams: &[Stream], exp: &[Answer], ctx: &str) {
     // Sessions with no events at all (empty input) have no events to match.
     let with_events: Vec<&Stream> = streams
         .iter()
-        .filter(|s| exp.iter().any(|e| s.id == format!("chatcmpl-{}", e.id)))
+        .filter(|s| {
+            exp.iter()
+                .any(|e| s.id == format!("chatcmpl-{}", e.session_id))
+        })
         .collect();
     assert_eq!(
         with_events.len(),
@@ -339,7 +320,11 @@ fn check_against_events(streams: &[Stream], exp: &[Expect], ctx: &str) {
         "{ctx}: one stream per session"
     );
     for (s, e) in with_events.iter().zip(exp) {
-        assert_eq!(s.content, e.text, "{ctx}: content rebuilt from the chunks");
+        assert_eq!(
+            s.content,
+            e.chat_text(),
+            "{ctx}: content rebuilt from the chunks"
+        );
         let ok = e.result.as_ref().is_some_and(|r| r["ok"] == true);
         assert_eq!(
             s.finish.is_some(),
@@ -370,8 +355,9 @@ fn every_fixture_passes_the_sse_checklist() {
     assert!(checked > 0);
 }
 
-/// Content rebuilt from the SSE chunks equals the agent's own result text:
-/// on every cursor fixture with an ok result, and on the real captures.
+/// Content rebuilt from the SSE chunks is the agent's own result text with a
+/// blank line between its turns (cursor-agent's result joins them without
+/// one): on every cursor fixture with an ok result, and on the real captures.
 fn content_equals_result(path: &Path, extra: &[&str]) -> usize {
     let mut args = vec!["--to", "openai-sse"];
     args.extend(extra);
@@ -381,7 +367,7 @@ fn content_equals_result(path: &Path, extra: &[&str]) -> usize {
     let exp = expected(&cstream_file(&["--to", "events"], path).out());
     let mut n = 0;
     for e in exp {
-        let Some(r) = e.result.filter(|r| r["ok"] == true) else {
+        let Some(r) = e.result.as_ref().filter(|r| r["ok"] == true) else {
             continue;
         };
         let Some(text) = r["text"].as_str() else {
@@ -389,9 +375,10 @@ fn content_equals_result(path: &Path, extra: &[&str]) -> usize {
         };
         let s = streams
             .iter()
-            .find(|s| s.id == format!("chatcmpl-{}", e.id))
-            .unwrap_or_else(|| panic!("{ctx}: no stream for {}", e.id));
-        assert_eq!(s.content, text, "{ctx}: rebuilt content vs result");
+            .find(|s| s.id == format!("chatcmpl-{}", e.session_id))
+            .unwrap_or_else(|| panic!("{ctx}: no stream for {}", e.session_id));
+        assert_eq!(e.turns.concat(), text, "{ctx}: the turns vs the result");
+        assert_eq!(s.content, e.chat_text(), "{ctx}: rebuilt content vs result");
         n += 1;
     }
     n
@@ -868,7 +855,9 @@ fn every_delta_is_written_before_the_next_line_is_read() {
                 r#"{{"type":"assistant","message":{{"content":[{{"type":"text","text":"{text}"}}]}},"session_id":"s1","timestamp_ms":{i}}}"#
             )
         };
-        lines.push((format!("{line}\n"), Some(format!("\"{text}\""))));
+        // The text ends a JSON string (a new turn's text starts with a
+        // paragraph break).
+        lines.push((format!("{line}\n"), Some(format!("{text}\""))));
     }
     // Every streaming chat format, on the same chat core.
     for format in [

@@ -25,12 +25,15 @@ struct Response {
 }
 
 impl Response {
+    /// The answer: the message items' texts, each item a paragraph (an
+    /// item starts without the separator a single string would need).
     fn text(&self) -> String {
-        self.items
-            .iter()
-            .filter(|i| i["type"] == "message")
-            .map(|i| i["content"][0]["text"].as_str().unwrap())
-            .collect()
+        common::join_paragraphs(
+            self.items
+                .iter()
+                .filter(|i| i["type"] == "message")
+                .map(|i| i["content"][0]["text"].as_str().unwrap()),
+        )
     }
 }
 
@@ -67,6 +70,9 @@ fn read_sse(out: &str, ctx: &str) -> Vec<Response> {
     let mut open: Option<usize> = None;
     let mut over = true;
     let mut id = String::new();
+    // The message of the `error` event just read: only `response.failed`
+    // (with the same message) may follow it.
+    let mut error: Option<String> = None;
     for rec in out.split_terminator("\n\n") {
         let (head, data) = rec
             .split_once('\n')
@@ -83,6 +89,10 @@ fn read_sse(out: &str, ctx: &str) -> Vec<Response> {
             all.push(Response::default());
         }
         assert!(!over, "{ctx}: {name} outside a response");
+        assert!(
+            error.is_none() || name == "response.failed",
+            "{ctx}: {name} after the error event"
+        );
         assert_eq!(count(&v["sequence_number"]), seq, "{ctx}: sequence_number");
         seq += 1;
         let r = all.last_mut().unwrap();
@@ -97,6 +107,15 @@ fn read_sse(out: &str, ctx: &str) -> Vec<Response> {
             i
         };
         match name {
+            "error" => {
+                // The flat shape: a nested `error` key makes openai-python
+                // raise before the event is seen.
+                assert!(v.get("error").is_none(), "{ctx}: nested error: {v}");
+                assert_eq!(v["code"], "server_error", "{ctx}");
+                assert!(v["param"].is_null(), "{ctx}");
+                let m = v["message"].as_str().expect("error message");
+                error = Some(m.to_owned());
+            }
             "response.created" | "response.in_progress" => {
                 let resp = &v["response"];
                 assert_eq!(resp["id"], id.as_str(), "{ctx}");
@@ -219,12 +238,18 @@ fn read_sse(out: &str, ctx: &str) -> Vec<Response> {
                     "{ctx}: final output vs the items"
                 );
                 if name == "response.completed" {
+                    assert!(error.is_none(), "{ctx}: an error event, then completed");
                     assert_eq!(resp["status"], "completed");
                     assert!(resp["error"].is_null());
                     check_usage(&resp["usage"], ctx);
                 } else {
                     assert_eq!(resp["status"], "failed");
                     let e = &resp["error"];
+                    assert_eq!(
+                        error.take().as_deref(),
+                        e["message"].as_str(),
+                        "{ctx}: response.failed without the error event before it"
+                    );
                     assert!(
                         e["code"] == "server_error"
                             && e["message"].as_str().is_some_and(|m| !m.is_empty())
