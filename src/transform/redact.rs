@@ -111,10 +111,21 @@ pub struct Redactor {
 impl Redactor {
     /// The built-in patterns plus `user` (each a regex; kind `custom`).
     pub fn new(user: &[String]) -> Result<Self, regex::Error> {
-        let mut patterns = Vec::new();
-        for (kind, re) in KINDS {
-            patterns.push((*kind, Regex::new(re).expect("built-in pattern is valid")));
-        }
+        // Compiled once per process and cloned (a clone shares the compiled
+        // program): `--output-dir` and `--jobs` build a pipeline per file,
+        // and compiling the built-ins each time cost ~0.5 ms a file.
+        static BUILT_IN: std::sync::OnceLock<Vec<Regex>> = std::sync::OnceLock::new();
+        let built_in = BUILT_IN.get_or_init(|| {
+            KINDS
+                .iter()
+                .map(|(_, re)| Regex::new(re).expect("built-in pattern is valid"))
+                .collect()
+        });
+        let mut patterns: Vec<(&'static str, Regex)> = KINDS
+            .iter()
+            .zip(built_in)
+            .map(|((kind, _), re)| (*kind, re.clone()))
+            .collect();
         for re in user {
             patterns.push(("custom", Regex::new(re)?));
         }
