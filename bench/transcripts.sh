@@ -68,6 +68,8 @@ echo "| command | time | throughput | peak RSS | output |"
 echo "|---|---|---|---|---|"
 run "cstream --to html --output-dir (1 job)" "$tmp/out-html" \
     "$cs" --jobs 1 --to html --output-dir "$tmp/out-html" "$sub/projects"
+run "cstream --to html -o one page (1 job)" "$tmp/out-one" \
+    "$cs" --jobs 1 --to html -o "$tmp/out-one/all.html" "$sub/projects"
 run "cstream --to markdown --output-dir (1 job)" "$tmp/out-md" \
     "$cs" --jobs 1 --to markdown --output-dir "$tmp/out-md" "$sub/projects"
 find "$sub/projects" -name 'claude-code-log-cache.db*' -delete
