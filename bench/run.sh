@@ -24,7 +24,7 @@ set -euo pipefail
 usage() {
   cat <<'EOF'
 usage: bench/run.sh [--quick] [--mb N] [--seed S] [--runs R] [--no-build] [--no-jq]
-                    [--no-extra] [--keep-going]
+                    [--no-extra] [--no-formats] [--keep-going]
 
   --quick       20 MiB input, 3 rounds, cumulative 100x10000, backpressure 16 KiB events
   --mb N        size of the mixed stream in MiB (default 200)
@@ -33,10 +33,12 @@ usage: bench/run.sh [--quick] [--mb N] [--seed S] [--runs R] [--no-build] [--no-
   --no-build    use the binaries already in target/release
   --no-jq       skip the jq baseline even when jq is installed
   --no-extra    skip the cumulative and backpressure cases
+  --no-formats  skip the rows of the other output formats (Responses, Messages,
+                documents, markdown, html, --redact)
 EOF
 }
 
-MB=200 SEED=1 RUNS= QUICK=0 BUILD=1 JQ=1 EXTRA=1
+MB=200 SEED=1 RUNS= QUICK=0 BUILD=1 JQ=1 EXTRA=1 FORMATS=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) QUICK=1 ;;
@@ -46,6 +48,7 @@ while [ $# -gt 0 ]; do
     --no-build) BUILD=0 ;;
     --no-jq) JQ=0 ;;
     --no-extra) EXTRA=0 ;;
+    --no-formats) FORMATS=0 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "bench/run.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
   esac
@@ -180,6 +183,16 @@ CMDS=(
 )
 [ "$HAS_SSE" = 1 ] && CMDS+=("cstream --to openai-sse|$CSTREAM --to openai-sse")
 CMDS+=("cstream --to text --color never|$CSTREAM --to text --color never")
+# Every other output format on the same input, each row only when this cstream
+# has it: the chat formats next to openai-sse, the documents, the transcripts
+# for people (redacted by default), and the redaction alone on events.
+if [ "$FORMATS" = 1 ]; then
+  for args in "--to openai-responses" "--to openai-responses-json" "--to anthropic-sse" \
+      "--to anthropic-json" "--to documents" "--to markdown" "--to html" "--to events --redact"; do
+    # shellcheck disable=SC2086 # the words of $args are the flags
+    supports $args && CMDS+=("cstream $args|$CSTREAM $args")
+  done
+fi
 [ "$HAS_JQ" = 1 ] && CMDS+=("jq -c -r -f to_openai_sse.jq|jq -c -r -f $JQPROG")
 
 machine() {

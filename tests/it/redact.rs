@@ -292,3 +292,38 @@ fn no_redact_conflicts_with_redact() {
         );
     }
 }
+
+/// A PEM block is a key body between its markers: an encrypted key's
+/// header lines and a body in a tool's JSON result are caught; source code
+/// that only names both markers (a PEM parser) keeps its code.
+#[test]
+fn pem_blocks_and_code_that_names_them() {
+    let key = "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,FAKE0123\n\nMIIEFAKEfake+/FAKEfake=\n-----END RSA PRIVATE KEY-----";
+    let code = "if line == \"-----BEGIN PRIVATE KEY-----\" { start(); }\nelse if line == \"-----END PRIVATE KEY-----\" { end(); }";
+    for (text, secret) in [(key, true), (code, false)] {
+        let out = cstream(
+            &["--from", "events", "--to", "events", "--redact"],
+            &stream(&[text]),
+        )
+        .out();
+        assert_eq!(
+            !out.contains("MIIEFAKE") && !out.contains("start()"),
+            secret,
+            "{out}"
+        );
+        assert_eq!(out.contains("[REDACTED:pem_private_key]"), secret, "{out}");
+        // The same text as a tool's structured result: matched in the JSON.
+        let line = format!(
+            "{}\n{}\n",
+            r#"{"type":"session_started","sessionId":"s","dialect":"events"}"#,
+            serde_json::json!({"type": "tool_call_completed", "sessionId": "s", "callId": "c",
+                "toolName": "read", "ok": true, "result": {"content": text}})
+        );
+        let out = cstream(
+            &["--from", "events", "--to", "events", "--redact"],
+            &line.into_bytes(),
+        )
+        .out();
+        assert_eq!(out.contains("[REDACTED:pem_private_key]"), secret, "{out}");
+    }
+}
