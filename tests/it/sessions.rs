@@ -884,3 +884,64 @@ fn cursor_transcripts_say_what_they_do_not_record() {
         }
     }
 }
+
+/// A Codex rollout with one 8 MB record (a tool's whole output, as a
+/// rollout saves it): read like any other, no warning, the output whole
+/// in the events, and every other record converted as without it.
+#[test]
+fn codex_rollout_with_an_8_mb_record() {
+    let path = fixtures_dir()
+        .join("codex-rollout/rollout_events-and-history-once_token-totals_compacted.jsonl");
+    let raw = std::fs::read_to_string(&path).unwrap();
+    let big: String = "0123456789abcdef\n".repeat(8 * 1024 * 1024 / 17);
+    let mut with = String::new();
+    for line in raw.lines() {
+        with.push_str(line);
+        with.push('\n');
+        if line.contains("\"type\":\"function_call\"") && line.contains("call_A1") {
+            let rec = serde_json::json!({
+                "timestamp": "2026-03-02T09:00:06.000Z",
+                "type": "response_item",
+                "payload": {"type": "function_call", "name": "exec_command",
+                    "arguments": "{\"cmd\":\"cat big.log\"}", "call_id": "call_BIG"},
+            });
+            with.push_str(&format!("{rec}\n"));
+            let rec = serde_json::json!({
+                "timestamp": "2026-03-02T09:00:07.000Z",
+                "type": "response_item",
+                "payload": {"type": "function_call_output", "call_id": "call_BIG", "output": big},
+            });
+            with.push_str(&format!("{rec}\n"));
+        }
+    }
+    assert!(
+        with.len() > raw.len() + 8_000_000,
+        "the record was not planted"
+    );
+    let plain = common::cstream(&["--to", "events"], raw.as_bytes());
+    let run = common::cstream(&["--to", "events"], with.as_bytes());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.is_empty(), "warned: {}", run.stderr);
+    let evs = events(&run.out());
+    let done = evs
+        .iter()
+        .find(|e| ty(e) == "tool_call_completed" && e["callId"] == "call_BIG")
+        .expect("the big call completes");
+    assert!(
+        done.to_string()
+            .contains(&serde_json::to_string(&big).unwrap()[1..1000]),
+        "the output is not there"
+    );
+    let others = |evs: &[Value]| -> Vec<String> {
+        evs.iter()
+            .filter(|e| e["callId"] != "call_BIG")
+            .map(|e| {
+                let mut e = e.clone();
+                e.as_object_mut().unwrap().remove("ts");
+                e.to_string()
+            })
+            .collect()
+    };
+    let (a, b) = (others(&events(&plain.out())), others(&evs));
+    assert_eq!(a, b, "events beside the big record changed");
+}
