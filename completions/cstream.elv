@@ -32,6 +32,8 @@ set edit:completion:arg-completer[cstream] = {|@words|
             cand -j 'Read N files at once; the output is the same, in input order [default: the number of cores with several files, else 1]'
             cand --jobs 'Read N files at once; the output is the same, in input order [default: the number of cores with several files, else 1]'
             cand --truncate-shell 'Cap each tool call''s shell output at SIZE bytes (64K, 1M, …): live output up to SIZE, then a marker; the completed output keeps its last SIZE bytes'
+            cand --since 'Only sessions that started at or after TIME: an RFC 3339 time, a date (2026-03-02, UTC midnight) or an age (90m, 12h, 7d, 2w); a session that cannot be dated is kept'
+            cand --until 'Only sessions that started before TIME (same forms as --since)'
             cand --redact-pattern 'Also redact what REGEX matches (kind `custom`; repeatable; implies --redact)'
             cand --coalesce 'With --to events: merge deltas into whole messages and tool calls (whole, the default), or merge adjacent deltas that arrived together (burst)'
             cand --reasoning-field 'openai formats: the delta/message field thinking goes to (none: no thinking in any chat format)'

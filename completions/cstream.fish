@@ -32,6 +32,8 @@ complete -c cstream -l summary -d 'When the run ends, append a Markdown summary 
 complete -c cstream -l outputs -d 'When the run ends, append key=value lines to FILE (for $GITHUB_OUTPUT): outcome, tokens, cost, turns, duration, error' -r -F
 complete -c cstream -s j -l jobs -d 'Read N files at once; the output is the same, in input order [default: the number of cores with several files, else 1]' -r
 complete -c cstream -l truncate-shell -d 'Cap each tool call\'s shell output at SIZE bytes (64K, 1M, …): live output up to SIZE, then a marker; the completed output keeps its last SIZE bytes' -r
+complete -c cstream -l since -d 'Only sessions that started at or after TIME: an RFC 3339 time, a date (2026-03-02, UTC midnight) or an age (90m, 12h, 7d, 2w); a session that cannot be dated is kept' -r
+complete -c cstream -l until -d 'Only sessions that started before TIME (same forms as --since)' -r
 complete -c cstream -l redact-pattern -d 'Also redact what REGEX matches (kind `custom`; repeatable; implies --redact)' -r
 complete -c cstream -l coalesce -d 'With --to events: merge deltas into whole messages and tool calls (whole, the default), or merge adjacent deltas that arrived together (burst)' -r -f -a "whole\t'Whole messages, thinking phases and tool calls'
 burst\t'Adjacent deltas of one kind that were read together'"

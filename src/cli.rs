@@ -20,6 +20,14 @@ use crate::transform::NormalizeOptions;
 use crate::transform::coalesce::CoalesceMode;
 use crate::transform::truncate::parse_size;
 
+/// `--since`/`--until`, read against the current time (for ages such as `7d`).
+fn parse_when(s: &str) -> Result<i64, String> {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    crate::transform::window::parse_time(s, now)
+}
+
 /// A `--redact-pattern`: checked here so that a bad one stops the run before it reads.
 fn parse_regex(s: &str) -> Result<String, String> {
     regex::Regex::new(s)
@@ -203,6 +211,15 @@ pub struct Cli {
     /// payloads; by default each is replaced by `[image: TYPE, SIZE]`
     #[arg(long)]
     pub keep_images: bool,
+
+    /// Only sessions that started at or after TIME: an RFC 3339 time, a date (2026-03-02, UTC
+    /// midnight) or an age (90m, 12h, 7d, 2w); a session that cannot be dated is kept
+    #[arg(long, value_name = "TIME", value_parser = parse_when)]
+    pub since: Option<i64>,
+
+    /// Only sessions that started before TIME (same forms as --since)
+    #[arg(long, value_name = "TIME", value_parser = parse_when)]
+    pub until: Option<i64>,
 
     /// Replace secrets (provider API keys, cloud keys, GitHub and Slack tokens, JWTs, PEM private
     /// keys) with `[REDACTED:<kind>]` in every field of every format, and in warnings that quote
@@ -655,6 +672,7 @@ impl Cli {
             strict: self.strict,
             truncate_shell: self.truncate_shell,
             keep_images: self.keep_images,
+            window: (self.since, self.until),
             redact: if self.no_redact {
                 Redaction::Off
             } else if self.redact || !self.redact_pattern.is_empty() {

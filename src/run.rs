@@ -78,6 +78,8 @@ pub struct Config {
     pub(crate) truncate_shell: Option<usize>,
     /// `--keep-images`: leave base64 images in the payloads.
     pub(crate) keep_images: bool,
+    /// `--since`/`--until`: sessions that started in [since, until), epoch ms.
+    pub(crate) window: (Option<i64>, Option<i64>),
     /// `--coalesce`: merge deltas before writing (`--to events`).
     pub(crate) coalesce: Option<CoalesceMode>,
     /// `--redact` / `--no-redact`, or neither (on for the transcripts and
@@ -220,6 +222,15 @@ impl Config {
     #[must_use]
     pub fn keep_images(mut self, on: bool) -> Config {
         self.keep_images = on;
+        self
+    }
+
+    /// Only the sessions that started at or after `since` and before
+    /// `until` (epoch milliseconds; `--since`, `--until`). A session whose
+    /// start cannot be dated is kept.
+    #[must_use]
+    pub fn window(mut self, since: Option<i64>, until: Option<i64>) -> Config {
+        self.window = (since, until);
         self
     }
 
@@ -499,6 +510,8 @@ struct Pipeline<'s> {
     counters: Option<Rc<Counters>>,
     /// `--redact`: matches per kind.
     redacted: Option<RedactCounts>,
+    /// The `--since`/`--until` filter's counts, when it is on.
+    pub(crate) window: Option<Rc<crate::transform::window::WindowCounts>>,
     started: Instant,
     /// `-e`: report sessions that did not end well.
     report_sessions: bool,
@@ -590,6 +603,14 @@ impl<'s> Pipeline<'s> {
             // Before the summary and every format: no payload carries an image.
             sink = Box::new(crate::transform::images::Images::new(sink));
         }
+        // Before the summary and the formats: a session outside the window
+        // is not counted anywhere.
+        let mut window = None;
+        if cfg.window != (None, None) {
+            let w = crate::transform::window::Window::new(sink, cfg.window.0, cfg.window.1);
+            window = Some(w.counts());
+            sink = Box::new(w);
+        }
         // Outermost, so that nothing downstream (the summary, coalescing,
         // truncation markers, the format) ever sees a secret.
         let mut redacted = None;
@@ -611,6 +632,7 @@ impl<'s> Pipeline<'s> {
             notices: 0,
             counters,
             redacted,
+            window,
             started,
             report_sessions: cfg.report_sessions,
             forced: cfg.from,

@@ -278,9 +278,15 @@ fn convert_to(cfg: &Config, input: &Input, target: &Result<PathBuf, String>, tx:
     done.outcomes = p.norm.outcomes;
     done.bad_lines = diag.bad_lines;
     done.stop = p.stop;
+    // With --since/--until, a file none of whose sessions is in the window
+    // gets no output file.
+    let empty = p.window.as_ref().is_some_and(|w| w.passed.get() == 0);
     // Closes the file.
     drop(p);
     match r {
+        Ok(()) if empty => {
+            let _ = fs::remove_file(&tmp);
+        }
         Ok(()) => done.written = Some((tmp, target.clone())),
         Err(e) => {
             let _ = fs::remove_file(&tmp);

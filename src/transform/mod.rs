@@ -31,6 +31,7 @@ pub mod coalesce;
 pub mod images;
 pub mod redact;
 pub mod truncate;
+pub mod window;
 
 use std::borrow::Cow;
 use std::collections::VecDeque;

@@ -44,3 +44,4 @@ mod summary;
 mod text_terminal;
 mod transcript;
 mod transforms;
+mod window;
