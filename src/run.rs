@@ -1203,6 +1203,7 @@ fn finish(
     if let Some(st) = &p.summary {
         let mut st = st.borrow_mut();
         st.end_session();
+        st.fold_saved();
         let redact = |text: String| match &p.summary_redactor {
             Some(r) => r.redact(&text).unwrap_or(text),
             None => text,

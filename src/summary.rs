@@ -215,6 +215,89 @@ pub struct RunSummary {
     /// Totals over every session.
     pub total: Totals,
     cur: Option<SessionSummary>,
+    /// Saved sessions (one file each) by id, pointing into `saved`: the
+    /// same id read twice in a run is one session saved twice.
+    saved_ids: std::collections::HashMap<String, usize>,
+    /// The copy of each saved session that counts, added to the totals
+    /// when the run ends ([`RunSummary::fold_saved`]).
+    saved: Vec<Contrib>,
+}
+
+/// The dialects of saved session files: each file is one whole session,
+/// so two files with one session id are two saves of it (an archived copy
+/// of an active one, a copied file). Live streams are left out: a resumed
+/// session streams its new turns under its old id, and those add up.
+const SAVED: &[&str] = &[
+    "claude-project",
+    "codex-rollout",
+    "gemini-chat",
+    "cursor-transcript",
+];
+
+/// What one session adds to the totals.
+#[derive(Debug, Clone)]
+struct Contrib {
+    outcome: Outcome,
+    usage: Option<Usage>,
+    cost_usd: Option<f64>,
+    tool_calls: u64,
+    failed_calls: u64,
+    turns: u64,
+    duration_ms: Option<u64>,
+    error: Option<(String, String)>,
+}
+
+impl Contrib {
+    fn of(s: &SessionSummary) -> Contrib {
+        Contrib {
+            outcome: s.outcome(),
+            usage: s.usage,
+            cost_usd: s.cost_usd,
+            tool_calls: s.tool_calls,
+            failed_calls: s.failed_calls,
+            turns: s.turns(),
+            duration_ms: s.duration_ms(),
+            error: s.error().map(|e| (s.id.clone(), e.to_owned())),
+        }
+    }
+
+    /// Which of two saves of a session counts: the one that recorded more
+    /// (tokens, then turns, then tool calls) — the later save of a session
+    /// that went on; on a tie, the first one read.
+    fn weight(&self) -> (u64, u64, u64) {
+        let u = self.usage.unwrap_or_default();
+        (
+            u.input.saturating_add(u.output),
+            self.turns,
+            self.tool_calls,
+        )
+    }
+}
+
+impl Totals {
+    fn add(&mut self, c: &Contrib) {
+        self.sessions += 1;
+        match c.outcome {
+            Outcome::Success => {}
+            Outcome::Failure => self.failed += 1,
+            Outcome::Incomplete => self.incomplete += 1,
+        }
+        if let Some(u) = c.usage {
+            self.usage = Some(self.usage.unwrap_or_default().add(&u));
+        }
+        if let Some(c) = c.cost_usd {
+            self.cost_usd = Some(self.cost_usd.unwrap_or(0.0) + c);
+        }
+        self.tool_calls += c.tool_calls;
+        self.failed_calls += c.failed_calls;
+        self.turns += c.turns;
+        if let Some(d) = c.duration_ms {
+            self.duration_ms = Some(self.duration_ms.unwrap_or(0).saturating_add(d));
+        }
+        if self.error.is_none() {
+            self.error.clone_from(&c.error);
+        }
+    }
 }
 
 /// Figures added up over every session of the run.
@@ -231,39 +314,40 @@ pub struct Totals {
     pub duration_ms: Option<u64>,
     /// The first failed or cut-off session's id and error.
     pub error: Option<(String, String)>,
+    /// Saved sessions read again (the same id in two files): counted once.
+    pub duplicates: u64,
 }
 
 impl RunSummary {
     /// The open session is over (also called when the run ends).
     pub fn end_session(&mut self) {
         let Some(s) = self.cur.take() else { return };
-        let t = &mut self.total;
-        t.sessions += 1;
-        match s.outcome() {
-            Outcome::Success => {}
-            Outcome::Failure => t.failed += 1,
-            Outcome::Incomplete => t.incomplete += 1,
-        }
-        if let Some(u) = s.usage {
-            t.usage = Some(t.usage.unwrap_or_default().add(&u));
-        }
-        if let Some(c) = s.cost_usd {
-            t.cost_usd = Some(t.cost_usd.unwrap_or(0.0) + c);
-        }
-        t.tool_calls += s.tool_calls;
-        t.failed_calls += s.failed_calls;
-        t.turns += s.turns();
-        if let Some(d) = s.duration_ms() {
-            t.duration_ms = Some(t.duration_ms.unwrap_or(0).saturating_add(d));
-        }
-        if t.error.is_none()
-            && let Some(e) = s.error()
-        {
-            t.error = Some((s.id.clone(), e.to_owned()));
+        let c = Contrib::of(&s);
+        if s.dialect.as_deref().is_some_and(|d| SAVED.contains(&d)) {
+            if let Some(&i) = self.saved_ids.get(&s.id) {
+                self.total.duplicates += 1;
+                if c.weight() > self.saved[i].weight() {
+                    self.saved[i] = c;
+                }
+            } else {
+                self.saved_ids.insert(s.id.clone(), self.saved.len());
+                self.saved.push(c);
+            }
+        } else {
+            self.total.add(&c);
         }
         if self.sessions.len() < MAX_ROWS {
             self.sessions.push(s);
         }
+    }
+
+    /// Add the saved sessions to the totals, each once (the copy that
+    /// counts); the run is over.
+    pub fn fold_saved(&mut self) {
+        for c in std::mem::take(&mut self.saved) {
+            self.total.add(&c);
+        }
+        self.saved_ids.clear();
     }
 
     /// The run's verdict: a failure if any session failed, else incomplete
@@ -318,11 +402,20 @@ impl RunSummary {
                 duration(s.duration_ms()),
             );
         }
-        if t.sessions > self.sessions.len() as u64 {
+        let rows = t.sessions + t.duplicates;
+        if rows > self.sessions.len() as u64 {
             let _ = writeln!(
                 m,
                 "\n{} more sessions are counted in the totals only.",
-                t.sessions - self.sessions.len() as u64
+                rows - self.sessions.len() as u64
+            );
+        }
+        if t.duplicates > 0 {
+            let _ = writeln!(
+                m,
+                "\n{} saved session{} read again (the same session id in another file) counted once, as the copy that recorded the most.",
+                t.duplicates,
+                if t.duplicates == 1 { " was" } else { "s were" }
             );
         }
         let _ = writeln!(
@@ -382,6 +475,7 @@ impl RunSummary {
         put("sessions", &t.sessions.to_string());
         put("failed", &t.failed.to_string());
         put("incomplete", &t.incomplete.to_string());
+        put("duplicates", &t.duplicates.to_string());
         put("turns", &t.turns.to_string());
         put("tool_calls", &t.tool_calls.to_string());
         put("failed_calls", &t.failed_calls.to_string());

@@ -245,3 +245,66 @@ fn the_summary_stays_within_a_mebibyte() {
     assert_eq!(parse_outputs(&outputs)["failed_calls"], "2400");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The same saved session read twice in one run (an `archived_sessions/`
+/// copy beside the active file, a copied transcript) counts once in the
+/// totals: the copy that recorded more, whichever comes first; the table
+/// lists both. Live streams with one id add up (a resumed session streams
+/// its new turns under its old id).
+#[test]
+fn a_saved_session_read_twice_counts_once() {
+    let dir = scratch("dupes");
+    let f = |p: &str| common::fixtures_dir().join(p);
+    let claude = f("claude-project/rewind_parallel-results_placeholder-usage.jsonl");
+    let codex = f("codex-rollout/rollout_events-and-history-once_token-totals_compacted.jsonl");
+    let s = |p: &Path| p.to_str().unwrap().to_owned();
+    let once = |files: &[String]| {
+        let mut a: Vec<&str> = vec!["--to", "events"];
+        a.extend(files.iter().map(String::as_str));
+        parse_outputs(&with_summary(&a, b"", &dir).2)
+    };
+    let single = once(&[s(&claude), s(&codex)]);
+    assert_ne!(single["tokens_in"], "0", "the fixtures carry usage");
+    // A shorter save of the Codex session: its first half.
+    let raw = std::fs::read_to_string(&codex).unwrap();
+    let lines: Vec<&str> = raw.lines().collect();
+    let short = dir.join("archived-rollout.jsonl");
+    std::fs::write(&short, lines[..lines.len() / 2].join("\n") + "\n").unwrap();
+    for files in [
+        vec![s(&claude), s(&codex), s(&claude), s(&short)],
+        vec![s(&short), s(&claude), s(&codex), s(&claude)],
+    ] {
+        let (_, summary, outputs, _) = {
+            let mut a: Vec<&str> = vec!["--to", "events"];
+            a.extend(files.iter().map(String::as_str));
+            with_summary(&a, b"", &dir)
+        };
+        let o = parse_outputs(&outputs);
+        for k in [
+            "sessions",
+            "tokens_in",
+            "tokens_out",
+            "tokens_cached",
+            "cost_usd",
+            "turns",
+            "tool_calls",
+        ] {
+            assert_eq!(o[k], single[k], "{k} with {files:?}");
+        }
+        assert_eq!(o["duplicates"], "2", "{files:?}");
+        assert!(
+            summary.contains("2 saved sessions were read again"),
+            "{summary}"
+        );
+        let rows = summary.lines().filter(|l| l.starts_with("| `")).count();
+        assert_eq!(rows, 4, "{summary}");
+    }
+    // A live stream read twice is two runs of turns: they add up.
+    let live = s(&f("claude/multi-turn_repeated-init_rate-limit.jsonl"));
+    let one = once(std::slice::from_ref(&live));
+    let two = once(&[live.clone(), live]);
+    assert_eq!(two["duplicates"], "0");
+    let n = |o: &HashMap<String, String>, k: &str| o[k].parse::<u64>().unwrap();
+    assert_eq!(n(&two, "tokens_in"), 2 * n(&one, "tokens_in"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
