@@ -22,10 +22,7 @@ use crate::transform::truncate::parse_size;
 
 /// `--since`/`--until`, read against the current time (for ages such as `7d`).
 fn parse_when(s: &str) -> Result<i64, String> {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
-    crate::transform::window::parse_time(s, now)
+    crate::parse_time(s)
 }
 
 /// A `--redact-pattern`: checked here so that a bad one stops the run before it reads.

@@ -140,13 +140,93 @@ where
     run::for_each_event(config, input, f, &mut diag::Diag::sink())
 }
 
+/// A problem with the input that the command line would print on standard
+/// error: a line that is not valid input, a repair, or an input that could
+/// not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    /// The input's name: the path, or the name given to [`convert_named`].
+    pub file: String,
+    /// The input line it is about (1-based), when it is about one line.
+    pub line: Option<u64>,
+    /// What is wrong, as the command line words it.
+    pub message: String,
+    /// The input could not be read to its end ([`Exit::Fatal`]); without
+    /// this, the run went on past the problem.
+    pub fatal: bool,
+}
+
+/// A diagnostics collector that hands each message to `on_warning`.
+fn reporting<'a>(file: &str, on_warning: &'a mut dyn FnMut(Warning)) -> diag::Diag<'a> {
+    let file = file.to_owned();
+    diag::Diag::recording(Box::new(move |m| {
+        let (line, message, fatal) = match m {
+            diag::Message::Warn(_, line, msg) => (Some(line), msg, false),
+            diag::Message::Note(msg) | diag::Message::Session(msg) => (None, msg, false),
+            diag::Message::Error(msg) => (None, msg, true),
+        };
+        on_warning(Warning {
+            file: file.clone(),
+            line,
+            message,
+            fatal,
+        })
+    }))
+}
+
+/// [`convert`] of the file at `path`, as the command line converts a file
+/// argument: a saved session's side files (a Claude transcript's offloaded
+/// tool results and sub-agents) are found beside it, and each warning is
+/// handed to `on_warning`. A file that cannot be opened is a fatal
+/// [`Warning`] and a [`Report::read_failed`] report, not an `Err`.
+pub fn convert_file<W: Write>(
+    path: &std::path::Path,
+    output: W,
+    config: &Config,
+    on_warning: &mut dyn FnMut(Warning),
+) -> io::Result<Report> {
+    let input = run::Input::Path(path.to_owned());
+    let mut diag = reporting(&input.display_name(), on_warning);
+    diag.file = input.display_name();
+    // A library run reads the one file it is given: no directory, no
+    // parallel jobs, no output directory.
+    let mut config = config.clone();
+    config.jobs = 1;
+    config.output_dir = None;
+    run::run_with_stdin(&config, &[input], io::empty(), output, &mut diag)
+}
+
+/// [`convert`], handing each warning to `on_warning` with `name` as the
+/// input's name.
+pub fn convert_named<R: Read, W: Write>(
+    input: R,
+    name: &str,
+    output: W,
+    config: &Config,
+    on_warning: &mut dyn FnMut(Warning),
+) -> io::Result<Report> {
+    let mut diag = reporting(name, on_warning);
+    diag.file = name.to_owned();
+    run::convert(config, input, output, &mut diag)
+}
+
+/// A time as `--since` and `--until` take it, in epoch milliseconds: an RFC
+/// 3339 time (`2026-03-02T09:00:00Z`), a UTC date (`2026-03-02`, its
+/// midnight), or an age before now (`90m`, `12h`, `7d`, `2w`).
+pub fn parse_time(s: &str) -> Result<i64, String> {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    transform::window::parse_time(s, now)
+}
+
 /// What the command-line binary and the project's own tests use: no part of
 /// the library API, and it changes without notice.
 #[doc(hidden)]
 pub mod __internal {
     #[cfg(feature = "cli")]
     pub use crate::cli::{Cli, ColorEnv, Generate, generate, main};
-    pub use crate::diag::Diag;
+    pub use crate::diag::{Diag, WARNINGS_SHOWN_PER_KIND};
     pub use crate::output::transcript::markdown::OUTPUT_CAP_BYTES;
     pub use crate::run::{BINARY_SNIFF_BYTES, DIALECT_CHECK_RECORDS, convert, run_with_stdin};
     pub use crate::terminal::is_unsafe;

@@ -185,6 +185,17 @@ impl Config {
         self
     }
 
+    /// Replace secrets in every format with the built-in patterns and these
+    /// regular expressions besides (`--redact-pattern`). `Err` names the
+    /// first pattern that is not a valid regex.
+    pub fn redact_patterns(mut self, patterns: Vec<String>) -> Result<Config, String> {
+        for p in &patterns {
+            regex::Regex::new(p).map_err(|e| format!("{p}: {e}"))?;
+        }
+        self.redact = Redaction::On(patterns);
+        Ok(self)
+    }
+
     /// Read every input as `dialect` (`--from`) instead of detecting it from
     /// each input's first lines.
     #[must_use]

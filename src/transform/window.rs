@@ -141,7 +141,6 @@ impl Sink for Window<'_> {
 /// A `--since`/`--until` value as epoch milliseconds: an RFC 3339 time
 /// (`2026-03-02T09:00:00Z`, `…+02:00`), a UTC date (`2026-03-02`, its
 /// midnight), or an age before `now_ms` (`90m`, `12h`, `7d`, `2w`).
-#[cfg(any(test, feature = "cli"))]
 pub fn parse_time(s: &str, now_ms: i64) -> Result<i64, String> {
     let s = s.trim();
     if let Some(ms) = crate::time::iso_ms(s) {

@@ -4,7 +4,7 @@
 
 use std::io;
 
-use crate::common::{cstream, fixture_args, fixtures};
+use crate::common::{cstream, cstream_file, fixture_args, fixtures};
 use cstream::{Config, Exit, Format, Kind};
 
 const CREATED: i64 = 1_700_000_000;
@@ -125,6 +125,101 @@ fn convert_with_warnings_names_the_line() {
     assert_eq!(report.bad_lines(), 1);
     assert_eq!(report.exit(false), Exit::BadInput);
     assert_eq!(report.sessions(), 1);
+}
+
+/// `convert_file` reads a file as the command line reads a file argument
+/// (saved sessions find their side files beside it): the same bytes in
+/// every format, and one `Warning` per warning line the command line
+/// prints, with the same file, line and message.
+#[test]
+fn convert_file_is_the_command_line_on_a_file() {
+    let mut n = 0;
+    for path in fixtures() {
+        if !fixture_args(&path).is_empty() {
+            continue;
+        }
+        for format in [Format::Events, Format::Documents, Format::Markdown] {
+            let cli = cstream_file(&["--to", format.name()], &path);
+            let mut out = Vec::new();
+            let mut warnings = Vec::new();
+            let report = cstream::convert_file(&path, &mut out, &Config::new(format), &mut |w| {
+                warnings.push(w)
+            })
+            .unwrap();
+            let name = path.display().to_string();
+            assert!(out == cli.stdout, "{name} --to {}", format.name());
+            assert_eq!(report.exit(false) as u8, cli.code, "{name}");
+            let printed: Vec<String> = warnings
+                .iter()
+                .map(|w| {
+                    assert_eq!(w.file, name);
+                    assert!(!w.fatal, "{name}: {w:?}");
+                    match w.line {
+                        Some(l) => format!("cstream: warning: {}:{l}: {}", w.file, w.message),
+                        None => format!("cstream: warning: {}", w.message),
+                    }
+                })
+                .collect();
+            let shown: Vec<&str> = cli
+                .stderr
+                .lines()
+                .filter(|l| !l.contains(" not shown ("))
+                .collect();
+            if warnings.len() as u64 <= cstream::__internal::WARNINGS_SHOWN_PER_KIND {
+                assert_eq!(printed, shown, "{name}");
+            }
+            n += 1;
+        }
+    }
+    assert!(n > 100, "only {n} conversions");
+}
+
+/// A file that cannot be read is one fatal `Warning` and a report that
+/// says so (exit status 2); a bad line of a named reader names that line.
+#[test]
+fn warnings_name_the_file_and_the_line() {
+    let mut warnings = Vec::new();
+    let missing = std::path::Path::new("/nonexistent/run.jsonl");
+    let report = cstream::convert_file(missing, io::sink(), &Config::default(), &mut |w| {
+        warnings.push(w)
+    })
+    .unwrap();
+    assert!(report.read_failed());
+    assert_eq!(report.exit(false), Exit::Fatal);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].fatal);
+    assert_eq!(warnings[0].file, "/nonexistent/run.jsonl");
+    assert!(warnings[0].message.contains("No such file"), "{warnings:?}");
+
+    let input =
+        b"{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\",\"model\":\"m\"}\nnot json\n";
+    let mut warnings = Vec::new();
+    let report = cstream::convert_named(
+        &input[..],
+        "upload.jsonl",
+        io::sink(),
+        &Config::default().from(cstream::Dialect::Cursor),
+        &mut |w| warnings.push(w),
+    )
+    .unwrap();
+    assert_eq!(report.bad_lines(), 1);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert_eq!(warnings[0].file, "upload.jsonl");
+    assert_eq!(warnings[0].line, Some(2));
+    assert!(!warnings[0].fatal);
+}
+
+/// `parse_time` reads `--since`'s syntax; `redact_patterns` refuses a bad
+/// regex by name.
+#[test]
+fn times_and_patterns_are_checked() {
+    assert_eq!(cstream::parse_time("1970-01-02"), Ok(86_400_000));
+    assert!(cstream::parse_time("7d").unwrap() > 1_700_000_000_000);
+    assert!(cstream::parse_time("yesterday").is_err());
+    let err = Config::default()
+        .redact_patterns(vec!["ok".into(), "(".into()])
+        .unwrap_err();
+    assert!(err.starts_with("(:"), "{err}");
 }
 
 /// The crate root declares its stages as private modules: the public API is
