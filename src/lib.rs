@@ -149,7 +149,7 @@ pub struct Warning {
     pub file: String,
     /// The input line it is about (1-based), when it is about one line.
     pub line: Option<u64>,
-    /// What is wrong, as the command line words it.
+    /// What is wrong, as the command line words it (without the file name).
     pub message: String,
     /// The input could not be read to its end ([`Exit::Fatal`]); without
     /// this, the run went on past the problem.
@@ -159,11 +159,18 @@ pub struct Warning {
 /// A diagnostics collector that hands each message to `on_warning`.
 fn reporting<'a>(file: &str, on_warning: &'a mut dyn FnMut(Warning)) -> diag::Diag<'a> {
     let file = file.to_owned();
+    // A message about the whole file starts with its name on the command
+    // line; here the name is a field of its own.
+    let prefix = format!("{file}: ");
+    let unnamed = move |msg: String| match msg.strip_prefix(&prefix) {
+        Some(rest) => rest.to_owned(),
+        None => msg,
+    };
     diag::Diag::recording(Box::new(move |m| {
         let (line, message, fatal) = match m {
             diag::Message::Warn(_, line, msg) => (Some(line), msg, false),
-            diag::Message::Note(msg) | diag::Message::Session(msg) => (None, msg, false),
-            diag::Message::Error(msg) => (None, msg, true),
+            diag::Message::Note(msg) | diag::Message::Session(msg) => (None, unnamed(msg), false),
+            diag::Message::Error(msg) => (None, unnamed(msg), true),
         };
         on_warning(Warning {
             file: file.clone(),
@@ -197,17 +204,26 @@ pub fn convert_file<W: Write>(
 }
 
 /// [`convert`], handing each warning to `on_warning` with `name` as the
-/// input's name.
+/// input's name. `live`: the input is a stream still being written (a
+/// pipe from a running agent), where a pause in the reads releases the
+/// events held for a session's start, as [`convert`] does; otherwise it is
+/// read as a whole file, as the command line reads a regular file, and
+/// the output does not depend on how the reads fall.
 pub fn convert_named<R: Read, W: Write>(
     input: R,
     name: &str,
+    live: bool,
     output: W,
     config: &Config,
     on_warning: &mut dyn FnMut(Warning),
 ) -> io::Result<Report> {
     let mut diag = reporting(name, on_warning);
     diag.file = name.to_owned();
-    run::convert(config, input, output, &mut diag)
+    if live {
+        run::convert(config, input, output, &mut diag)
+    } else {
+        run::convert_whole(config, input, output, &mut diag)
+    }
 }
 
 /// A time as `--since` and `--until` take it, in epoch milliseconds: an RFC

@@ -1057,7 +1057,19 @@ pub fn convert<R: Read, W: Write>(
     out: W,
     diag: &mut Diag,
 ) -> io::Result<Report> {
-    convert_detaching(cfg, input, out, diag, HUGE_RECORD_BYTES)
+    convert_detaching(cfg, input, out, diag, HUGE_RECORD_BYTES, true)
+}
+
+/// [`convert`] of an input read as a whole file, not a live stream: where
+/// the reads happen to pause changes nothing (the items before a session's
+/// init wait for it), so the output is the same however the input is cut.
+pub fn convert_whole<R: Read, W: Write>(
+    cfg: &Config,
+    input: R,
+    out: W,
+    diag: &mut Diag,
+) -> io::Result<Report> {
+    convert_detaching(cfg, input, out, diag, HUGE_RECORD_BYTES, false)
 }
 
 /// What redacts the warnings that quote the input: the output's redaction,
@@ -1075,11 +1087,13 @@ fn convert_detaching<R: Read, W: Write>(
     out: W,
     diag: &mut Diag,
     huge: usize,
+    live: bool,
 ) -> io::Result<Report> {
     diag.quiet |= cfg.output.quiet;
     diag.redact = warnings_redactor(cfg);
     let mut p = Pipeline::new(cfg, out);
     p.huge = huge;
+    p.live = live;
     let mut framer = Framer::new();
     let r = one_input(&mut p, &mut framer, input, diag);
     finish(p, &framer, r, diag)
@@ -1124,7 +1138,7 @@ fn one_input<R: Read>(
     p.records = 0;
     p.unknown_records = 0;
     p.dialect_checked = false;
-    let framed = match first_block(&mut reader) {
+    let framed = match first_block(&mut reader, p.live) {
         Err(e) => Err(FrameError::Read(e)),
         Ok(first) => match memchr::memchr(0, &first) {
             // Not valid input: counted like a bad line (exit status 1), and
@@ -1184,16 +1198,22 @@ fn one_input<R: Read>(
     Ok(())
 }
 
-/// The first block of an input: one read of up to [`BINARY_SNIFF_BYTES`]
-/// (retried when interrupted), which never waits for more than the first
-/// bytes a live stream has to give.
-fn first_block<R: Read>(reader: &mut R) -> io::Result<Vec<u8>> {
+/// The first block of an input: for a live stream, one read of up to
+/// [`BINARY_SNIFF_BYTES`] (retried when interrupted), which never waits
+/// for more than the first bytes it has to give; for a whole input, reads
+/// until the block is full or the input ends, so that how the reads fall
+/// does not change what is sniffed.
+fn first_block<R: Read>(reader: &mut R, live: bool) -> io::Result<Vec<u8>> {
     let mut buf = vec![0; BINARY_SNIFF_BYTES];
+    let mut filled = 0;
     loop {
-        match reader.read(&mut buf) {
+        match reader.read(&mut buf[filled..]) {
             Ok(n) => {
-                buf.truncate(n);
-                return Ok(buf);
+                filled += n;
+                if live || n == 0 || filled == buf.len() {
+                    buf.truncate(filled);
+                    return Ok(buf);
+                }
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
@@ -1447,7 +1467,7 @@ mod tests {
         let err = Shared::default();
         let mut diag = Diag::new(Box::new(err.clone()));
         let mut out = Vec::new();
-        let report = convert_detaching(cfg, input, &mut out, &mut diag, huge).unwrap();
+        let report = convert_detaching(cfg, input, &mut out, &mut diag, huge, true).unwrap();
         drop(diag);
         let err = err.0.borrow().clone();
         (out, err, report)
