@@ -137,6 +137,49 @@ struct MsgUsage {
     output: Option<u64>,
 }
 
+/// A record held back with what its one parse found, so that writing it
+/// out (or dropping it) never parses its envelope and message again: only
+/// the stream reader reads it once more, for its content.
+struct Held {
+    rec: String,
+    role: Role,
+    ts: Option<i64>,
+    /// An assistant line's usage snapshot.
+    usage: Option<LineUsage>,
+    /// The offloaded outputs its tool results name: (call id, path).
+    offloads: Vec<(String, String)>,
+    /// A compaction's text: the boundary's token count, the summary.
+    summary: Option<String>,
+}
+
+/// One assistant line's usage snapshot, keyed by its message.
+struct LineUsage {
+    /// `message.id`, else `requestId`.
+    id: String,
+    usage: Usage,
+    /// The line has a `stop_reason`: its output count is final.
+    last: bool,
+}
+
+impl LineUsage {
+    fn of(line: &Line<'_>, m: &Message<'_>) -> Option<Self> {
+        if line.ty.as_deref() != Some("assistant") {
+            return None;
+        }
+        let id = m.id.as_deref().or(line.request_id.as_deref())?;
+        let usage = m
+            .usage
+            .and_then(Members::of)
+            .as_ref()
+            .and_then(anthropic_usage)?;
+        Some(LineUsage {
+            id: id.to_owned(),
+            usage,
+            last: m.stop_reason.0.is_some(),
+        })
+    }
+}
+
 /// The messages whose usage was counted already (a repeated line adds
 /// nothing), remembered this many at a time.
 const COUNTED_RING: usize = 64;
@@ -163,7 +206,7 @@ pub struct ClaudeProjectParser {
     last_ts: Option<i64>,
     /// The turn held back: its records, their uuids, and the parent of the
     /// prompt that began it.
-    held: Vec<String>,
+    held: Vec<Held>,
     held_bytes: usize,
     held_uuids: HashSet<u64, Hasher>,
     held_parent: Option<u64>,
@@ -184,6 +227,7 @@ pub struct ClaudeProjectParser {
 }
 
 /// What a record is, for the chain and for usage.
+#[derive(Clone, Copy)]
 enum Role {
     /// A prompt the user typed: a turn begins.
     Prompt,
@@ -236,8 +280,8 @@ impl ClaudeProjectParser {
         self.held_uuids.clear();
         self.held_bytes = 0;
         let held = std::mem::take(&mut self.held);
-        for rec in &held {
-            self.emit(rec, &mut |i| out(i.into_owned()))?;
+        for h in &held {
+            self.emit(h, &mut |i| out(i.into_owned()))?;
         }
         Ok(())
     }
@@ -245,20 +289,10 @@ impl ClaudeProjectParser {
     /// Drop the held turn: a later prompt replaced it. Its messages were
     /// still sent to the model and billed, so their usage counts.
     fn abandon<'a>(&mut self, out: Out<'_, 'a>) -> io::Result<()> {
-        for rec in std::mem::take(&mut self.held) {
-            let Ok(line) = serde_json::from_str::<Line>(&rec) else {
-                continue;
-            };
-            if line.ty.as_deref() != Some("assistant") {
-                continue;
-            }
-            if let Some(m) = line
-                .message
-                .and_then(|m| serde_json::from_str::<Message>(m.get()).ok())
-            {
-                let ts = line.timestamp.as_deref().and_then(iso_ms);
+        for h in std::mem::take(&mut self.held) {
+            if let Some(u) = &h.usage {
                 self.open(out)?;
-                self.usage_line(&line, &m, ts, &mut |i| out(i.into_owned()))?;
+                self.usage_line(u, h.ts, &mut |i| out(i.into_owned()))?;
             }
         }
         self.held_uuids.clear();
@@ -291,58 +325,36 @@ impl ClaudeProjectParser {
         ))
     }
 
-    /// Turn one record of the conversation into items.
-    fn emit<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<()> {
-        let Ok(line) = serde_json::from_str::<Line<'a>>(rec) else {
-            return Ok(());
-        };
-        let msg = line
-            .message
-            .and_then(|m| serde_json::from_str::<Message<'a>>(m.get()).ok());
-        let role = Self::role(&line, msg.as_ref());
-        if matches!(role, Role::Skip) {
+    /// Turn one held record of the conversation into items.
+    fn emit<'a>(&mut self, h: &'a Held, out: Out<'_, 'a>) -> io::Result<()> {
+        if matches!(h.role, Role::Skip) {
             return Ok(());
         }
         self.open(out)?;
-        let ts = line.timestamp.as_deref().and_then(iso_ms);
-        match role {
-            Role::CompactBoundary => {
-                let pre = line
-                    .compact_metadata
-                    .and_then(Members::of)
-                    .and_then(|m| m.int("preTokens"));
-                let text = pre.map(|n| Cow::Owned(format!("compacted from {n} tokens")));
+        let ts = h.ts;
+        match h.role {
+            Role::CompactBoundary | Role::CompactSummary => {
+                let phase = if matches!(h.role, Role::CompactBoundary) {
+                    SummaryPhase::Started
+                } else {
+                    SummaryPhase::Completed
+                };
                 out(Item::Event(Event::at(
                     ts,
                     Kind::Summary {
-                        phase: SummaryPhase::Started,
-                        text,
-                    },
-                )))?;
-            }
-            Role::CompactSummary => {
-                let text = msg
-                    .and_then(|m| m.content)
-                    .and_then(|c| compact_text(c).map(Cow::into_owned))
-                    .map(Cow::Owned);
-                out(Item::Event(Event::at(
-                    ts,
-                    Kind::Summary {
-                        phase: SummaryPhase::Completed,
-                        text,
+                        phase,
+                        text: h.summary.as_deref().map(Cow::Borrowed),
                     },
                 )))?;
             }
             Role::Prompt | Role::Conversation => {
-                if line.ty.as_deref() == Some("assistant")
-                    && let Some(m) = &msg
-                {
-                    self.usage_line(&line, m, ts, out)?;
+                if let Some(u) = &h.usage {
+                    self.usage_line(u, ts, out)?;
                 }
-                let mut saved = self.saved_outputs(&line, msg.as_ref());
+                let mut saved = self.saved_outputs(&h.offloads);
                 // The stream reader's own usage snapshots would count the
                 // placeholders: usage is counted here instead.
-                self.inner.parse(rec, &mut |i| match i {
+                self.inner.parse(&h.rec, &mut |i| match i {
                     Item::UsageTotal { .. } | Item::IdHint(_) => Ok(()),
                     Item::Event(mut ev) => {
                         if let Kind::ToolCallCompleted(end) = &mut ev.kind
@@ -365,6 +377,23 @@ impl ClaudeProjectParser {
             Role::Skip => {}
         }
         Ok(())
+    }
+
+    /// The text a compaction record shows: the boundary's token count, or
+    /// the summary Claude Code wrote for itself.
+    fn summary_text(role: Role, line: &Line<'_>, msg: Option<&Message<'_>>) -> Option<String> {
+        match role {
+            Role::CompactBoundary => line
+                .compact_metadata
+                .and_then(Members::of)
+                .and_then(|m| m.int("preTokens"))
+                .map(|n| format!("compacted from {n} tokens")),
+            Role::CompactSummary => msg
+                .and_then(|m| m.content)
+                .and_then(compact_text)
+                .map(Cow::into_owned),
+            _ => None,
+        }
     }
 
     /// The offloaded outputs a `user` line's tool results refer to, by call
@@ -437,14 +466,9 @@ impl ClaudeProjectParser {
 
     /// A warning for each offloaded output of this line that is not there
     /// (said when the line is read, so that it names the line).
-    fn check_offloads<'a>(
-        &self,
-        line: &Line<'a>,
-        msg: Option<&Message<'a>>,
-        out: Out<'_, 'a>,
-    ) -> io::Result<()> {
-        for (id, path) in Self::offloads(line, msg) {
-            let Err(places) = self.locate(&path) else {
+    fn check_offloads<'a>(&self, offloads: &[(String, String)], out: Out<'_, 'a>) -> io::Result<()> {
+        for (id, path) in offloads {
+            let Err(places) = self.locate(path) else {
                 continue;
             };
             let where_ = match (&self.source, places.first()) {
@@ -460,58 +484,41 @@ impl ClaudeProjectParser {
         Ok(())
     }
 
-    /// The saved outputs of this line's tool results that are there, read
+    /// The saved outputs of a line's tool results that are there, read
     /// (bounded), by call id.
-    fn saved_outputs(&self, line: &Line<'_>, msg: Option<&Message<'_>>) -> Vec<(String, String)> {
-        Self::offloads(line, msg)
-            .into_iter()
+    fn saved_outputs(&self, offloads: &[(String, String)]) -> Vec<(String, String)> {
+        offloads
+            .iter()
             .filter_map(|(id, path)| {
-                let file = self.locate(&path).ok()?;
-                Some((id, offload::read_bounded(&file).ok()?))
+                let file = self.locate(path).ok()?;
+                Some((id.clone(), offload::read_bounded(&file).ok()?))
             })
             .collect()
     }
 
     /// One assistant line's usage: counted once per message, its output only
     /// when the line is the message's last (it has a `stop_reason`).
-    fn usage_line<'a>(
-        &mut self,
-        line: &Line<'_>,
-        m: &Message<'_>,
-        ts: Option<i64>,
-        out: Out<'_, 'a>,
-    ) -> io::Result<()> {
-        let Some(id) = m.id.as_deref().or(line.request_id.as_deref()) else {
-            return Ok(());
-        };
-        let Some(u) = m
-            .usage
-            .and_then(Members::of)
-            .as_ref()
-            .and_then(anthropic_usage)
-        else {
-            return Ok(());
-        };
+    fn usage_line<'a>(&mut self, u: &LineUsage, ts: Option<i64>, out: Out<'_, 'a>) -> io::Result<()> {
+        let id = u.id.as_str();
         if self.counted.iter().any(|c| c == id) {
             return Ok(());
         }
-        let last = m.stop_reason.0.is_some();
         match &mut self.cur {
             Some(c) if c.id == id => {
-                if last {
-                    c.output = Some(u.output);
+                if u.last {
+                    c.output = Some(u.usage.output);
                 }
             }
             _ => {
                 self.settle(ts, out)?;
                 self.cur = Some(MsgUsage {
                     id: id.to_owned(),
-                    base: u,
-                    output: last.then_some(u.output),
+                    base: u.usage,
+                    output: u.last.then_some(u.usage.output),
                 });
             }
         }
-        if last {
+        if u.last {
             self.settle(ts, out)?;
         }
         Ok(())
@@ -629,9 +636,12 @@ impl Parser for ClaudeProjectParser {
         }
         let parent = line.parent_uuid.as_deref().map(key);
         let role = Self::role(&line, msg.as_ref());
-        if matches!(role, Role::Conversation | Role::Prompt) {
-            self.check_offloads(&line, msg.as_ref(), out)?;
-        }
+        let offloads = if matches!(role, Role::Conversation | Role::Prompt) {
+            Self::offloads(&line, msg.as_ref())
+        } else {
+            Vec::new()
+        };
+        self.check_offloads(&offloads, out)?;
         let new_turn = matches!(role, Role::Prompt | Role::CompactBoundary) || parent.is_none();
         if new_turn {
             match parent {
@@ -665,7 +675,16 @@ impl Parser for ClaudeProjectParser {
             // Bookkeeping in the chain (hook progress, local commands) is
             // only a link: its uuid is kept, its text is not.
             self.held_bytes += rec.len();
-            self.held.push(rec.to_owned());
+            let usage = msg.as_ref().and_then(|m| LineUsage::of(&line, m));
+            let summary = Self::summary_text(role, &line, msg.as_ref());
+            self.held.push(Held {
+                rec: rec.to_owned(),
+                role,
+                ts,
+                usage,
+                offloads,
+                summary,
+            });
         }
         if self.held_bytes > HOLD_BYTES {
             self.flush(out)?;
