@@ -8,9 +8,10 @@
 #             ../shared/corpus/sessions/claude-code (bench/replicate_claude.py)
 #   gen/      the generated archive (bench/gen_archive.py --seed 1), Claude and Codex trees
 #   ccusage/  ccusage 20.0.24 from npm (needs node and npm)
-# and prints, per tree: throughput and peak RSS of `cstream --to events` over every file (one
-# process, one job), of ccusage on the Claude tree, and the per-file token agreement
-# (bench/compare_ccusage.py). Linux, GNU time.
+# and prints, per tree: throughput (median of ROUNDS=3 runs) and peak RSS of `cstream --to
+# events` over every file (one process, with -j 1 and -j 2), of ccusage on the Claude trees
+# (as it runs, and pinned to one core), and the per-file token agreement
+# (bench/compare_ccusage.py). Linux, GNU time, taskset.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 real_mb=200 gen_mb=1100 build=1 gen=1
@@ -32,14 +33,23 @@ cs=$PWD/target/release/cstream
 
 mb() { du -sb --apparent-size "$1" | awk '{print $1 / 1048576}'; }
 
-# run NAME BYTES CMD...: wall seconds, MB/s and peak RSS of CMD (output to /dev/null).
+# run NAME BYTES CMD...: the median wall time of $ROUNDS runs of CMD (output to /dev/null), its
+# throughput, and the largest peak RSS seen.
+ROUNDS=${ROUNDS:-3}
 run() {
     local name=$1 bytes=$2
     shift 2
-    local t
-    t=$( { /usr/bin/time -f '%e %M' "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
-    awk -v n="$name" -v b="$bytes" -v t="$t" 'BEGIN { split(t, a, " ");
-        printf "| %-40s | %7.2f s | %7.1f MB/s | %6.1f MiB |\n", n, a[1], b / 1e6 / a[1], a[2] / 1024 }'
+    local times=() rss=0 t
+    for _ in $(seq "$ROUNDS"); do
+        /usr/bin/time -o "$tmp/time.out" -f '%e %M' "$@" >/dev/null 2>/dev/null
+        t=$(tail -1 "$tmp/time.out")
+        times+=("${t% *}")
+        [ "${t#* }" -gt "$rss" ] && rss=${t#* }
+    done
+    local med
+    med=$(printf '%s\n' "${times[@]}" | sort -n | sed -n "$(((ROUNDS + 1) / 2))p")
+    awk -v n="$name" -v b="$bytes" -v t="$med" -v r="$rss" 'BEGIN {
+        printf "| %-52s | %7.2f s | %7.1f MB/s | %6.1f MiB |\n", n, t, b / 1e6 / t, r / 1024 }'
 }
 
 if [ ! -d "$tmp/real/projects" ]; then
@@ -54,19 +64,27 @@ if [ ! -x "$tmp/ccusage/node_modules/.bin/ccusage" ]; then
 fi
 ccu=$tmp/ccusage/node_modules/.bin/ccusage
 
-echo "| command | time | throughput | peak RSS |"
+echo "| command (median of $ROUNDS) | time | throughput | peak RSS |"
 echo "|---|---|---|---|"
-run "cstream --to events (real, $(mb "$tmp/real/projects" | cut -d. -f1) MiB)" "$real_bytes" \
-    xargs -a "$tmp/real.files" "$cs" --to events
-CLAUDE_CONFIG_DIR=$tmp/real run "ccusage claude session --json --offline" "$real_bytes" \
+mib=$(mb "$tmp/real/projects" | cut -d. -f1)
+for j in 1 2; do
+    run "cstream --to events -j $j (real, $mib MiB)" "$real_bytes" \
+        xargs -a "$tmp/real.files" "$cs" --to events -j $j
+done
+# ccusage 20 is a native, multi-threaded binary: on one core too, for the per-core figure.
+CLAUDE_CONFIG_DIR=$tmp/real run "ccusage claude session --json --offline (real)" "$real_bytes" \
     "$ccu" claude session --json --offline
+CLAUDE_CONFIG_DIR=$tmp/real run "ccusage, the same, one core (taskset -c 0)" "$real_bytes" \
+    taskset -c 0 "$ccu" claude session --json --offline
 if [ $gen = 1 ]; then
     [ -d "$tmp/gen/claude" ] || python3 bench/gen_archive.py "$tmp/gen" --mb "$gen_mb" --seed 1 --stats
     for tree in claude codex; do
         find "$tmp/gen/$tree" -name '*.jsonl' | sort >"$tmp/gen-$tree.files"
         bytes=$(xargs -a "$tmp/gen-$tree.files" cat | wc -c)
-        run "cstream --to events (generated $tree, $((bytes / 1048576)) MiB)" "$bytes" \
-            xargs -a "$tmp/gen-$tree.files" "$cs" --to events
+        for j in 1 2; do
+            run "cstream --to events -j $j (generated $tree, $((bytes / 1048576)) MiB)" "$bytes" \
+                xargs -a "$tmp/gen-$tree.files" "$cs" --to events -j $j
+        done
     done
     bytes=$(du -sb --apparent-size "$tmp/gen/claude" | cut -f1)
     mkdir -p "$tmp/gen-ccusage"
@@ -74,8 +92,10 @@ if [ $gen = 1 ]; then
     CLAUDE_CONFIG_DIR=$tmp/gen-ccusage run "ccusage claude session (generated claude)" "$bytes" \
         "$ccu" claude session --json --offline
 fi
+longest() { xargs -r cat | awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }'; }
 echo
-echo "Longest record in the real tree: $(xargs -a "$tmp/real.files" awk '{ if (length($0) > m) m = length($0) } END { print m }') bytes"
+[ $gen = 1 ] && echo "Longest record in the generated trees: $(cat "$tmp"/gen-*.files | longest) bytes"
+echo "Longest record in the real tree: $(longest <"$tmp/real.files") bytes"
 xargs -a "$tmp/real.files" "$cs" --to events >"$tmp/real.events"
 CLAUDE_CONFIG_DIR=$tmp/real "$ccu" claude session --json --offline >"$tmp/real.ccusage.json"
 python3 bench/compare_ccusage.py "$tmp/real.events" "$tmp/real.ccusage.json"
