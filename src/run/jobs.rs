@@ -10,6 +10,14 @@
 //! the format) and the run's diagnostics: the formats and the warning caps
 //! see exactly the calls a single pipeline would have made.
 //!
+//! When the run's format writes each event on its own and nothing in the
+//! chain sees the run as a whole (`--to events` without the summary,
+//! `--stats`, redaction, a time window, coalescing or truncation), a worker
+//! runs that chain itself and its tape carries the bytes it wrote instead of
+//! the events ([`renders`]): the main thread only writes them out, in order.
+//! A session whose id is made up from its place in the run goes on tape as
+//! events all the same.
+//!
 //! What depends on the files before it is settled when the tape is played,
 //! not when it is made: a session's ordinal (and the `session-N` id of a
 //! session without one) is counted from zero per file and shifted by the
@@ -27,9 +35,9 @@ use std::cell::{Cell, RefCell};
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::rc::Rc;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::{Arc, Mutex};
 
 use super::{Config, Input, Pipeline, Report, finish, one_input};
 use crate::diag::{Diag, Message};
@@ -40,13 +48,20 @@ use crate::transform::{Ended, NormalizeOptions, Outcomes};
 
 /// A chunk of tape is sent once this much input was read since the last…
 const CHUNK_INPUT_BYTES: u64 = 256 * 1024;
-/// …or once it holds this many calls.
+/// …or once it holds this many calls…
 const CHUNK_CALLS: usize = 2048;
+/// …or this much output written by the worker. Kept under the C
+/// allocator's mmap threshold (128 KiB), so that a chunk's buffer comes from
+/// and goes back to the heap instead of costing a map, page faults and an
+/// unmap per chunk.
+const CHUNK_OUTPUT_BYTES: usize = 64 * 1024;
 /// Chunks a file's channel holds before its worker waits.
 pub const CHUNKS_IN_FLIGHT: usize = 16;
 
 /// One recorded call.
 enum Tape {
+    /// Output the worker wrote itself (see [`renders`]).
+    Bytes(Vec<u8>),
     /// A session begins; `anonymous`: its id is the made-up `session-N`.
     Begin {
         session: Session,
@@ -86,6 +101,9 @@ struct WorkerConfig {
     line_buffered: bool,
     report_sessions: bool,
     starts: Starts,
+    /// The workers write the output themselves ([`renders`]); without
+    /// `--keep-images`, their chain replaces the images.
+    render: Option<bool>,
 }
 
 impl WorkerConfig {
@@ -96,15 +114,44 @@ impl WorkerConfig {
             strict: self.strict,
             line_buffered: self.line_buffered,
             report_sessions: self.report_sessions,
+            // Images are the sink chain's to replace: the run's chain on the
+            // main thread, or the worker's own when it renders.
+            keep_images: true,
             ..Config::default()
         }
     }
+}
+
+/// Whether the workers can write the run's output themselves instead of
+/// recording events for the main thread to write: the format writes each
+/// event on its own (`events`), and nothing in the run's chain sees the run
+/// as a whole (the summary, `--stats` counting, redaction counts, the time
+/// window's counts) or holds events across calls (`--coalesce`,
+/// `--truncate-shell`). Then a file's bytes do not depend on the files
+/// before it, except through the made-up `session-N` id of a session
+/// without one, which the worker records on tape instead
+/// ([`RenderSink`]). This saves the copy of every event into the tape and
+/// its trip to the other thread, the larger part of what a second job
+/// cost.
+fn renders(cfg: &Config) -> bool {
+    cfg.format == crate::Format::Events
+        && cfg.summary.is_none()
+        && cfg.outputs.is_none()
+        && !cfg.stats
+        && cfg.window == (None, None)
+        && cfg.coalesce.is_none()
+        && cfg.truncate_shell.is_none()
+        && cfg.redact.output(cfg.format).is_none()
 }
 
 /// The tape of one file being made, shared by its sink, its diagnostics
 /// and the pipeline.
 struct Recording {
     calls: RefCell<Vec<Tape>>,
+    /// Output written by the worker's own chain since the last call.
+    bytes: RefCell<Vec<u8>>,
+    /// Where its buffers come from.
+    pool: Arc<Pool>,
     /// Input bytes read, and at the last chunk sent.
     read: Cell<u64>,
     sent_at: Cell<u64>,
@@ -117,18 +164,31 @@ struct Recording {
 
 impl Recording {
     fn push(&self, t: Tape) {
+        // What the worker wrote before this call comes before it.
+        self.take_bytes();
         self.calls.borrow_mut().push(t);
+    }
+
+    /// Put the output written so far on the tape.
+    fn take_bytes(&self) {
+        let mut bytes = self.bytes.borrow_mut();
+        if !bytes.is_empty() {
+            let b = std::mem::replace(&mut *bytes, self.pool.take());
+            self.calls.borrow_mut().push(Tape::Bytes(b));
+        }
     }
 
     /// Send what was recorded when it is a chunk's worth.
     fn maybe_send(&self) -> io::Result<()> {
         let due = self.calls.borrow().len() >= CHUNK_CALLS
-            || self.read.get() - self.sent_at.get() >= CHUNK_INPUT_BYTES;
+            || self.read.get() - self.sent_at.get() >= CHUNK_INPUT_BYTES
+            || self.bytes.borrow().len() >= CHUNK_OUTPUT_BYTES;
         if due { self.send() } else { Ok(()) }
     }
 
     fn send(&self) -> io::Result<()> {
         self.sent_at.set(self.read.get());
+        self.take_bytes();
         let chunk = std::mem::take(&mut *self.calls.borrow_mut());
         // The main thread hung up: the run stopped (a failed write,
         // `--strict`); this file is not wanted any more.
@@ -205,6 +265,108 @@ impl Sink for TapeSink {
     }
 }
 
+/// Output buffers the main thread hands back once written, so that the
+/// workers write into memory already mapped instead of faulting in fresh
+/// pages for every chunk (a buffer that grew past a huge event is dropped).
+#[derive(Default)]
+struct Pool(Mutex<Vec<Vec<u8>>>);
+
+impl Pool {
+    /// Buffers kept at most, and the capacity past which one is not kept.
+    const KEEP: usize = 64;
+    const MAX_CAPACITY: usize = 4 * CHUNK_OUTPUT_BYTES;
+
+    fn take(&self) -> Vec<u8> {
+        let reused = self.0.lock().ok().and_then(|mut v| v.pop());
+        reused.unwrap_or_else(|| Vec::with_capacity(CHUNK_OUTPUT_BYTES + 16 * 1024))
+    }
+
+    fn give(&self, mut b: Vec<u8>) {
+        if b.capacity() > Self::MAX_CAPACITY {
+            return;
+        }
+        b.clear();
+        if let Ok(mut v) = self.0.lock()
+            && v.len() < Self::KEEP
+        {
+            v.push(b);
+        }
+    }
+}
+
+/// The worker's output, written into its recording.
+struct RecWriter(Rc<Recording>);
+
+impl Write for RecWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.bytes.borrow_mut().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The sink of a worker that renders ([`renders`]): each session goes
+/// whole either to the worker's own chain (the run's format, writing into
+/// the recording) or, when its id is made up from its place in the run,
+/// onto the tape for the main thread's chain, which knows that place.
+struct RenderSink<'s> {
+    own: Box<dyn Sink + 's>,
+    tape: TapeSink,
+    /// The session under way is on tape.
+    taping: bool,
+}
+
+impl Sink for RenderSink<'_> {
+    fn starts(&self) -> Starts {
+        self.tape.starts
+    }
+
+    fn begin(&mut self, s: &Session) -> io::Result<()> {
+        self.taping = self.tape.rec.anonymous.get();
+        if self.taping {
+            return self.tape.begin(s);
+        }
+        self.own.begin(s)?;
+        self.tape.rec.maybe_send()
+    }
+
+    fn event(&mut self, s: &Session, ev: &Event<'_>) -> io::Result<()> {
+        if self.taping {
+            return self.tape.event(s, ev);
+        }
+        self.own.event(s, ev)?;
+        self.tape.rec.maybe_send()
+    }
+
+    fn end(&mut self, s: &Session) -> io::Result<()> {
+        if self.taping {
+            return self.tape.end(s);
+        }
+        self.own.end(s)?;
+        self.tape.rec.maybe_send()
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.own.flush()?;
+        self.tape.rec.take_bytes();
+        self.tape.flush()
+    }
+
+    fn idle(&mut self) -> io::Result<()> {
+        self.own.idle()?;
+        self.tape.idle()
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        // The run's finish is the main thread's; the format writes nothing
+        // of its own at the end ([`renders`]).
+        Ok(())
+    }
+}
+
 /// A reader that counts what it reads (when to send a chunk).
 struct Counted<R> {
     inner: R,
@@ -232,23 +394,43 @@ pub(super) fn parallel(cfg: &Config, inputs: &[Input]) -> bool {
 }
 
 /// Read one file into a tape sent on `tx`.
-fn record_file(wc: &WorkerConfig, input: &Input, tx: SyncSender<Vec<Tape>>) {
+fn record_file(wc: &WorkerConfig, input: &Input, tx: SyncSender<Vec<Tape>>, pool: &Arc<Pool>) {
     let Input::Path(path) = input else {
         unreachable!("parallel runs read files only")
     };
     let anonymous = Rc::new(Cell::new(false));
     let rec = Rc::new(Recording {
         calls: RefCell::new(Vec::new()),
+        bytes: RefCell::new(Vec::new()),
+        pool: Arc::clone(pool),
         read: Cell::new(0),
         sent_at: Cell::new(0),
         tx,
         anonymous: Rc::clone(&anonymous),
         sessions: Cell::new(0),
     });
-    let sink = Box::new(TapeSink {
+    let tape = TapeSink {
         rec: Rc::clone(&rec),
         starts: wc.starts,
-    });
+    };
+    let sink: Box<dyn Sink> = match wc.render {
+        None => Box::new(tape),
+        Some(keep_images) => {
+            let mut own = crate::output::sink(
+                crate::Format::Events,
+                &crate::output::OutputOptions::default(),
+                RecWriter(Rc::clone(&rec)),
+            );
+            if !keep_images {
+                own = Box::new(crate::transform::images::Images::new(own));
+            }
+            Box::new(RenderSink {
+                own,
+                tape,
+                taping: false,
+            })
+        }
+    };
     let mut p = Pipeline::around(&wc.config(), sink, None);
     p.norm.tell_anonymous = Some(anonymous);
     p.source = Some(path.clone());
@@ -287,6 +469,38 @@ fn record_file(wc: &WorkerConfig, input: &Input, tx: SyncSender<Vec<Tape>>) {
     let _ = rec.send();
 }
 
+/// A writer shared by the run's chain and the workers' output.
+struct Shared<W>(Rc<RefCell<W>>);
+
+impl<W: Write> Write for Shared<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.borrow_mut().write(buf)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.0.borrow_mut().write_all(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.borrow_mut().flush()
+    }
+}
+
+/// Where the main thread writes the workers' own output, and gives their
+/// buffers back.
+struct Raw<'p, W> {
+    out: W,
+    pool: &'p Pool,
+}
+
+impl<W: Write> Raw<'_, W> {
+    fn write(&mut self, b: Vec<u8>) -> io::Result<()> {
+        self.out.write_all(&b)?;
+        self.pool.give(b);
+        Ok(())
+    }
+}
+
 /// Convert `inputs` with `jobs` threads (see the module's comment).
 pub(super) fn run<W: Write>(
     cfg: &Config,
@@ -294,7 +508,9 @@ pub(super) fn run<W: Write>(
     out: W,
     diag: &mut Diag,
 ) -> io::Result<Report> {
-    let mut p = Pipeline::new(cfg, out);
+    // The workers' own output goes to the same writer as the chain's.
+    let out = Rc::new(RefCell::new(out));
+    let mut p = Pipeline::new(cfg, Shared(Rc::clone(&out)));
     let mut framer = Framer::new();
     let wc = WorkerConfig {
         from: cfg.from,
@@ -303,6 +519,7 @@ pub(super) fn run<W: Write>(
         line_buffered: cfg.line_buffered,
         report_sessions: cfg.report_sessions,
         starts: p.sink.starts(),
+        render: renders(cfg).then_some(cfg.keep_images),
     };
     let (senders, receivers): (Vec<_>, Vec<_>) = inputs
         .iter()
@@ -310,6 +527,7 @@ pub(super) fn run<W: Write>(
         .unzip();
     let senders = Mutex::new(senders.into_iter().map(Some).collect::<Vec<_>>());
     let next = AtomicUsize::new(0);
+    let pool = Arc::new(Pool::default());
     let stop = AtomicBool::new(false);
     let r = std::thread::scope(|scope| {
         for _ in 0..cfg.jobs.min(inputs.len()) {
@@ -319,12 +537,24 @@ pub(super) fn run<W: Write>(
                     let Some(input) = inputs.get(i) else { break };
                     let tx = senders.lock().map(|mut s| s[i].take());
                     if let Ok(Some(tx)) = tx {
-                        record_file(&wc, input, tx);
+                        record_file(&wc, input, tx, &pool);
                     }
                 }
             });
         }
-        let r = play(&mut p, &mut framer, inputs, receivers, diag, &cfg.progress);
+        let raw = Raw {
+            out: Shared(Rc::clone(&out)),
+            pool: &pool,
+        };
+        let r = play(
+            &mut p,
+            raw,
+            &mut framer,
+            inputs,
+            receivers,
+            diag,
+            &cfg.progress,
+        );
         // Workers still reading stop at their next chunk (their channel is
         // gone with `receivers`) or before their next file.
         stop.store(true, Ordering::Relaxed);
@@ -336,6 +566,7 @@ pub(super) fn run<W: Write>(
 /// Play the tapes in input order into `p`'s sink and `diag`.
 fn play(
     p: &mut Pipeline<'_>,
+    mut raw: Raw<'_, impl Write>,
     framer: &mut Framer,
     inputs: &[Input],
     receivers: Vec<Receiver<Vec<Tape>>>,
@@ -356,6 +587,7 @@ fn play(
             };
             for call in chunk {
                 match call {
+                    Tape::Bytes(b) => raw.write(b)?,
                     Tape::Begin {
                         mut session,
                         anonymous,

@@ -77,6 +77,7 @@ fn four_jobs_write_what_one_writes_over_every_fixture() {
         &["--redact", "--truncate-shell", "100"],
         &["-q", "--no-dedupe", "--line-buffered"],
         &["--from", "cursor"],
+        &["--keep-images"],
     ] {
         let mut args = vec!["--to", "events", "--stats"];
         args.extend_from_slice(extra);
@@ -84,6 +85,10 @@ fn four_jobs_write_what_one_writes_over_every_fixture() {
         same_with_jobs(&args);
     }
     same_with_jobs(&["--to", "text", "--strict", dir]);
+    // Images are replaced by the run's chain, or by a worker's own when it
+    // writes the output itself: with --keep-images, by neither.
+    same_with_jobs(&["--to", "documents", "--keep-images", dir]);
+    same_with_jobs(&["--to", "events", "--keep-images", dir]);
 }
 
 /// Files larger than a tape chunk, several of them ahead of the one being
