@@ -466,7 +466,11 @@ impl ClaudeProjectParser {
 
     /// A warning for each offloaded output of this line that is not there
     /// (said when the line is read, so that it names the line).
-    fn check_offloads<'a>(&self, offloads: &[(String, String)], out: Out<'_, 'a>) -> io::Result<()> {
+    fn check_offloads<'a>(
+        &self,
+        offloads: &[(String, String)],
+        out: Out<'_, 'a>,
+    ) -> io::Result<()> {
         for (id, path) in offloads {
             let Err(places) = self.locate(path) else {
                 continue;
@@ -498,7 +502,12 @@ impl ClaudeProjectParser {
 
     /// One assistant line's usage: counted once per message, its output only
     /// when the line is the message's last (it has a `stop_reason`).
-    fn usage_line<'a>(&mut self, u: &LineUsage, ts: Option<i64>, out: Out<'_, 'a>) -> io::Result<()> {
+    fn usage_line<'a>(
+        &mut self,
+        u: &LineUsage,
+        ts: Option<i64>,
+        out: Out<'_, 'a>,
+    ) -> io::Result<()> {
         let id = u.id.as_str();
         if self.counted.iter().any(|c| c == id) {
             return Ok(());
