@@ -61,6 +61,9 @@ fn name(p: &Path) -> String {
 }
 
 fn walk(dir: &Path, diag: &mut Diag, out: &mut Expanded) {
+    // The files that may be sessions, in walk order; their first blocks are
+    // read after the walk, several at a time.
+    let mut candidates = Vec::new();
     let entries = walkdir::WalkDir::new(dir)
         .follow_links(true)
         .sort_by_file_name();
@@ -94,18 +97,44 @@ fn walk(dir: &Path, diag: &mut Diag, out: &mut Expanded) {
             out.skipped += 1;
             continue;
         }
-        match first_block(path) {
-            Ok((block, whole)) => match sniff(&block, whole) {
-                Sniff::Session => {
-                    out.inputs.push(Input::Path(path.to_path_buf()));
-                    let name = path.strip_prefix(dir).unwrap_or(path);
-                    out.names.push(name.to_path_buf());
-                }
-                Sniff::Skip(_) => out.skipped += 1,
-            },
+        candidates.push(entry.into_path());
+    }
+    for (path, sniffed) in candidates.iter().zip(sniff_all(&candidates)) {
+        match sniffed {
+            Ok(Sniff::Session) => {
+                out.inputs.push(Input::Path(path.clone()));
+                let name = path.strip_prefix(dir).unwrap_or(path);
+                out.names.push(name.to_path_buf());
+            }
+            Ok(Sniff::Skip(_)) => out.skipped += 1,
             Err(e) => diag.error(format_args!("{}: {e}", name(path))),
         }
     }
+}
+
+/// What the sniffing rule makes of each file, in order. Reading the first
+/// blocks is most of the walk's time on a tree of small transcripts (it
+/// reads most of each file), and it happens before any file is converted:
+/// the files are shared out to as many threads as there are cores.
+fn sniff_all(paths: &[PathBuf]) -> Vec<io::Result<Sniff>> {
+    let one = |p: &PathBuf| first_block(p).map(|(block, whole)| sniff(&block, whole));
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    // Below this many files a thread costs more than it saves.
+    const PER_THREAD: usize = 64;
+    if threads < 2 || paths.len() < 2 * PER_THREAD {
+        return paths.iter().map(one).collect();
+    }
+    let size = paths.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let parts: Vec<_> = paths
+            .chunks(size)
+            .map(|part| scope.spawn(move || part.iter().map(one).collect::<Vec<_>>()))
+            .collect();
+        parts
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    })
 }
 
 /// The first block of `path`, and whether it is the whole file.
