@@ -120,7 +120,7 @@ fn sniff_all(paths: &[PathBuf]) -> Vec<io::Result<Sniff>> {
     let one = |p: &PathBuf| first_block(p).map(|(block, whole)| sniff(&block, whole));
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
     // Below this many files a thread costs more than it saves.
-    const PER_THREAD: usize = 64;
+    const PER_THREAD: usize = 32;
     if threads < 2 || paths.len() < 2 * PER_THREAD {
         return paths.iter().map(one).collect();
     }

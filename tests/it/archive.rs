@@ -147,3 +147,65 @@ fn bad_files_in_a_tree_are_named_and_the_rest_converted() {
     // The cut-off line is bad input.
     assert_eq!(r.code, 1, "{}", r.stderr);
 }
+
+/// A tree large enough that its files are sniffed by several threads: the
+/// same files in the same order as one thread finds them, the skipped ones
+/// counted (the walk shares the files out in contiguous parts, so each
+/// thread's part must come back in its place).
+#[test]
+fn a_large_tree_is_read_in_name_order() {
+    let d = scratch("large");
+    let mut named = Vec::new();
+    let mut skipped = 0;
+    for i in 0..300 {
+        let f = d.join(format!("p{}/f{i:03}.jsonl", i / 40));
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        if i % 7 == 3 {
+            // JSON no agent wrote: skipped by its content.
+            std::fs::write(&f, "{\"name\":\"x\",\"version\":\"1\"}\n").unwrap();
+            skipped += 1;
+            continue;
+        }
+        std::fs::write(
+            &f,
+            format!(
+                "{{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s{i}\",\"model\":\"m\",\"cwd\":\"/\"}}\n\
+                 {{\"type\":\"result\",\"subtype\":\"success\",\"session_id\":\"s{i}\",\"result\":\"ok {i}\",\"duration_ms\":1}}\n"
+            ),
+        )
+        .unwrap();
+        named.push(f);
+    }
+    let walked = cstream(&["--to", "events", "--stats", "-j", "1", s(&d)], b"");
+    let args: Vec<&str> = ["--to", "events", "-j", "1"]
+        .into_iter()
+        .chain(named.iter().map(|f| s(f)))
+        .collect();
+    let by_name = cstream(&args, b"");
+    assert_eq!(walked.code, 0, "{}", walked.stderr);
+    assert_eq!(walked.out(), by_name.out());
+    let ids: Vec<String> = walked
+        .out()
+        .lines()
+        .filter(|l| l.contains("\"type\":\"session_started\""))
+        .map(|l| {
+            l.split("\"sessionId\":\"")
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    let expected: Vec<String> = (0..300)
+        .filter(|i| i % 7 != 3)
+        .map(|i| format!("s{i}"))
+        .collect();
+    assert_eq!(ids, expected);
+    assert!(
+        file_stats(&walked.stderr).ends_with(&format!("files_skipped={skipped}")),
+        "{}",
+        walked.stderr
+    );
+}
