@@ -42,10 +42,14 @@ fn n(v: &Value) -> u64 {
 /// What a Claude Code transcript itself says was used, read here
 /// independently of cstream: each API message once (by `message.id`, else
 /// `requestId`), its input and cache counts from its first line, its output
-/// count only from a line with a `stop_reason` (the others hold streaming
-/// placeholders). Sidechain lines in a main transcript are another agent's.
+/// count from a line with a `stop_reason`, else the largest count of its
+/// lines when that grew past the first line's (a count that never grew is
+/// the streaming placeholder: none). Sidechain lines in a main transcript
+/// are another agent's.
 fn claude_transcript_usage(raw: &str) -> Counts {
-    let mut msgs: HashMap<String, (Counts, bool)> = HashMap::new();
+    // Per message: its counts, whether a stop line gave the output, and
+    // its first and largest output counts.
+    let mut msgs: HashMap<String, (Counts, bool, u64, u64)> = HashMap::new();
     let mut sidechain_file = None;
     for line in raw.lines() {
         let Ok(v) = serde_json::from_str::<Value>(line) else {
@@ -74,18 +78,28 @@ fn claude_transcript_usage(raw: &str) -> Counts {
             n(&u["cache_creation_input_tokens"]),
         );
         let fin = !m["stop_reason"].is_null();
-        let out = if fin { n(&u["output_tokens"]) } else { 0 };
-        let e = msgs
-            .entry(id)
-            .or_insert(((n(&u["input_tokens"]) + cr + cw, 0, cr, cw), false));
+        let out = n(&u["output_tokens"]);
+        let e = msgs.entry(id).or_insert((
+            (n(&u["input_tokens"]) + cr + cw, 0, cr, cw),
+            false,
+            out,
+            out,
+        ));
+        e.3 = e.3.max(out);
         if fin && !e.1 {
             e.0.1 = out;
             e.1 = true;
         }
     }
-    msgs.values().fold((0, 0, 0, 0), |a, ((i, o, r, w), _)| {
-        (a.0 + i, a.1 + o, a.2 + r, a.3 + w)
-    })
+    msgs.values()
+        .fold((0, 0, 0, 0), |a, ((i, o, r, w), fin, first, largest)| {
+            let o = if *fin || largest <= first {
+                *o
+            } else {
+                *largest
+            };
+            (a.0 + i, a.1 + o, a.2 + r, a.3 + w)
+        })
 }
 
 /// The sum of the run's `usage_delta`s.
@@ -144,6 +158,33 @@ fn claude_transcripts_count_each_message_once_without_placeholders() {
 
 /// A sub-agent file of the older layout carries its parent's `sessionId`:
 /// it is a session of its own, never merged into the parent's.
+/// A message saved without a `stop_reason` on any line: its count that grew
+/// past the first line's placeholder is counted (the model's update), one
+/// that never grew is not, and the notice counts only that one.
+#[test]
+fn claude_grown_output_counts_count_placeholders_do_not() {
+    let path =
+        fixtures_dir().join("claude-project/grown-output-count_placeholder-only-message.jsonl");
+    let run = cstream_file(&["--to", "events"], &path);
+    let evs = events(&run.out());
+    let outputs: Vec<u64> = evs
+        .iter()
+        .filter(|e| ty(e) == "usage_delta")
+        .map(|e| n(&e["deltaOutput"]))
+        .collect();
+    // msg_g1: 4, 4, 395 without a stop_reason; msg_g2: 11, 11; msg_g3: 58, final.
+    assert_eq!(outputs, [395, 0, 58]);
+    let result = evs.iter().find(|e| ty(e) == "result").expect("a result");
+    assert_eq!(n(&result["usage"]["outputTokens"]), 453);
+    let notices: Vec<&str> = evs
+        .iter()
+        .filter(|e| ty(e) == "error" && e["source"] == "usage")
+        .filter_map(|e| e["message"].as_str())
+        .collect();
+    assert_eq!(notices.len(), 1);
+    assert!(notices[0].starts_with("1 of 3 messages"), "{}", notices[0]);
+}
+
 #[test]
 fn claude_sidechain_files_are_sessions_of_their_own() {
     for path in inputs("claude-project", "sessions/claude-code") {

@@ -27,9 +27,11 @@
 //!   when the block ended: the input and cache counts are final from the
 //!   message's start, the output count is final only on a line with a
 //!   `stop_reason`. Usage is counted once per message (`message.id`, else
-//!   `requestId`), output only from such a line; a message without one adds
-//!   its input and cache, and a notice at the end says how many output
-//!   counts the file did not have.
+//!   `requestId`), output from such a line; without one, from a line whose
+//!   count grew past the first line's (only the model's usage update makes
+//!   it grow). A message whose lines all hold the placeholder adds its input
+//!   and cache, and a notice at the end says how many output counts the
+//!   file did not have.
 //! - **Bookkeeping records** (`summary`, `file-history-snapshot`,
 //!   `queue-operation`, `progress`, `attachment`, `system` lines other than
 //!   compaction) carry nothing the event model shows: known, and skipped.
@@ -135,6 +137,8 @@ struct MsgUsage {
     base: Usage,
     /// The output count from a line with a `stop_reason`.
     output: Option<u64>,
+    /// The largest output count of its lines.
+    largest: u64,
 }
 
 /// A record held back with what its one parse found, so that writing it
@@ -517,6 +521,7 @@ impl ClaudeProjectParser {
                 if u.last {
                     c.output = Some(u.usage.output);
                 }
+                c.largest = c.largest.max(u.usage.output);
             }
             _ => {
                 self.settle(ts, out)?;
@@ -524,6 +529,7 @@ impl ClaudeProjectParser {
                     id: id.to_owned(),
                     base: u.usage,
                     output: u.last.then_some(u.usage.output),
+                    largest: u.usage.output,
                 });
             }
         }
@@ -539,8 +545,13 @@ impl ClaudeProjectParser {
             return Ok(());
         };
         self.messages += 1;
+        // Without a line that has a `stop_reason`, a count that grew past
+        // the first line's came from the model's usage update, not from the
+        // streaming placeholder every line starts with: the best count the
+        // file holds. One that never grew is the placeholder: not counted.
         let output = match c.output {
             Some(o) => o,
+            None if c.largest > c.base.output => c.largest,
             None => {
                 self.without_output += 1;
                 0
