@@ -273,7 +273,7 @@ struct Pool(Mutex<Vec<Vec<u8>>>);
 
 impl Pool {
     /// Buffers kept at most, and the capacity past which one is not kept.
-    const KEEP: usize = 64;
+    const KEEP: usize = 8;
     const MAX_CAPACITY: usize = 4 * CHUNK_OUTPUT_BYTES;
 
     fn take(&self) -> Vec<u8> {
