@@ -9,7 +9,8 @@
 #   gen/      the generated archive (bench/gen_archive.py --seed 1), Claude and Codex trees
 #   ccusage/  ccusage 20.0.24 from npm (needs node and npm)
 # and prints, per tree: throughput (median of ROUNDS=3 runs) and peak RSS of `cstream --to
-# events` over every file (one process, with -j 1 and -j 2), of ccusage on the Claude trees
+# events -j 1` and `-j 2` reading the tree as a directory (the walk included; the bytes are
+# the session files'), of ccusage on the Claude trees
 # (as it runs, and pinned to one core), and the per-file token agreement
 # (bench/compare_ccusage.py). Linux, GNU time, taskset.
 set -euo pipefail
@@ -69,7 +70,7 @@ echo "|---|---|---|---|"
 mib=$(mb "$tmp/real/projects" | cut -d. -f1)
 for j in 1 2; do
     run "cstream --to events -j $j (real, $mib MiB)" "$real_bytes" \
-        xargs -a "$tmp/real.files" "$cs" --to events -j $j
+        "$cs" --to events -j $j "$tmp/real/projects"
 done
 # ccusage 20 is a native, multi-threaded binary: on one core too, for the per-core figure.
 CLAUDE_CONFIG_DIR=$tmp/real run "ccusage claude session --json --offline (real)" "$real_bytes" \
@@ -83,10 +84,11 @@ if [ $gen = 1 ]; then
         bytes=$(xargs -a "$tmp/gen-$tree.files" cat | wc -c)
         for j in 1 2; do
             run "cstream --to events -j $j (generated $tree, $((bytes / 1048576)) MiB)" "$bytes" \
-                xargs -a "$tmp/gen-$tree.files" "$cs" --to events -j $j
+                "$cs" --to events -j $j "$tmp/gen/$tree"
         done
     done
-    bytes=$(du -sb --apparent-size "$tmp/gen/claude" | cut -f1)
+    # The transcripts only, as in cstream's row (ccusage reads no tool-results/*.txt).
+    bytes=$(xargs -a "$tmp/gen-claude.files" cat | wc -c)
     mkdir -p "$tmp/gen-ccusage"
     ln -sfn "$tmp/gen/claude/projects" "$tmp/gen-ccusage/projects"
     CLAUDE_CONFIG_DIR=$tmp/gen-ccusage run "ccusage claude session (generated claude)" "$bytes" \
@@ -96,6 +98,6 @@ longest() { xargs -r cat | awk '{ if (length($0) > m) m = length($0) } END { pri
 echo
 [ $gen = 1 ] && echo "Longest record in the generated trees: $(cat "$tmp"/gen-*.files | longest) bytes"
 echo "Longest record in the real tree: $(longest <"$tmp/real.files") bytes"
-xargs -a "$tmp/real.files" "$cs" --to events >"$tmp/real.events"
+"$cs" --to events "$tmp/real/projects" >"$tmp/real.events"
 CLAUDE_CONFIG_DIR=$tmp/real "$ccu" claude session --json --offline >"$tmp/real.ccusage.json"
 python3 bench/compare_ccusage.py "$tmp/real.events" "$tmp/real.ccusage.json"
