@@ -10,10 +10,8 @@ use std::fmt;
 use std::path::Path;
 
 use crate::dialect::Dialect;
-#[cfg(feature = "cli")]
 use crate::dialect::{DETECT_RECORDS, Detected, detect_record};
 
-#[cfg(feature = "cli")]
 /// What the sniffing rule makes of a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Sniff {
@@ -34,7 +32,6 @@ pub fn session_name(path: &Path) -> bool {
         .is_some_and(|e| matches!(e, "jsonl" | "json" | "ndjson"))
 }
 
-#[cfg(feature = "cli")]
 /// Whether the first block of a file (up to 64 KiB;
 /// the whole file when it is shorter: `whole`) is a session an agent wrote.
 ///
@@ -95,7 +92,6 @@ pub fn sniff(block: &[u8], whole: bool) -> Sniff {
     Sniff::Skip("no agent's records in its first lines")
 }
 
-#[cfg(feature = "cli")]
 /// A first record too long to detect: a session if it names one.
 fn names_session(block: &[u8]) -> Sniff {
     let finder = |k: &str| memchr::memmem::find(block, k.as_bytes()).is_some();

@@ -710,7 +710,11 @@ impl Cli {
     /// directory replaced by the session files in it (problems of the walk
     /// are reported on `diag`).
     pub fn prepare(&self, tty: bool, env: &ColorEnv, diag: &mut Diag) -> (Config, Vec<Input>) {
-        let expanded = crate::walk::expand(&self.files, diag);
+        // `--output-dir` names its outputs before reading: it needs to know
+        // which files are sessions first (two with one output name are an
+        // error only when both are read).
+        let sniff_now = self.output_dir.is_some();
+        let expanded = crate::walk::expand(&self.files, sniff_now, diag);
         let mut cfg = self.config(tty, env);
         cfg.files_skipped = expanded.walked.then_some(expanded.skipped);
         cfg.output_dir = self.output_dir.clone().map(|dir| crate::run::OutputDir {

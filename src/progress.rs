@@ -29,7 +29,9 @@ pub fn bar(inputs: &[Input], tty: bool, quiet: bool) -> Option<ProgressBar> {
     for i in inputs {
         match i {
             Input::Stdin => return None,
-            Input::Path(p) => bytes += std::fs::metadata(p).map_or(0, |m| m.len()),
+            Input::Path(p) | Input::Found(p) => {
+                bytes += std::fs::metadata(p).map_or(0, |m| m.len());
+            }
         }
     }
     if inputs.len() < MANY_FILES && bytes < MANY_BYTES {

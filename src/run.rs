@@ -393,6 +393,12 @@ pub enum Input {
     Stdin,
     /// A file.
     Path(PathBuf),
+    /// A file a directory walk found: converted only when its first block
+    /// passes the sniffing rule (`crate::archive::sniff`), else skipped and
+    /// counted. Sniffing as it is opened reads each file once, on the
+    /// thread that converts it, instead of reading every file's first block
+    /// before the first is converted.
+    Found(PathBuf),
 }
 
 impl Input {
@@ -402,7 +408,9 @@ impl Input {
             Input::Stdin => "-".to_owned(),
             // A file name is untrusted too: it goes into warnings on a
             // terminal, so its control characters are escaped.
-            Input::Path(p) => crate::diag::excerpt(&p.display().to_string(), usize::MAX),
+            Input::Path(p) | Input::Found(p) => {
+                crate::diag::excerpt(&p.display().to_string(), usize::MAX)
+            }
         }
     }
 }
@@ -557,6 +565,10 @@ struct Pipeline<'s> {
     /// The file the next input is read from (`None`: standard input or a
     /// reader): saved sessions find their side files beside it.
     source: Option<PathBuf>,
+    /// The input is read only if it passes the sniffing rule ([`Input::Found`]).
+    sniff: bool,
+    /// It did not: nothing of it was read.
+    skipped: bool,
 }
 
 impl<'s> Pipeline<'s> {
@@ -659,6 +671,8 @@ impl<'s> Pipeline<'s> {
                 ..FileCounts::default()
             }),
             source: None,
+            sniff: false,
+            skipped: false,
             summary,
             summary_file: cfg.summary.clone(),
             outputs_file: cfg.outputs.clone(),
@@ -1018,13 +1032,15 @@ pub fn run_with_stdin<R: Read, W: Write>(
                 Input::Stdin => {
                     p.live = true;
                     p.source = None;
+                    p.sniff = false;
                     one_input(&mut p, &mut framer, &mut stdin, diag)?
                 }
-                Input::Path(path) => match File::open(path) {
+                Input::Path(path) | Input::Found(path) => match File::open(path) {
                     Ok(f) => {
                         // A FIFO or `<(tail -f …)` is live; a regular file is not.
                         p.live = !f.metadata().is_ok_and(|m| m.is_file());
                         p.source = Some(path.clone());
+                        p.sniff = matches!(input, Input::Found(_));
                         let before = framer.bytes_in;
                         one_input(&mut p, &mut framer, f, diag)?;
                         if let Some(progress) = &cfg.progress {
@@ -1138,9 +1154,20 @@ fn one_input<R: Read>(
     p.records = 0;
     p.unknown_records = 0;
     p.dialect_checked = false;
+    p.skipped = false;
+    let mut rest = Vec::new();
     let framed = match first_block(&mut reader, p.live) {
         Err(e) => Err(FrameError::Read(e)),
-        Ok(first) => match memchr::memchr(0, &first) {
+        Ok(first) if p.sniff && !found_session(&first, &mut reader, &mut rest) => {
+            // Not a session: skipped and counted, as if the walk had not
+            // listed it.
+            p.skipped = true;
+            if let Some(files) = &mut p.files {
+                files.skipped += 1;
+            }
+            return Ok(());
+        }
+        Ok(mut first) => match memchr::memchr(0, &first) {
             // Not valid input: counted like a bad line (exit status 1), and
             // nothing of it is read; it ends like an input without events
             // (a session without a result), so every format still gives
@@ -1155,7 +1182,10 @@ fn one_input<R: Read>(
                 );
                 Ok(())
             }
-            None => framer.run(io::Cursor::new(first).chain(reader), p, diag),
+            None => {
+                first.append(&mut rest);
+                framer.run(io::Cursor::new(first).chain(reader), p, diag)
+            }
         },
     };
     match framed {
@@ -1196,6 +1226,18 @@ fn one_input<R: Read>(
         files.count(p.parser.chosen);
     }
     Ok(())
+}
+
+/// Whether a walked file whose first block is `first` is a session: the
+/// sniffing rule wants to know whether the file goes on past the block, so
+/// one byte more is read when the block is full (kept in `rest`).
+fn found_session<R: Read>(first: &[u8], reader: &mut R, rest: &mut Vec<u8>) -> bool {
+    let whole = first.len() < BINARY_SNIFF_BYTES || {
+        // A read error here shows when the file is read on.
+        let _ = reader.by_ref().take(1).read_to_end(rest);
+        rest.is_empty()
+    };
+    crate::archive::sniff(first, whole) == crate::archive::Sniff::Session
 }
 
 /// The first block of an input: for a live stream, one read of up to

@@ -34,7 +34,12 @@ pub struct Expanded {
 /// input; anything else is read as it is, as `cat` would). Problems go to
 /// `diag`: an unreadable directory or file is an error (exit status 2, like
 /// a named file that cannot be read), a symlink loop a warning.
-pub fn expand(args: &[PathBuf], diag: &mut Diag) -> Expanded {
+///
+/// `sniff_now`: each file's first block is read during the walk, and only
+/// sessions are listed; otherwise every file with a session's name is
+/// listed as [`Input::Found`], sniffed when it is converted (once, by the
+/// thread that converts it) and skipped there if it is not one.
+pub fn expand(args: &[PathBuf], sniff_now: bool, diag: &mut Diag) -> Expanded {
     let mut out = Expanded::default();
     if args.is_empty() {
         out.inputs.push(Input::Stdin);
@@ -46,7 +51,7 @@ pub fn expand(args: &[PathBuf], diag: &mut Diag) -> Expanded {
             out.names.push(PathBuf::from("-"));
         } else if arg.is_dir() {
             out.walked = true;
-            walk(arg, diag, &mut out);
+            walk(arg, sniff_now, diag, &mut out);
         } else {
             out.inputs.push(Input::Path(arg.clone()));
             out.names
@@ -60,7 +65,7 @@ fn name(p: &Path) -> String {
     excerpt(&p.display().to_string(), usize::MAX)
 }
 
-fn walk(dir: &Path, diag: &mut Diag, out: &mut Expanded) {
+fn walk(dir: &Path, sniff_now: bool, diag: &mut Diag, out: &mut Expanded) {
     // The files that may be sessions, in walk order; their first blocks are
     // read after the walk, several at a time.
     let mut candidates = Vec::new();
@@ -98,6 +103,14 @@ fn walk(dir: &Path, diag: &mut Diag, out: &mut Expanded) {
             continue;
         }
         candidates.push(entry.into_path());
+    }
+    if !sniff_now {
+        for path in candidates {
+            out.names
+                .push(path.strip_prefix(dir).unwrap_or(&path).to_path_buf());
+            out.inputs.push(Input::Found(path));
+        }
+        return;
     }
     for (path, sniffed) in candidates.iter().zip(sniff_all(&candidates)) {
         match sniffed {

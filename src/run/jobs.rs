@@ -88,6 +88,8 @@ struct FileDone {
     outcomes: Outcomes,
     /// The file was opened, and the dialect it was read as.
     read: Option<Option<Dialect>>,
+    /// A walked file that the sniffing rule skipped.
+    skipped: bool,
     stop: bool,
 }
 
@@ -390,12 +392,14 @@ pub(super) fn parallel(cfg: &Config, inputs: &[Input]) -> bool {
         && inputs.iter().all(|i| match i {
             Input::Stdin => false,
             Input::Path(p) => !std::fs::metadata(p).is_ok_and(|m| !m.is_file()),
+            // The walk found it a regular file.
+            Input::Found(_) => true,
         })
 }
 
 /// Read one file into a tape sent on `tx`.
 fn record_file(wc: &WorkerConfig, input: &Input, tx: SyncSender<Vec<Tape>>, pool: &Arc<Pool>) {
-    let Input::Path(path) = input else {
+    let (Input::Path(path) | Input::Found(path)) = input else {
         unreachable!("parallel runs read files only")
     };
     let anonymous = Rc::new(Cell::new(false));
@@ -434,6 +438,7 @@ fn record_file(wc: &WorkerConfig, input: &Input, tx: SyncSender<Vec<Tape>>, pool
     let mut p = Pipeline::around(&wc.config(), sink, None);
     p.norm.tell_anonymous = Some(anonymous);
     p.source = Some(path.clone());
+    p.sniff = matches!(input, Input::Found(_));
     p.recorder = Some(Recorder(Rc::clone(&rec)));
     let to_tape = Rc::clone(&rec);
     let mut diag = Diag::recording(Box::new(move |m| to_tape.push(Tape::Diag(m))));
@@ -464,6 +469,7 @@ fn record_file(wc: &WorkerConfig, input: &Input, tx: SyncSender<Vec<Tape>>, pool
         bad_lines: diag.bad_lines,
         outcomes: p.norm.outcomes,
         read,
+        skipped: p.skipped,
         stop: p.stop,
     })));
     let _ = rec.send();
@@ -635,8 +641,10 @@ fn play(
         outcomes.incomplete += done.outcomes.incomplete;
         p.norm.outcomes = outcomes;
         base = outcomes.sessions;
-        if let (Some(files), Some(dialect)) = (&mut p.files, done.read) {
-            files.count(dialect);
+        match (&mut p.files, done.read) {
+            (Some(files), _) if done.skipped => files.skipped += 1,
+            (Some(files), Some(dialect)) => files.count(dialect),
+            _ => {}
         }
         if done.stop {
             p.stop = true;

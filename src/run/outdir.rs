@@ -78,12 +78,12 @@ fn targets(cfg: &Config, inputs: &[Input], od: &OutputDir) -> Vec<Result<PathBuf
         .zip(&od.names)
         .enumerate()
         .map(|(i, (input, name))| {
-            let Input::Path(path) = input else {
+            let (Input::Path(path) | Input::Found(path)) = input else {
                 return Err("standard input has no name to write under --output-dir".to_owned());
             };
             let target = od.dir.join(name).with_extension(cfg.format.extension());
             if let Some(first) = seen.insert(target.clone(), i) {
-                let Input::Path(other) = &inputs[first] else {
+                let (Input::Path(other) | Input::Found(other)) = &inputs[first] else {
                     unreachable!("only files have targets")
                 };
                 return Err(format!(
@@ -244,7 +244,7 @@ fn convert_to(cfg: &Config, input: &Input, target: &Result<PathBuf, String>, tx:
             return end(done);
         }
     };
-    let Input::Path(path) = input else {
+    let (Input::Path(path) | Input::Found(path)) = input else {
         unreachable!("standard input has no target")
     };
     let f = match File::open(path) {
