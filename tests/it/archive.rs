@@ -208,4 +208,30 @@ fn a_large_tree_is_read_in_name_order() {
         "{}",
         walked.stderr
     );
+    // With --output-dir the files are sniffed during the walk, several at a
+    // time: an output for each session file, and none for the others.
+    let out = scratch("large-out");
+    let run = cstream(
+        &["--to", "events", "--stats", "--output-dir", s(&out), s(&d)],
+        b"",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        file_stats(&run.stderr).ends_with(&format!("files_skipped={skipped}")),
+        "{}",
+        run.stderr
+    );
+    let mut written = Vec::new();
+    for part in std::fs::read_dir(&out).unwrap() {
+        for f in std::fs::read_dir(part.unwrap().path()).unwrap() {
+            let f = f.unwrap().path();
+            written.push(f.file_stem().unwrap().to_str().unwrap().to_owned());
+        }
+    }
+    written.sort();
+    let expected: Vec<String> = named
+        .iter()
+        .map(|f| f.file_stem().unwrap().to_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(written, expected);
 }
