@@ -115,7 +115,8 @@ def test_options_mean_what_the_flags_mean(tmp_path: Path) -> None:
          dict(to="openai-json", reasoning_field="reasoning", created=5)),
         (["--to", "events", "--coalesce=whole"], dict(to="events", coalesce="whole")),
         (["--to", "events", "--no-dedupe", "--redact"], dict(to="events", dedupe=False, redact=True)),
-        (["--to", "documents", "--compact"], dict(to="documents", compact=True)),
+        # Pinned: documents stamp the clock on a session without a time.
+        (["--to", "documents", "--compact", "--created", "5"], dict(to="documents", compact=True, created=5)),
         (["--to", "markdown", "--no-redact", "--no-thinking"], dict(to="markdown", redact=False, no_thinking=True)),
         (["--to", "text", "--color", "always", "--shell-lines", "1"],
          dict(to="text", color=True, shell_lines=1)),
@@ -201,8 +202,8 @@ def test_report_and_outputs(tmp_path: Path) -> None:
     if not failing.exists():
         failing = next(FIXTURES.rglob("*error*.jsonl"))
     out = tmp_path / "o.json"
-    report = cstream.convert(failing, out=out)
-    assert out.read_bytes() == cli(["--to", "documents", str(failing)]).stdout
+    report = cstream.convert(failing, out=out, created=5)
+    assert out.read_bytes() == cli(["--to", "documents", "--created", "5", str(failing)]).stdout
     assert report.failed_sessions + report.incomplete_sessions >= 1
     assert report.exit_code_e == 3
     assert "Report(sessions=" in repr(report)
