@@ -565,10 +565,6 @@ struct Pipeline<'s> {
     /// The file the next input is read from (`None`: standard input or a
     /// reader): saved sessions find their side files beside it.
     source: Option<PathBuf>,
-    /// The input is read only if it passes the sniffing rule ([`Input::Found`]).
-    sniff: bool,
-    /// It did not: nothing of it was read.
-    skipped: bool,
 }
 
 impl<'s> Pipeline<'s> {
@@ -671,8 +667,6 @@ impl<'s> Pipeline<'s> {
                 ..FileCounts::default()
             }),
             source: None,
-            sniff: false,
-            skipped: false,
             summary,
             summary_file: cfg.summary.clone(),
             outputs_file: cfg.outputs.clone(),
@@ -1032,17 +1026,16 @@ pub fn run_with_stdin<R: Read, W: Write>(
                 Input::Stdin => {
                     p.live = true;
                     p.source = None;
-                    p.sniff = false;
-                    one_input(&mut p, &mut framer, &mut stdin, diag)?
+                    one_input(&mut p, &mut framer, &mut stdin, diag, false)?;
                 }
                 Input::Path(path) | Input::Found(path) => match File::open(path) {
                     Ok(f) => {
                         // A FIFO or `<(tail -f …)` is live; a regular file is not.
                         p.live = !f.metadata().is_ok_and(|m| m.is_file());
                         p.source = Some(path.clone());
-                        p.sniff = matches!(input, Input::Found(_));
                         let before = framer.bytes_in;
-                        one_input(&mut p, &mut framer, f, diag)?;
+                        let sniff = matches!(input, Input::Found(_));
+                        one_input(&mut p, &mut framer, f, diag, sniff)?;
                         if let Some(progress) = &cfg.progress {
                             (progress.0)(framer.bytes_in - before);
                         }
@@ -1111,7 +1104,7 @@ fn convert_detaching<R: Read, W: Write>(
     p.huge = huge;
     p.live = live;
     let mut framer = Framer::new();
-    let r = one_input(&mut p, &mut framer, input, diag);
+    let r = one_input(&mut p, &mut framer, input, diag, false).map(drop);
     finish(p, &framer, r, diag)
 }
 
@@ -1125,7 +1118,7 @@ where
     diag.quiet |= cfg.output.quiet;
     let mut p = Pipeline::with_callback(cfg, f);
     let mut framer = Framer::new();
-    let r = one_input(&mut p, &mut framer, input, diag);
+    let r = one_input(&mut p, &mut framer, input, diag, false).map(drop);
     finish(p, &framer, r, diag)
 }
 
@@ -1142,30 +1135,32 @@ impl<F: FnMut(&str, &Event<'_>) -> io::Result<()>> Sink for CallbackSink<F> {
     }
 }
 
+/// Read one input through `p`. `sniff`: a walked file ([`Input::Found`]),
+/// read only if its first block passes the sniffing rule. `Ok(false)`: it
+/// did not, and nothing of it was read (counted as skipped).
 fn one_input<R: Read>(
     p: &mut Pipeline<'_>,
     framer: &mut Framer,
     mut reader: R,
     diag: &mut Diag,
-) -> io::Result<()> {
+    sniff: bool,
+) -> io::Result<bool> {
     p.parser.reset(p.source.as_deref());
     p.begun = false;
     p.notices = 0;
     p.records = 0;
     p.unknown_records = 0;
     p.dialect_checked = false;
-    p.skipped = false;
     let mut rest = Vec::new();
     let framed = match first_block(&mut reader, p.live) {
         Err(e) => Err(FrameError::Read(e)),
-        Ok(first) if p.sniff && !found_session(&first, &mut reader, &mut rest) => {
+        Ok(first) if sniff && !found_session(&first, &mut reader, &mut rest) => {
             // Not a session: skipped and counted, as if the walk had not
             // listed it.
-            p.skipped = true;
             if let Some(files) = &mut p.files {
                 files.skipped += 1;
             }
-            return Ok(());
+            return Ok(false);
         }
         Ok(mut first) => match memchr::memchr(0, &first) {
             // Not valid input: counted like a bad line (exit status 1), and
@@ -1225,7 +1220,7 @@ fn one_input<R: Read>(
     if let Some(files) = &mut p.files {
         files.count(p.parser.chosen);
     }
-    Ok(())
+    Ok(true)
 }
 
 /// Whether a walked file whose first block is `first` is a session: the
@@ -1472,7 +1467,7 @@ mod tests {
                     let mut diag = Diag::sink();
                     let input = std::fs::read(file).expect("readable fixture");
                     let mut framer = Framer::new();
-                    let r = one_input(&mut p, &mut framer, &input[..], &mut diag);
+                    let r = one_input(&mut p, &mut framer, &input[..], &mut diag, false).map(drop);
                     finish(p, &framer, r, &mut diag).expect("converts");
                     let errors = errors.into_inner();
                     assert!(

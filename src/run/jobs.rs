@@ -438,29 +438,29 @@ fn record_file(wc: &WorkerConfig, input: &Input, tx: SyncSender<Vec<Tape>>, pool
     let mut p = Pipeline::around(&wc.config(), sink, None);
     p.norm.tell_anonymous = Some(anonymous);
     p.source = Some(path.clone());
-    p.sniff = matches!(input, Input::Found(_));
     p.recorder = Some(Recorder(Rc::clone(&rec)));
     let to_tape = Rc::clone(&rec);
     let mut diag = Diag::recording(Box::new(move |m| to_tape.push(Tape::Diag(m))));
     diag.file = input.display_name();
     let mut framer = Framer::new();
-    let read = match File::open(path) {
+    let (read, skipped) = match File::open(path) {
         Ok(f) => {
             p.live = !f.metadata().is_ok_and(|m| m.is_file());
             let reader = Counted {
                 inner: f,
                 rec: Rc::clone(&rec),
             };
-            if one_input(&mut p, &mut framer, reader, &mut diag).is_err() {
+            let sniff = matches!(input, Input::Found(_));
+            let Ok(was_read) = one_input(&mut p, &mut framer, reader, &mut diag, sniff) else {
                 // Only the tape's own send fails (the run stopped).
                 return;
-            }
-            Some(p.parser.chosen)
+            };
+            (Some(p.parser.chosen), !was_read)
         }
         Err(e) => {
             let name = std::mem::take(&mut diag.file);
             diag.error(format_args!("{name}: {e}"));
-            None
+            (None, false)
         }
     };
     rec.push(Tape::Done(Box::new(FileDone {
@@ -469,7 +469,7 @@ fn record_file(wc: &WorkerConfig, input: &Input, tx: SyncSender<Vec<Tape>>, pool
         bad_lines: diag.bad_lines,
         outcomes: p.norm.outcomes,
         read,
-        skipped: p.skipped,
+        skipped,
         stop: p.stop,
     })));
     let _ = rec.send();

@@ -271,7 +271,7 @@ fn convert_to(cfg: &Config, input: &Input, target: &Result<PathBuf, String>, tx:
     p.live = !f.metadata().is_ok_and(|m| m.is_file());
     p.source = Some(path.clone());
     let mut framer = Framer::new();
-    let r = one_input(&mut p, &mut framer, f, &mut diag).and_then(|()| p.sink.finish());
+    let r = one_input(&mut p, &mut framer, f, &mut diag, false).and_then(|_| p.sink.finish());
     done.read = Some(p.parser.chosen);
     done.bytes_in = framer.bytes_in;
     done.stats = p.stats(&framer, &diag);
