@@ -487,6 +487,9 @@ fn codex_expected(raw: &str) -> CodexExpected {
     let (mut metas, mut fork_ts, mut forked) = (0, None, false);
     let mut copying: Option<Option<i64>> = None;
     let (mut base, mut last) = ((0, 0), (0, 0));
+    // What was counted before a running total went down (a counter that
+    // restarted from zero: docs/events.md#usage).
+    let mut spent = (0, 0);
     let mut rollback_notes = 0;
     for (kind, p, ts) in rollout_items(raw) {
         let total = || {
@@ -522,7 +525,15 @@ fn codex_expected(raw: &str) -> CodexExpected {
         }
         match (kind.as_str(), p["type"].as_str().unwrap_or("")) {
             ("event_msg", "user_message") => turns.push((String::new(), 1)),
-            ("event_msg", "token_count") => last = total().unwrap_or(last),
+            ("event_msg", "token_count") => {
+                if let Some(t) = total() {
+                    if t.0 < last.0 || t.1 < last.1 {
+                        spent = (spent.0 + last.0 - base.0, spent.1 + last.1 - base.1);
+                        base = (0, 0);
+                    }
+                    last = t;
+                }
+            }
             ("event_msg", "thread_rolled_back") => {
                 let n = p["num_turns"].as_u64().unwrap_or(1);
                 let held = u64::from(turns.len() > 1);
@@ -546,7 +557,7 @@ fn codex_expected(raw: &str) -> CodexExpected {
     CodexExpected {
         text: turns.iter().map(|t| t.0.as_str()).collect(),
         prompts: turns.iter().map(|t| t.1).sum(),
-        usage: (last.0 - base.0, last.1 - base.1),
+        usage: (spent.0 + last.0 - base.0, spent.1 + last.1 - base.1),
         rollback_notes,
     }
 }

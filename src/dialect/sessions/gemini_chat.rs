@@ -148,6 +148,7 @@ impl Tokens {
                 .saturating_add(self.thoughts.unwrap_or(0)),
             cache_read: self.cached,
             cache_write: None,
+            ..Usage::default()
         })
     }
 }
