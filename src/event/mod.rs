@@ -1038,6 +1038,20 @@ pub(crate) fn json_null<'a>() -> Json<'a> {
 mod tests {
     use super::*;
 
+    /// Each `user_event` kind reads back from the name it is written with.
+    #[test]
+    fn user_event_kinds_round_trip_through_their_names() {
+        for k in [
+            UserEventKind::Command,
+            UserEventKind::CommandOutput,
+            UserEventKind::Interrupt,
+            UserEventKind::Context,
+        ] {
+            assert_eq!(UserEventKind::from_name(k.as_str()), Some(k));
+        }
+        assert_eq!(UserEventKind::from_name("prompt"), None);
+    }
+
     /// A literal detached from its line stays the literal (the events
     /// output copies it as it came) and still reads as the same characters.
     #[test]
