@@ -609,3 +609,42 @@ fn only_prompts_begin_turns() {
         "{md}"
     );
 }
+
+/// Two model responses in one turn are two paragraphs in every format that
+/// joins text (docs/events.md: a `turn_ended` between them), never
+/// "Listing them now.There are two files.".
+#[test]
+fn a_message_boundary_is_a_paragraph_boundary() {
+    let f =
+        common::fixtures_dir().join("events/user-events_command-output-interrupt-context.jsonl");
+    let glued = "Listing them now.There are two files.";
+    let text = run(&f, &["--to", "text", "--color", "never"]);
+    assert!(
+        text.contains("Listing them now.\n\nThere are two files."),
+        "{text}"
+    );
+    let coalesced = common::events(&run(&f, &["--to", "events", "--coalesce"]));
+    let messages: Vec<&str> = coalesced
+        .iter()
+        .filter(|e| e["type"] == "assistant_message")
+        .map(|e| e["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(messages[..2], ["Listing them now.", "There are two files."]);
+    let chat = run(&f, &["--to", "openai-json"]);
+    let v: Value = serde_json::from_str(&chat).unwrap();
+    let content = v["choices"][0]["message"]["content"].as_str().unwrap();
+    assert!(
+        content.contains("Listing them now.\n\nThere are two files."),
+        "{content}"
+    );
+    for to in [
+        "documents",
+        "markdown",
+        "html",
+        "anthropic-json",
+        "openai-responses",
+    ] {
+        let out = run(&f, &["--to", to]);
+        assert!(!out.contains(glued), "--to {to}: {out}");
+    }
+}

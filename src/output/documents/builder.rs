@@ -197,6 +197,10 @@ impl Builder {
                 self.thinking_ms = *duration_ms;
                 self.close_thinking(out)?;
             }
+            // A prompt or the end of a model response ends the text and
+            // thinking before it: the next response's are documents of
+            // their own, never run together with these.
+            Kind::UserMessage { .. } | Kind::TurnEnded { .. } => self.close_flows(out)?,
             Kind::ToolCallStarted(t) => self.tool_start(t, out)?,
             Kind::ShellOutputDelta { call_id, text, .. } => {
                 if let Some(t) = self.tools.get_mut(call_id) {
