@@ -997,3 +997,43 @@ fn codex_rollout_with_an_8_mb_record() {
     let (a, b) = (others(&events(&plain.out())), others(&evs));
     assert_eq!(a, b, "events beside the big record changed");
 }
+
+/// A Gemini CLI chat names its model on each response, not in its head:
+/// the session names the first response's model (it read "unknown").
+#[test]
+fn gemini_chats_name_the_model_their_responses_name() {
+    let mut checked = 0;
+    for path in inputs("gemini-chat", "sessions/gemini") {
+        let name = name(&path);
+        let raw = std::fs::read(&path).unwrap();
+        // A JSONL chat, or one document (cut-short and invalid ones are
+        // read as far as they go).
+        let text = String::from_utf8_lossy(&raw);
+        let first_model = serde_json::from_str::<Value>(&text)
+            .ok()
+            .and_then(|v| {
+                v["messages"].as_array().and_then(|ms| {
+                    ms.iter()
+                        .find(|m| m["type"] == "gemini")
+                        .and_then(|m| m["model"].as_str().map(str::to_owned))
+                })
+            })
+            .or_else(|| {
+                text.lines()
+                    .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+                    .find(|m| m["type"] == "gemini")
+                    .and_then(|m| m["model"].as_str().map(str::to_owned))
+            });
+        let Some(want) = first_model else { continue };
+        let evs = events(&cstream_file(&["--to", "events"], &path).out());
+        let started = evs.iter().find(|e| ty(e) == "session_started").unwrap();
+        assert_eq!(started["model"], want.as_str(), "{name}");
+        assert_eq!(
+            ty(&evs[0]),
+            "session_started",
+            "{name}: the session begins first"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 2, "{checked} chats with a model");
+}
