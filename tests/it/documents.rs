@@ -475,3 +475,36 @@ fn created_is_always_rfc3339() {
     assert!(parse("253402300799").is_ok() && parse("-62167219200").is_ok());
     assert!(parse("253402300800").is_err() && parse("-62167219201").is_err());
 }
+
+/// `--to documents` over several sessions is JSON Lines, which a plain
+/// JSON reader takes line by line (pretty values back to back were not
+/// JSON); one session stays one pretty-printed value.
+#[test]
+fn several_sessions_of_documents_are_json_lines() {
+    let several = common::fixtures_dir().join("claude/multi-turn_repeated-init_rate-limit.jsonl");
+    let out = common::cstream_file(&["--to", "documents"], &several).out();
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines.len() >= 2, "{out}");
+    for l in &lines {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"));
+        assert!(v["documents"].is_array());
+    }
+    // Two files, one session each: the same.
+    let a = common::fixtures_dir().join("cursor/basic.jsonl");
+    let b = common::fixtures_dir().join("cursor/one-shell-call.jsonl");
+    let out = common::cstream(
+        &[
+            "--to",
+            "documents",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+        ],
+        b"",
+    )
+    .out();
+    assert_eq!(out.lines().count(), 2, "{out}");
+    // One session: the pretty value as before, one JSON document.
+    let one = common::cstream_file(&["--to", "documents"], &a).out();
+    assert!(one.starts_with("{\n  \""), "{one}");
+    serde_json::from_str::<serde_json::Value>(&one).expect("one JSON document");
+}
