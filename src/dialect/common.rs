@@ -87,6 +87,22 @@ pub fn split_mcp_name(name: &str) -> Option<(&str, &str)> {
     Some((server, tool))
 }
 
+/// Codex's newer rollouts split an MCP tool's qualified name into a
+/// `namespace` and a `name`: `mcp__<server>` + `<tool>`, or, for a
+/// connector of the apps server, `mcp__<server>__<connector>` + the rest
+/// of the tool's name (`mcp__codex_apps__github` + `_fetch_pr` is server
+/// `codex_apps`, tool `github_fetch_pr`, as its `mcp_tool_call_end` says).
+pub fn split_mcp_namespace(namespace: &str, name: &str) -> Option<(String, String)> {
+    let rest = namespace.strip_prefix("mcp__")?;
+    if name.is_empty() || rest.is_empty() {
+        return None;
+    }
+    Some(match rest.split_once("__") {
+        Some((server, prefix)) => (server.to_owned(), format!("{prefix}{name}")),
+        None => (rest.to_owned(), name.to_owned()),
+    })
+}
+
 // ------------------------------------------------------ normalized fields
 
 fn first_str<'a>(a: &Members<'a>, keys: &[&str]) -> Option<Str<'a>> {

@@ -3,11 +3,24 @@
 
 use crate::common;
 
-use common::{cstream, events};
+use std::path::{Path, PathBuf};
+
+use common::{cstream, cstream_file, events, fixtures_dir};
 use serde_json::Value;
 
 fn ty(e: &Value) -> &str {
     e["type"].as_str().unwrap_or("")
+}
+
+fn rollout(name: &str) -> PathBuf {
+    fixtures_dir().join("codex-rollout").join(name)
+}
+
+fn file_events(path: &Path) -> Vec<Value> {
+    let run = cstream_file(&["--to", "events"], path);
+    assert_eq!(run.code, 0, "{}: {}", path.display(), run.stderr);
+    assert!(run.stderr.is_empty(), "warned: {}", run.stderr);
+    events(&run.out())
 }
 
 /// The event of `kind` for call `id` (exactly one).
@@ -18,6 +31,31 @@ fn call<'a>(evs: &'a [Value], kind: &str, id: &str) -> &'a Value {
         .collect();
     assert_eq!(found.len(), 1, "{kind} of {id}: {found:?}");
     found[0]
+}
+
+/// `function_call` with `namespace: "mcp__<server>[__<connector>]"` is an
+/// MCP call of that server, its tool named as `mcp_tool_call_end` names it.
+#[test]
+fn mcp_calls_with_a_namespace_name_their_server() {
+    let evs = file_events(&rollout(
+        "mcp-namespace_codex-apps-connector_plain-server_0.150.jsonl",
+    ));
+    let gh = call(&evs, "tool_call_started", "call_Gh1");
+    assert_eq!(
+        (&gh["toolName"], &gh["mcpServer"], &gh["mcpTool"]),
+        (
+            &Value::from("mcp"),
+            &Value::from("codex_apps"),
+            &Value::from("github_fetch_pr")
+        ),
+        "{gh}"
+    );
+    let docs = call(&evs, "tool_call_started", "call_Dc1");
+    assert_eq!(
+        (&docs["mcpServer"], &docs["mcpTool"]),
+        (&Value::from("docs"), &Value::from("search")),
+        "{docs}"
+    );
 }
 
 /// A failed MCP call of `codex exec --json` (the tool said `isError`)

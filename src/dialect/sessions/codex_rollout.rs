@@ -47,7 +47,9 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::Present;
-use crate::dialect::common::{fill_start_owned, normalize_tool_name, openai_usage, split_mcp_name};
+use crate::dialect::common::{
+    fill_start_owned, normalize_tool_name, openai_usage, split_mcp_name, split_mcp_namespace,
+};
 use crate::dialect::{Item, Out, Parser, Probe, keep_unknown, read_line};
 use crate::event::calls::CallTable;
 use crate::event::{Event, Json, Kind, Str, SummaryPhase, Text, ToolEnd, ToolStart, Usage};
@@ -139,6 +141,9 @@ struct Payload<'a> {
     info: Option<&'a RawValue>,
     #[serde(borrow, default)]
     reason: LaxStr<'a>,
+    // function_call (newer MCP calls: `mcp__<server>[__<prefix>]`)
+    #[serde(borrow, default)]
+    namespace: LaxStr<'a>,
 }
 
 /// Parser state for one rollout.
@@ -331,7 +336,7 @@ impl CodexRolloutParser {
                 let id = p.call_id.get().unwrap_or_default();
                 let name = p.name.as_deref().unwrap_or("");
                 let args = p.arguments.as_deref().unwrap_or("{}");
-                let start = tool_start(id, name, args);
+                let start = tool_start(id, name, p.namespace.as_deref(), args);
                 self.start(ts, start, out)?;
             }
             Some("custom_tool_call") => {
@@ -353,7 +358,7 @@ impl CodexRolloutParser {
             Some("local_shell_call") => {
                 let id = p.call_id.get().unwrap_or_default();
                 let args = p.action.map_or("{}", RawValue::get);
-                let start = tool_start(id, "local_shell", args);
+                let start = tool_start(id, "local_shell", None, args);
                 self.start(ts, start, out)?;
             }
             Some("function_call_output" | "custom_tool_call_output") => {
@@ -366,7 +371,7 @@ impl CodexRolloutParser {
                 self.anonymous += 1;
                 let id: Str<'a> = Cow::Owned(format!("web_search-{}", self.anonymous));
                 let args = p.action.map_or("{}", RawValue::get);
-                let start = tool_start(id.clone(), "web_search", args);
+                let start = tool_start(id.clone(), "web_search", None, args);
                 self.emit(ts, Kind::started(start), out)?;
                 let ok = p.status.as_deref() != Some("failed");
                 let end = ToolEnd::new(id, Cow::Borrowed("web_search"), ok);
@@ -445,10 +450,16 @@ fn nonfatal<'a>(message: Str<'a>, source: &'static str) -> Kind<'a> {
 }
 
 /// A tool start from a function call's name and its JSON arguments text.
-fn tool_start<'a>(id: Str<'a>, name: &str, args: &str) -> ToolStart<'a> {
-    let (tool, mcp) = match split_mcp_name(name) {
-        Some((server, tool)) => ("mcp".to_owned(), Some((server.to_owned(), tool.to_owned()))),
-        None => (normalize_tool_name(shell_alias(name)), None),
+/// Newer rollouts give an MCP call's server in a `namespace` beside the
+/// name (`mcp__codex_apps__github` + `_fetch_pr`).
+fn tool_start<'a>(id: Str<'a>, name: &str, namespace: Option<&str>, args: &str) -> ToolStart<'a> {
+    let mcp = match namespace.and_then(|ns| split_mcp_namespace(ns, name)) {
+        Some(st) => Some(st),
+        None => split_mcp_name(name).map(|(s, t)| (s.to_owned(), t.to_owned())),
+    };
+    let tool = match mcp {
+        Some(_) => "mcp".to_owned(),
+        None => normalize_tool_name(shell_alias(name)),
     };
     let raw = RawValue::from_string(args.to_owned()) // Arguments that are not JSON are kept as a JSON string.
         .or_else(|_| RawValue::from_string(crate::json::quote(args)))
