@@ -1,5 +1,9 @@
-//! Codex figures that look right and are not (issue 26), each checked on
-//! the shape Codex writes.
+//! Codex figures that look right and are not (issue 26): a unified-exec
+//! command's failure carried by the poll that saw it, MCP servers hidden in
+//! a `namespace`, a rollout cut inside a turn reported as a success, a
+//! spawned sub-agent counted with its parent's history, and "no usage"
+//! written as zero usage. Each is checked on a fixture written from the
+//! shapes Codex writes (fixtures/codex-rollout/, fixtures/codex/).
 
 use crate::common;
 
@@ -8,17 +12,26 @@ use std::path::{Path, PathBuf};
 use common::{cstream, cstream_file, events, fixtures_dir};
 use serde_json::Value;
 
-fn ty(e: &Value) -> &str {
-    e["type"].as_str().unwrap_or("")
-}
-
 fn rollout(name: &str) -> PathBuf {
     fixtures_dir().join("codex-rollout").join(name)
+}
+
+fn ty(e: &Value) -> &str {
+    e["type"].as_str().unwrap_or("")
 }
 
 fn file_events(path: &Path) -> Vec<Value> {
     let run = cstream_file(&["--to", "events"], path);
     assert_eq!(run.code, 0, "{}: {}", path.display(), run.stderr);
+    assert!(run.stderr.is_empty(), "warned: {}", run.stderr);
+    events(&run.out())
+}
+
+fn stdin_events(input: &str) -> Vec<Value> {
+    let run = cstream(
+        &["--to", "events", "--from", "codex-rollout"],
+        input.as_bytes(),
+    );
     assert!(run.stderr.is_empty(), "warned: {}", run.stderr);
     events(&run.out())
 }
@@ -31,6 +44,123 @@ fn call<'a>(evs: &'a [Value], kind: &str, id: &str) -> &'a Value {
         .collect();
     assert_eq!(found.len(), 1, "{kind} of {id}: {found:?}");
     found[0]
+}
+
+/// (input, output) summed over the `usage_delta`s.
+fn usage_sums(evs: &[Value]) -> (u64, u64) {
+    evs.iter()
+        .filter(|e| ty(e) == "usage_delta")
+        .fold((0, 0), |(i, o), e| {
+            (
+                i + e["deltaInput"].as_u64().unwrap(),
+                o + e["deltaOutput"].as_u64().unwrap(),
+            )
+        })
+}
+
+/// The `--summary` Markdown of a run on `path`.
+fn summary_of(path: &Path, tag: &str) -> String {
+    let file = std::env::temp_dir().join(format!(
+        "cstream-codex-fidelity-{}-{tag}.md",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_file(&file);
+    let f = file.to_str().unwrap();
+    let run = cstream_file(&["--to", "text", "--summary", f], path);
+    assert!(run.stderr.is_empty(), "warned: {}", run.stderr);
+    let s = std::fs::read_to_string(&file).expect("summary written");
+    let _ = std::fs::remove_file(&file);
+    s
+}
+
+const UNIFIED: &str = "unified-exec_exec-command-end-after-poll_0.125.jsonl";
+
+/// A unified-exec command whose call returned "Process running with
+/// session ID N" ends with its `exec_command_end` (exit code, status, the
+/// whole output), polled or not; each `write_stdin` poll is a call of its
+/// own that names the process and command it polls and carries no
+/// failure; a command still running at the end of the file has no known
+/// outcome (not a success with a made-up exit code).
+#[test]
+fn unified_exec_failures_belong_to_the_command_not_its_poll() {
+    let evs = file_events(&rollout(UNIFIED));
+    let tests = call(&evs, "tool_call_completed", "call_T1est");
+    assert_eq!(tests["ok"], false, "{tests}");
+    assert_eq!(tests["exitCode"], 101, "{tests}");
+    let out = tests["output"].as_str().unwrap();
+    assert!(
+        out.contains("Compiling ledger") && out.contains("test result: FAILED"),
+        "not the whole aggregated output: {out:?}"
+    );
+    assert!(!out.contains("Process running"), "{out:?}");
+    // Never polled: its failure is still its own.
+    let lint = call(&evs, "tool_call_completed", "call_L1nt");
+    assert_eq!(
+        (&lint["ok"], &lint["exitCode"]),
+        (&Value::from(false), &Value::from(2))
+    );
+    for poll in ["call_P0ll1", "call_P0ll2"] {
+        let start = call(&evs, "tool_call_started", poll);
+        let what = start["description"].as_str().unwrap_or("");
+        assert!(
+            what.contains("41002") && what.contains("cargo test --workspace"),
+            "{poll}: the poll does not name what it polls: {start}"
+        );
+        let end = call(&evs, "tool_call_completed", poll);
+        assert_eq!(end["ok"], true, "{end}");
+        assert!(
+            end.get("exitCode").is_none(),
+            "{poll} carries an exit code: {end}"
+        );
+    }
+    // Ended before its first output was recorded.
+    let git = call(&evs, "tool_call_completed", "call_G1t");
+    assert_eq!(
+        (&git["ok"], &git["exitCode"]),
+        (&Value::from(true), &Value::from(0))
+    );
+    assert_eq!(git["output"], " M src/balance.rs\n");
+    // Still running when the rollout ends.
+    let dev = call(&evs, "tool_call_completed", "call_D3v");
+    assert_eq!(dev["outcomeUnknown"], true, "{dev}");
+    assert!(
+        dev.get("exitCode").is_none() && dev.get("error").is_none(),
+        "{dev}"
+    );
+
+    let summary = summary_of(&rollout(UNIFIED), "unified");
+    assert!(
+        summary.contains("shell `cargo test --workspace` exited 101")
+            && summary.contains("shell `npm run lint` exited 2"),
+        "{summary}"
+    );
+    assert!(!summary.contains("write_stdin"), "{summary}");
+}
+
+/// Rollouts that do not persist `exec_command_end` (older builds): the
+/// exit code a poll reports ends the polled command, and a command no poll
+/// saw end has no known outcome.
+#[test]
+fn unified_exec_without_exec_command_end_takes_the_polled_exit_code() {
+    let raw = std::fs::read_to_string(rollout(UNIFIED)).unwrap();
+    let without: String = raw
+        .lines()
+        .filter(|l| !l.contains("\"exec_command_end\""))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let evs = stdin_events(&without);
+    let tests = call(&evs, "tool_call_completed", "call_T1est");
+    assert_eq!(
+        (&tests["ok"], &tests["exitCode"]),
+        (&Value::from(false), &Value::from(101))
+    );
+    for id in ["call_L1nt", "call_G1t", "call_D3v"] {
+        let end = call(&evs, "tool_call_completed", id);
+        assert_eq!(end["outcomeUnknown"], true, "{id}: {end}");
+    }
+    for poll in ["call_P0ll1", "call_P0ll2"] {
+        assert_eq!(call(&evs, "tool_call_completed", poll)["ok"], true);
+    }
 }
 
 /// `function_call` with `namespace: "mcp__<server>[__<connector>]"` is an
@@ -79,4 +209,85 @@ fn a_failed_live_mcp_call_says_why() {
     let end = call(&evs, "tool_call_completed", "item_1");
     assert_eq!(end["ok"], false);
     assert_eq!(end["error"], "Authentication required", "{end}");
+}
+
+const INCOMPLETE: &str = "incomplete_last-turn-without-task-complete_0.125.jsonl";
+
+/// A rollout whose last prompt never got its `task_complete` ends as a
+/// live stream cut off does: no `result` (incomplete), the usage still
+/// counted; `turn_aborted` ends a turn too.
+#[test]
+fn a_rollout_cut_inside_a_turn_is_incomplete() {
+    let evs = file_events(&rollout(INCOMPLETE));
+    assert!(
+        !evs.iter().any(|e| ty(e) == "result"),
+        "a result for a turn that never ended"
+    );
+    assert_eq!(usage_sums(&evs), (16500, 170));
+    let summary = summary_of(&rollout(INCOMPLETE), "incomplete");
+    assert!(summary.contains("incomplete"), "{summary}");
+    assert!(!summary.contains("success"), "{summary}");
+
+    let raw = std::fs::read_to_string(rollout(INCOMPLETE)).unwrap();
+    let aborted = format!(
+        "{raw}{}\n",
+        r#"{"timestamp":"2026-05-14T12:01:09.000Z","type":"event_msg","payload":{"type":"turn_aborted","turn_id":"t-inc-2","reason":"interrupted"}}"#
+    );
+    let evs = stdin_events(&aborted);
+    let results: Vec<&Value> = evs.iter().filter(|e| ty(e) == "result").collect();
+    assert_eq!(results.len(), 1, "an aborted turn has ended");
+}
+
+/// A rollout without a single token count has no usage (unknown), not
+/// zero usage.
+#[test]
+fn a_rollout_without_token_counts_has_no_usage() {
+    let evs = file_events(&rollout(
+        "no-usage_oss-provider-token-count-info-null_0.125.jsonl",
+    ));
+    let result = evs.iter().find(|e| ty(e) == "result").expect("a result");
+    assert_eq!(result["ok"], true);
+    assert!(result.get("usage").is_none(), "made-up usage: {result}");
+}
+
+/// A spawned sub-agent's rollout (`source.subagent.thread_spawn`) is its
+/// own session linked to its parent thread; the parent's history it begins
+/// with (prompts and usage) is left out, and its own usage is counted
+/// whether its running total goes on from the parent's or starts again at
+/// zero.
+#[test]
+fn spawned_subagents_count_only_their_own_work() {
+    for name in [
+        "subagent_thread-spawn_parent-replayed_own-total-restarts_0.150.jsonl",
+        "subagent_thread-spawn_parent-replayed_own-total-continues_0.150.jsonl",
+    ] {
+        let evs = file_events(&rollout(name));
+        let start = &evs[0];
+        assert_eq!(ty(start), "session_started");
+        assert_eq!(
+            start["parentSessionId"], "019e2f00-aaaa-7bbb-8ccc-00000000a001",
+            "{name}: {start}"
+        );
+        assert!(start.get("forkedFrom").is_none(), "{name}: {start}");
+        let prompts: Vec<&str> = evs
+            .iter()
+            .filter(|e| ty(e) == "user_message")
+            .map(|e| e["text"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            prompts,
+            ["Write proptest properties for round_half_even in src/balance.rs."],
+            "{name}"
+        );
+        assert!(
+            !evs.iter().any(|e| e["text"]
+                .as_str()
+                .is_some_and(|t| t.contains("audit rounding"))),
+            "{name}: the parent's text was shown"
+        );
+        assert_eq!(usage_sums(&evs), (19500, 520), "{name}");
+        let result = evs.iter().find(|e| ty(e) == "result").expect("a result");
+        assert_eq!(result["usage"]["inputTokens"], 19500, "{name}");
+        assert_eq!(result["usage"]["outputTokens"], 520, "{name}");
+    }
 }
