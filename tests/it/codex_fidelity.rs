@@ -291,3 +291,79 @@ fn spawned_subagents_count_only_their_own_work() {
         assert_eq!(result["usage"]["outputTokens"], 520, "{name}");
     }
 }
+
+/// The namespace forms Codex has written over time all give the same
+/// server and tool: the whole qualified name in both fields, a namespace
+/// ending in `__`, and `mcp__<server>` with the `__` before the tool left
+/// out.
+#[test]
+fn every_mcp_namespace_form_names_its_server() {
+    let line = |id: &str, ns: &str, name: &str| {
+        format!(
+            r#"{{"timestamp":"2026-05-14T11:00:0{id}.000Z","type":"response_item","payload":{{"type":"function_call","name":"{name}","namespace":"{ns}","arguments":"{{}}","call_id":"c{id}"}}}}"#
+        )
+    };
+    let input = [
+        r#"{"timestamp":"2026-05-14T11:00:00.000Z","type":"session_meta","payload":{"id":"019e2b77-0000-7000-8000-0000000000f1","cwd":"/w","cli_version":"0.130.0","source":"cli"}}"#.to_owned(),
+        line("1", "mcp__codex_apps__gmail", "mcp__codex_apps__gmail_get_recent_emails"),
+        line("2", "mcp__supabase_bot__", "list_tables"),
+        line("3", "mcp__node_repl", "js"),
+    ]
+    .join("\n");
+    let evs = stdin_events(&input);
+    for (id, server, tool) in [
+        ("c1", "codex_apps", "gmail_get_recent_emails"),
+        ("c2", "supabase_bot", "list_tables"),
+        ("c3", "node_repl", "js"),
+    ] {
+        let s = call(&evs, "tool_call_started", id);
+        assert_eq!(
+            (&s["toolName"], &s["mcpServer"], &s["mcpTool"]),
+            (
+                &Value::from("mcp"),
+                &Value::from(server),
+                &Value::from(tool)
+            ),
+            "{s}"
+        );
+    }
+}
+
+/// A sub-agent spawned without its parent's history still begins with the
+/// parent's `session_meta`; its own turn, started (`started_at`) when it
+/// was created and within the same second, is not taken for a copy.
+#[test]
+fn a_subagent_spawned_without_history_keeps_its_own_first_turn() {
+    let input = concat!(
+        r#"{"timestamp":"2026-05-15T09:30:12.481Z","type":"session_meta","payload":{"id":"019e2f01-1111-7222-8333-000000000c03","timestamp":"2026-05-15T09:30:12.470Z","cwd":"/w","cli_version":"0.145.0","source":{"subagent":{"thread_spawn":{"parent_thread_id":"019e2f00-aaaa-7bbb-8ccc-00000000a001","depth":1}}}}}"#,
+        "\n",
+        r#"{"timestamp":"2026-05-15T09:30:12.482Z","type":"session_meta","payload":{"id":"019e2f00-aaaa-7bbb-8ccc-00000000a001","timestamp":"2026-05-15T09:20:00.000Z","cwd":"/w","cli_version":"0.145.0","source":"cli"}}"#,
+        "\n",
+        r#"{"timestamp":"2026-05-15T09:30:12.530Z","type":"event_msg","payload":{"type":"task_started","turn_id":"t-c","started_at":1778837412,"model_context_window":258400}}"#,
+        "\n",
+        r#"{"timestamp":"2026-05-15T09:30:12.531Z","type":"event_msg","payload":{"type":"user_message","message":"List the TODOs in src/.","images":[]}}"#,
+        "\n",
+        r#"{"timestamp":"2026-05-15T09:30:12.532Z","type":"turn_context","payload":{"turn_id":"t-c","cwd":"/w","approval_policy":"never","model":"gpt-5.5"}}"#,
+        "\n",
+        r#"{"timestamp":"2026-05-15T09:30:12.900Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":5000,"cached_input_tokens":0,"output_tokens":120,"reasoning_output_tokens":0,"total_tokens":5120},"last_token_usage":{"input_tokens":5000,"cached_input_tokens":0,"output_tokens":120,"reasoning_output_tokens":0,"total_tokens":5120}}}}"#,
+        "\n",
+        r#"{"timestamp":"2026-05-15T09:30:12.950Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Two TODOs."}],"phase":"final_answer"}}"#,
+        "\n",
+        r#"{"timestamp":"2026-05-15T09:30:12.990Z","type":"event_msg","payload":{"type":"task_complete","turn_id":"t-c","last_agent_message":"Two TODOs."}}"#,
+        "\n",
+    );
+    let evs = stdin_events(input);
+    let prompts: Vec<&Value> = evs.iter().filter(|e| ty(e) == "user_message").collect();
+    assert_eq!(prompts.len(), 1, "the sub-agent's own prompt was dropped");
+    assert_eq!(usage_sums(&evs), (5000, 120));
+    let result = evs.iter().find(|e| ty(e) == "result").expect("a result");
+    assert_eq!(result["usage"]["inputTokens"], 5000);
+    assert_eq!(
+        evs[0]["parentSessionId"],
+        "019e2f00-aaaa-7bbb-8ccc-00000000a001"
+    );
+    assert!(
+        !evs.iter().any(|e| ty(e) == "error"),
+        "a notice of a copy that is not there"
+    );
+}

@@ -165,6 +165,12 @@ struct Payload<'a> {
     aggregated_output: LaxStr<'a>,
     #[serde(borrow, default)]
     duration: Option<&'a RawValue>,
+    // task_started (Unix seconds, newer builds)
+    #[serde(default)]
+    started_at: crate::json::LaxInt,
+    // session_meta: when the session was created
+    #[serde(borrow, default, rename = "timestamp")]
+    created: LaxStr<'a>,
 }
 
 /// Parser state for one rollout.
@@ -209,6 +215,9 @@ pub struct CodexRolloutParser {
     /// In the copy of its parent a spawned sub-agent begins with, a copied
     /// turn is open (the parent's turn that spawned it).
     copy_turn_open: bool,
+    /// When a spawned sub-agent was created (`session_meta.timestamp`, in
+    /// Unix seconds).
+    created_s: Option<i64>,
     /// The first running total after a fork's or sub-agent's copy is still
     /// to come (it says whether the child's totals go on from the copy's or
     /// start again from zero).
@@ -424,12 +433,14 @@ impl CodexRolloutParser {
                     usage: self.total,
                 })
             }
-            Some("task_started") => {
+            // `turn_started` / `turn_complete` are the v2 names Codex also
+            // accepts for them.
+            Some("task_started" | "turn_started") => {
                 self.turn_markers = true;
                 self.turn_open = true;
                 Ok(())
             }
-            Some("task_complete") => {
+            Some("task_complete" | "turn_complete") => {
                 self.turn_markers = true;
                 self.turn_open = false;
                 self.settle(false, ts, out)?;
@@ -943,7 +954,9 @@ impl CodexRolloutParser {
 
     fn inherited_notice<'a>(&mut self, out: Out<'_, 'a>) -> io::Result<()> {
         let n = std::mem::take(&mut self.copied);
-        if n == 0 {
+        // A sub-agent spawned without its parent's history has only the
+        // parent's `session_meta` before its own records: nothing to say.
+        if n == 0 || (n == 1 && self.spawned_by.is_some()) {
             return Ok(());
         }
         let (message, source) = match (&self.spawned_by, &self.forked_from) {
@@ -1024,15 +1037,27 @@ impl CodexRolloutParser {
             // own first turn begins while it is (often within the second
             // of the copy, which the burst rule alone would take for part
             // of it).
+            // A turn that started at or after the sub-agent was created
+            // (`started_at`, Unix seconds, in newer builds) is its own too,
+            // which also ends an empty copy (a spawn without the parent's
+            // history still writes the parent's `session_meta`).
+            let own = |p: &Payload<'_>| {
+                p.started_at
+                    .0
+                    .zip(self.created_s)
+                    .is_some_and(|(t, c)| t >= c)
+            };
             match event {
-                Some("task_started") if self.copy_turn_open => {
+                Some("task_started" | "turn_started") if self.copy_turn_open || own(&p) => {
                     self.copy_turn_open = false;
                     if let Some((_, _, n)) = self.inherited.take() {
                         self.copied = n;
                     }
                 }
-                Some("task_started") => self.copy_turn_open = true,
-                Some("task_complete" | "turn_aborted") => self.copy_turn_open = false,
+                Some("task_started" | "turn_started") => self.copy_turn_open = true,
+                Some("task_complete" | "turn_complete" | "turn_aborted") => {
+                    self.copy_turn_open = false;
+                }
                 _ => {}
             }
         }
@@ -1049,6 +1074,7 @@ impl CodexRolloutParser {
                 self.cwd = p.cwd.as_deref().map(str::to_owned);
                 self.forked_from = p.forked_from_id.as_deref().map(str::to_owned);
                 self.spawned_by = p.source.and_then(spawning_thread);
+                self.created_s = p.created.as_deref().and_then(iso_ms).map(|ms| ms / 1000);
             }
             Some("turn_context") => {
                 if let Some(m) = p.model.as_deref() {
