@@ -87,6 +87,30 @@ pub fn split_mcp_name(name: &str) -> Option<(&str, &str)> {
     Some((server, tool))
 }
 
+/// Codex's newer rollouts split an MCP tool's qualified name into a
+/// `namespace` and a `name`, differently over time: the whole qualified
+/// name in both (`mcp__codex_apps__gmail` + `mcp__codex_apps__gmail_get_…`),
+/// a namespace ending in `__` (`mcp__supabase_bot__` + `list_tables`),
+/// `mcp__<server>` + `<tool>` (the `__` between them left out), or a
+/// connector of the apps server, `mcp__<server>__<connector>` + the rest of
+/// the tool's name (`mcp__codex_apps__github` + `_fetch_pr`: server
+/// `codex_apps`, tool `github_fetch_pr`, as its `mcp_tool_call_end` names
+/// them). The qualified name is rebuilt and split as [`split_mcp_name`].
+pub fn split_mcp_namespace(namespace: &str, name: &str) -> Option<(String, String)> {
+    if !namespace.starts_with("mcp__") || name.is_empty() {
+        return None;
+    }
+    let full = if name.starts_with(namespace) {
+        name.to_owned()
+    } else if namespace.ends_with("__") || name.starts_with('_') {
+        format!("{namespace}{name}")
+    } else {
+        format!("{namespace}__{name}")
+    };
+    let (server, tool) = split_mcp_name(&full)?;
+    (!server.is_empty() && !tool.is_empty()).then(|| (server.to_owned(), tool.to_owned()))
+}
+
 // ------------------------------------------------------ normalized fields
 
 fn first_str<'a>(a: &Members<'a>, keys: &[&str]) -> Option<Str<'a>> {

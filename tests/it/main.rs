@@ -19,6 +19,7 @@ mod backpressure;
 mod bench_gen;
 mod chat_core;
 mod cli;
+mod codex_fidelity;
 mod dialects;
 mod documents;
 mod exit_status;

@@ -484,8 +484,14 @@ struct CodexExpected {
 
 fn codex_expected(raw: &str) -> CodexExpected {
     let mut turns: Vec<(String, usize)> = vec![(String::new(), 0)];
-    let (mut metas, mut fork_ts, mut forked) = (0, None, false);
+    let (mut metas, mut fork_ts, mut forked, mut spawned) = (0, None, false, false);
     let mut copying: Option<Option<i64>> = None;
+    // A spawned sub-agent's copy ends with its parent's turn still open;
+    // its own first turn starts while it is.
+    let mut copied_turn_open = false;
+    // The first running total after a copy: one that is all its own
+    // (`last_token_usage` equal to the total) starts again from zero.
+    let mut first_own = false;
     let (mut base, mut last) = ((0, 0), (0, 0));
     // What was counted before a running total went down (a counter that
     // restarted from zero: docs/events.md#usage).
@@ -500,12 +506,27 @@ fn codex_expected(raw: &str) -> CodexExpected {
         if kind == "session_meta" {
             metas += 1;
             if metas == 1 {
-                forked = p["forked_from_id"].is_string();
+                spawned = p["source"]["subagent"]["thread_spawn"]["parent_thread_id"].is_string();
+                forked = p["forked_from_id"].is_string() || spawned;
                 fork_ts = ts;
             } else if forked {
                 copying = Some(ts);
             }
             continue;
+        }
+        if copying.is_some() {
+            let event = (kind == "event_msg").then(|| p["type"].as_str().unwrap_or(""));
+            if spawned {
+                match event {
+                    Some("task_started") if copied_turn_open => {
+                        copying = None;
+                        copied_turn_open = false;
+                    }
+                    Some("task_started") => copied_turn_open = true,
+                    Some("task_complete" | "turn_aborted") => copied_turn_open = false,
+                    _ => {}
+                }
+            }
         }
         if let Some(prev) = copying {
             let burst = match (ts, prev, fork_ts) {
@@ -518,6 +539,7 @@ fn codex_expected(raw: &str) -> CodexExpected {
                 if kind == "event_msg" && p["type"] == "token_count" {
                     base = total().unwrap_or(base);
                     last = base;
+                    first_own = true;
                 }
                 continue;
             }
@@ -526,13 +548,19 @@ fn codex_expected(raw: &str) -> CodexExpected {
         match (kind.as_str(), p["type"].as_str().unwrap_or("")) {
             ("event_msg", "user_message") => turns.push((String::new(), 1)),
             ("event_msg", "token_count") => {
-                if let Some(t) = total() {
-                    if t.0 < last.0 || t.1 < last.1 {
-                        spent = (spent.0 + last.0 - base.0, spent.1 + last.1 - base.1);
-                        base = (0, 0);
-                    }
-                    last = t;
+                let Some(t) = total() else { continue };
+                let own = &p["info"]["last_token_usage"];
+                if std::mem::take(&mut first_own)
+                    && base != (0, 0)
+                    && own.is_object()
+                    && (n(&own["input_tokens"]), n(&own["output_tokens"])) == t
+                {
+                    base = (0, 0);
+                } else if t.0 < last.0 || t.1 < last.1 {
+                    spent = (spent.0 + last.0 - base.0, spent.1 + last.1 - base.1);
+                    base = (0, 0);
                 }
+                last = t;
             }
             ("event_msg", "thread_rolled_back") => {
                 let n = p["num_turns"].as_u64().unwrap_or(1);

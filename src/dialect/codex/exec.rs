@@ -332,9 +332,17 @@ impl CodexParser {
                         Cow::Borrowed("mcp"),
                         status == "completed" && err.is_none(),
                     );
-                    end.error = err
-                        .map(Cow::Owned)
-                        .or_else(|| (!end.ok).then(|| Cow::Owned(status.to_owned())));
+                    // A tool that reports an error (`isError`) fails with
+                    // its reason in `result.content`, not in `error`.
+                    end.error = err.map(Cow::Owned).or_else(|| {
+                        (!end.ok).then(|| {
+                            Cow::Owned(
+                                it.result
+                                    .and_then(content_text)
+                                    .unwrap_or_else(|| status.to_owned()),
+                            )
+                        })
+                    });
                     end.result = it.result.map(Json::from);
                     out(ev(Kind::completed(end)))?;
                 }
@@ -396,6 +404,25 @@ impl CodexParser {
         }
         Ok(true)
     }
+}
+
+/// The text parts of an MCP result's `content`, joined by lines (`None`
+/// when it has no text).
+fn content_text(result: &RawValue) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Part<'a> {
+        #[serde(borrow, default)]
+        text: LaxStr<'a>,
+    }
+    let content = Members::of(result)?.get("content")?;
+    let parts: Vec<Part> = serde_json::from_str(content.get()).ok()?;
+    let texts: Vec<String> = parts
+        .into_iter()
+        .filter_map(|p| p.text.get())
+        .map(|t| t.trim().to_owned())
+        .filter(|t| !t.is_empty())
+        .collect();
+    (!texts.is_empty()).then(|| texts.join("\n"))
 }
 
 /// The keys of an item that describe its state rather than its arguments.

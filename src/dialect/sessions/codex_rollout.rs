@@ -25,7 +25,18 @@
 //!   history it replaces: the summary becomes a `summary` event; the copy is
 //!   not shown again.
 //! - **No result line**: the file is the whole saved session, so its end is
-//!   the session's `result` (`ok`, the last running total).
+//!   the session's `result` (`ok`, the last running total, or no usage when
+//!   the file has no running total), unless its last prompt's turn never
+//!   ended (no `task_complete` or `turn_aborted`, in a rollout that writes
+//!   them): then, as for a live stream cut off, there is no `result`.
+//! - **Unified exec**: an `exec_command` whose process outlives its call
+//!   returns `Process running with session ID N`; `write_stdin` polls it,
+//!   and `exec_command_end` (same `call_id`) says how it ended. The
+//!   command's completion waits for that event; a poll is a call of its own
+//!   that names the process it polls.
+//! - **Spawned sub-agents** (`session_meta.source.subagent.thread_spawn`)
+//!   are linked to their parent thread and may begin with a copy of its
+//!   history, left out as a fork's is.
 //! - **Forks** (`session_meta.forked_from_id`): Codex writes the fork's own
 //!   `session_meta`, then copies the parent's rollout records as they are
 //!   (its `session_meta` included), all in one burst at the fork, then the
@@ -47,7 +58,9 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::Present;
-use crate::dialect::common::{fill_start_owned, normalize_tool_name, openai_usage, split_mcp_name};
+use crate::dialect::common::{
+    fill_start_owned, normalize_tool_name, openai_usage, split_mcp_name, split_mcp_namespace,
+};
 use crate::dialect::{Item, Out, Parser, Probe, keep_unknown, read_line};
 use crate::event::calls::CallTable;
 use crate::event::{Event, Json, Kind, Str, SummaryPhase, Text, ToolEnd, ToolStart, Usage};
@@ -139,6 +152,25 @@ struct Payload<'a> {
     info: Option<&'a RawValue>,
     #[serde(borrow, default)]
     reason: LaxStr<'a>,
+    // function_call (newer MCP calls: `mcp__<server>[__<prefix>]`)
+    #[serde(borrow, default)]
+    namespace: LaxStr<'a>,
+    // session_meta: who started the session (a spawned sub-agent's parent)
+    #[serde(borrow, default)]
+    source: Option<&'a RawValue>,
+    // exec_command_end
+    #[serde(default)]
+    exit_code: crate::json::LaxInt,
+    #[serde(borrow, default)]
+    aggregated_output: LaxStr<'a>,
+    #[serde(borrow, default)]
+    duration: Option<&'a RawValue>,
+    // task_started (Unix seconds, newer builds)
+    #[serde(default)]
+    started_at: crate::json::LaxInt,
+    // session_meta: when the session was created
+    #[serde(borrow, default, rename = "timestamp")]
+    created: LaxStr<'a>,
 }
 
 /// Parser state for one rollout.
@@ -155,9 +187,41 @@ pub struct CodexRolloutParser {
     last_ts: Option<i64>,
     /// A prompt that came before the turn's context named the model.
     pending_prompt: Option<(Option<i64>, String)>,
-    /// Open tool calls: normalized name by call id.
-    calls: CallTable<String>,
+    /// Open tool calls by call id.
+    calls: CallTable<Open>,
     total: Usage,
+    /// A running total was read (a rollout without any has no usage:
+    /// unknown, not zero).
+    usage_seen: bool,
+    /// Unified exec: commands whose output said their process was still
+    /// running, completed by their `exec_command_end` (in call order).
+    running: Vec<Running>,
+    /// Unified exec: the command each process id was started by (call id,
+    /// command line), kept after it ends for the polls that name it.
+    processes: std::collections::HashMap<String, (String, Option<String>)>,
+    /// Open `write_stdin` polls: the process id each polls.
+    polls: std::collections::HashMap<String, String>,
+    /// `exec_command_end`s that came before their call's output.
+    early_ends: std::collections::BTreeMap<String, ExecEnd>,
+    /// The rollout writes the ends of turns (`task_started` /
+    /// `task_complete`; older versions persisted neither).
+    turn_markers: bool,
+    /// The last prompt's turn has not ended (no `task_complete` or
+    /// `turn_aborted` after it).
+    turn_open: bool,
+    /// A spawned sub-agent: its parent thread's id
+    /// (`session_meta.source.subagent.thread_spawn.parent_thread_id`).
+    spawned_by: Option<String>,
+    /// In the copy of its parent a spawned sub-agent begins with, a copied
+    /// turn is open (the parent's turn that spawned it).
+    copy_turn_open: bool,
+    /// When a spawned sub-agent was created (`session_meta.timestamp`, in
+    /// Unix seconds).
+    created_s: Option<i64>,
+    /// The first running total after a fork's or sub-agent's copy is still
+    /// to come (it says whether the child's totals go on from the copy's or
+    /// start again from zero).
+    first_own_total: bool,
     /// Calls without an id of their own (web searches), numbered.
     anonymous: u64,
     /// The first `session_meta` was read (later ones are a fork's copy of
@@ -177,6 +241,95 @@ pub struct CodexRolloutParser {
     turn_bytes: usize,
     /// Records a fork copied from its parent, not yet said.
     copied: u64,
+}
+
+/// An open call: its normalized name, and a shell call's command line.
+struct Open {
+    name: String,
+    command: Option<String>,
+}
+
+/// A unified-exec command whose process was still running when its call
+/// returned (`Process running with session ID N`).
+struct Running {
+    call_id: String,
+    name: String,
+    /// What the call returned (the first chunk of the output).
+    first_output: Option<String>,
+    /// The exit code a `write_stdin` poll reported (`Process exited with
+    /// code N`) and the poll's time, for rollouts that lack the
+    /// `exec_command_end`.
+    exited: Option<(i64, Option<i64>)>,
+}
+
+/// An `exec_command_end`: how a command ended, in the event's words.
+struct ExecEnd {
+    exit_code: Option<i64>,
+    status: Option<String>,
+    output: Option<String>,
+    duration_ms: Option<u64>,
+}
+
+impl ExecEnd {
+    fn of(p: &Payload<'_>) -> ExecEnd {
+        // `duration` is a Rust `Duration`: `{"secs", "nanos"}`.
+        let duration_ms = p.duration.and_then(Members::of).and_then(|d| {
+            let secs = u64::try_from(d.int("secs")?).ok()?;
+            let nanos = u64::try_from(d.int("nanos").unwrap_or(0)).ok()?;
+            Some(secs * 1000 + nanos / 1_000_000)
+        });
+        ExecEnd {
+            exit_code: p.exit_code.0,
+            status: p.status.as_deref().map(str::to_owned),
+            output: p.aggregated_output.as_deref().map(str::to_owned),
+            duration_ms,
+        }
+    }
+
+    /// The command's completion: `completed` with exit code 0 is a
+    /// success; `failed` (a non-zero exit code, or -1 when the process
+    /// could not be run) and `declined` are failures.
+    fn into_end(self, call_id: String, name: String) -> ToolEnd<'static> {
+        let ok = self
+            .status
+            .as_deref()
+            .map_or(self.exit_code == Some(0), |s| s == "completed")
+            && self.exit_code.is_none_or(|c| c == 0);
+        let mut end = ToolEnd::new(Cow::Owned(call_id), Cow::Owned(name), ok);
+        end.exit_code = self.exit_code;
+        end.duration_ms = self.duration_ms;
+        end.output = self.output.map(|o| Text::from(Cow::Owned(o)));
+        if !ok {
+            end.error = Some(Cow::Owned(match (self.status.as_deref(), self.exit_code) {
+                (Some("declined"), _) => "declined".to_owned(),
+                (_, Some(c)) => format!("exit code {c}"),
+                (Some(s), None) => s.to_owned(),
+                (None, None) => "no exit code".to_owned(),
+            }));
+        }
+        end
+    }
+}
+
+/// The process id a unified-exec output says is still running
+/// (`Process running with session ID N`).
+fn running_process(text: &str) -> Option<&str> {
+    text.lines()
+        .take(6)
+        .find_map(|l| l.strip_prefix("Process running with session ID "))
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+}
+
+/// The exit code an exec output reports (`Exit code: N`, `Process exited
+/// with code N`).
+fn exit_line(text: &str) -> Option<i64> {
+    text.lines().take(6).find_map(|l| {
+        let n = l
+            .strip_prefix("Exit code: ")
+            .or_else(|| l.strip_prefix("Process exited with code "))?;
+        n.trim().parse().ok()
+    })
 }
 
 /// A fork's copy of its parent is written in one burst: a record more than
@@ -200,9 +353,7 @@ impl CodexRolloutParser {
             &self.model,
             &self.cwd,
             &self.approval,
-            self.forked_from
-                .clone()
-                .map(|f| crate::event::SessionParent::fork(Cow::Owned(f))),
+            self.parent(),
         ))?;
         self.inherited_notice(out)?;
         if let Some((ts, text)) = self.pending_prompt.take() {
@@ -214,6 +365,19 @@ impl CodexRolloutParser {
             )))?;
         }
         Ok(())
+    }
+
+    /// The session this one came from: a spawned sub-agent's parent (a
+    /// sub-agent, even when its history was forked from the parent's), or
+    /// the session a fork copied.
+    fn parent(&self) -> Option<crate::event::SessionParent<'static>> {
+        use crate::event::SessionParent;
+        if let Some(p) = &self.spawned_by {
+            return Some(SessionParent::subagent(Cow::Owned(p.clone()), None));
+        }
+        self.forked_from
+            .clone()
+            .map(|f| SessionParent::fork(Cow::Owned(f)))
     }
 
     fn emit<'a>(&mut self, ts: Option<i64>, kind: Kind<'a>, out: Out<'_, 'a>) -> io::Result<()> {
@@ -234,9 +398,11 @@ impl CodexRolloutParser {
                 if !self.started && self.model.is_none() {
                     // The turn's context (with the model) follows the
                     // prompt: hold the prompt until then.
+                    self.turn_open = true;
                     self.pending_prompt = Some((ts, text.into_owned()));
                     return Ok(());
                 }
+                self.turn_open = true;
                 self.emit(ts, Kind::UserMessage { text }, out)
             }
             Some("token_count") => {
@@ -251,8 +417,15 @@ impl CodexRolloutParser {
                 };
                 if self.inherited.is_some() {
                     self.base = total;
+                    self.first_own_total = true;
                     return Ok(());
                 }
+                if std::mem::take(&mut self.first_own_total) && restarted(&p, &total, &self.base) {
+                    // The child's own totals start again from zero rather
+                    // than going on from the copy's.
+                    self.base = Usage::default();
+                }
+                self.usage_seen = true;
                 self.total = total.minus(&self.base);
                 self.open(out)?;
                 out(Item::UsageTotal {
@@ -260,8 +433,23 @@ impl CodexRolloutParser {
                     usage: self.total,
                 })
             }
-            Some("task_complete") => self.emit(ts, Kind::TurnEnded { usage: None }, out),
+            // `turn_started` / `turn_complete` are the v2 names Codex also
+            // accepts for them.
+            Some("task_started" | "turn_started") => {
+                self.turn_markers = true;
+                self.turn_open = true;
+                Ok(())
+            }
+            Some("task_complete" | "turn_complete") => {
+                self.turn_markers = true;
+                self.turn_open = false;
+                self.settle(false, ts, out)?;
+                self.emit(ts, Kind::TurnEnded { usage: None }, out)
+            }
+            Some("exec_command_end") => self.exec_end(&p, ts, out),
             Some("turn_aborted") => {
+                self.turn_open = false;
+                self.settle(false, ts, out)?;
                 let reason = p.reason.as_deref().unwrap_or("aborted");
                 let message = Cow::Owned(format!("turn aborted: {reason}"));
                 self.emit(ts, nonfatal(message, "turn_aborted"), out)
@@ -271,8 +459,8 @@ impl CodexRolloutParser {
                 self.emit(ts, nonfatal(message, "codex"), out)
             }
             // The rest repeats the history (`agent_message`,
-            // `agent_reasoning`, `exec_command_*`, `patch_apply_*`, …) or is
-            // the interface's own state (`task_started`, rate limits).
+            // `agent_reasoning`, `patch_apply_*`, `mcp_tool_call_end`, …) or
+            // is the interface's own state (rate limits).
             _ => Ok(()),
         }
     }
@@ -331,7 +519,10 @@ impl CodexRolloutParser {
                 let id = p.call_id.get().unwrap_or_default();
                 let name = p.name.as_deref().unwrap_or("");
                 let args = p.arguments.as_deref().unwrap_or("{}");
-                let start = tool_start(id, name, args);
+                let mut start = tool_start(id, name, p.namespace.as_deref(), args);
+                if name == "write_stdin" {
+                    self.describe_poll(&mut start, args);
+                }
                 self.start(ts, start, out)?;
             }
             Some("custom_tool_call") => {
@@ -353,20 +544,19 @@ impl CodexRolloutParser {
             Some("local_shell_call") => {
                 let id = p.call_id.get().unwrap_or_default();
                 let args = p.action.map_or("{}", RawValue::get);
-                let start = tool_start(id, "local_shell", args);
+                let start = tool_start(id, "local_shell", None, args);
                 self.start(ts, start, out)?;
             }
             Some("function_call_output" | "custom_tool_call_output") => {
                 let id = p.call_id.get().unwrap_or_default();
-                let end = self.tool_end(id, p.output);
-                self.emit(ts, Kind::completed(end), out)?;
+                self.output(id, p.output, ts, out)?;
             }
             Some("web_search_call") => {
                 // No call id: the search is started and ended here.
                 self.anonymous += 1;
                 let id: Str<'a> = Cow::Owned(format!("web_search-{}", self.anonymous));
                 let args = p.action.map_or("{}", RawValue::get);
-                let start = tool_start(id.clone(), "web_search", args);
+                let start = tool_start(id.clone(), "web_search", None, args);
                 self.emit(ts, Kind::started(start), out)?;
                 let ok = p.status.as_deref() != Some("failed");
                 let end = ToolEnd::new(id, Cow::Borrowed("web_search"), ok);
@@ -389,50 +579,214 @@ impl CodexRolloutParser {
         if self.calls.contains(&start.call_id) {
             return Ok(());
         }
-        self.calls
-            .insert(&start.call_id, start.tool_name.to_string());
+        let open = Open {
+            name: start.tool_name.to_string(),
+            command: start.command.as_deref().map(str::to_owned),
+        };
+        self.calls.insert(&start.call_id, open);
         self.emit(ts, Kind::started(start), out)
     }
 
-    /// A call's output: text, and the exit code the shell tools write into
-    /// it (`Exit code: N`, `Process exited with code N`, or the older
-    /// `{"output", "metadata": {"exit_code"}}` JSON text).
-    fn tool_end<'a>(&mut self, id: Str<'a>, output: Option<&'a RawValue>) -> ToolEnd<'a> {
-        let name = self
-            .calls
-            .remove(&id)
-            .unwrap_or_else(|| "unknown".to_owned());
-        let text = output.and_then(output_text);
-        let mut exit_code = None;
-        let mut shown = text.clone();
-        if let Some(t) = text.as_deref() {
-            if let Ok(raw) = serde_json::from_str::<&RawValue>(t)
-                && let Some(m) = Members::of(raw)
-                && let Some(o) = m.str("output")
-            {
-                exit_code = m.obj("metadata").and_then(|md| md.int("exit_code"));
-                shown = Some(Cow::Owned(o.into_owned()));
-            } else {
-                exit_code = t.lines().take(6).find_map(|l| {
-                    let n = l
-                        .strip_prefix("Exit code: ")
-                        .or_else(|| l.strip_prefix("Process exited with code "))?;
-                    n.trim().parse().ok()
-                });
-            }
-        }
-        let ok = exit_code.is_none_or(|c| c == 0);
-        let mut end = ToolEnd::new(id, Cow::Owned(name.clone()), ok);
-        end.exit_code = exit_code;
-        if name == "shell" {
-            end.output = shown.map(Text::from);
+    /// A `write_stdin` call polls (or writes to) a process a unified-exec
+    /// command started: it says which, and the command, so that it is not
+    /// mistaken for the command itself.
+    fn describe_poll(&mut self, start: &mut ToolStart<'_>, args: &str) {
+        let Some(m) = Members::parse(args) else {
+            return;
+        };
+        let pid = ["session_id", "process_id"].iter().find_map(|k| {
+            m.int(k)
+                .map(|n| n.to_string())
+                .or_else(|| m.str(k).map(Cow::into_owned))
+        });
+        let Some(pid) = pid else {
+            return;
+        };
+        let verb = if m.str("chars").is_some_and(|c| !c.is_empty()) {
+            "writes to"
         } else {
+            "polls"
+        };
+        let command = self.processes.get(&pid).and_then(|(_, c)| c.as_deref());
+        start.description = Some(Cow::Owned(match command {
+            Some(c) => format!("{verb} process {pid} ({c})"),
+            None => format!("{verb} process {pid}"),
+        }));
+        self.polls.insert(start.call_id.to_string(), pid);
+    }
+
+    /// A call's output. A unified-exec command whose process is still
+    /// running is held until its `exec_command_end`; a `write_stdin` poll
+    /// ends as itself (the exit code it reports is the polled command's).
+    fn output<'a>(
+        &mut self,
+        id: Str<'a>,
+        output: Option<&'a RawValue>,
+        ts: Option<i64>,
+        out: Out<'_, 'a>,
+    ) -> io::Result<()> {
+        let open = self.calls.remove(&id);
+        let early = self.early_ends.remove(id.as_ref());
+        let text = output.and_then(output_text);
+        if let Some(open) = &open
+            && open.name == "shell"
+            && let Some(pid) = text.as_deref().and_then(running_process)
+        {
+            self.processes
+                .insert(pid.to_owned(), (id.to_string(), open.command.clone()));
+            if let Some(end) = early {
+                // The process ended before its first output was recorded.
+                let end = end.into_end(id.into_owned(), open.name.clone());
+                return self.emit(ts, Kind::completed(end), out);
+            }
+            self.running.push(Running {
+                call_id: id.into_owned(),
+                name: open.name.clone(),
+                first_output: text.map(Cow::into_owned),
+                exited: None,
+            });
+            return Ok(());
+        }
+        if let Some(pid) = self.polls.remove(id.as_ref()) {
+            if let Some(code) = text.as_deref().and_then(exit_line)
+                && let Some((call, _)) = self.processes.get(&pid)
+                && let Some(r) = self.running.iter_mut().find(|r| &r.call_id == call)
+            {
+                r.exited = Some((code, ts));
+            }
+            let name = open.map_or_else(|| "unknown".to_owned(), |o| o.name);
+            let mut end = ToolEnd::new(id, Cow::Owned(name), true);
             end.result = output.map(Json::from);
+            return self.emit(ts, Kind::completed(end), out);
         }
-        if !ok {
-            end.error = Some(Cow::Owned(format!("exit code {}", exit_code.unwrap_or(1))));
+        let name = open.map_or_else(|| "unknown".to_owned(), |o| o.name);
+        let end = tool_end(id, name, output, text);
+        self.emit(ts, Kind::completed(end), out)
+    }
+
+    /// `exec_command_end`: the end of a held unified-exec command. One
+    /// for a call whose output has not come yet is kept for it; the others
+    /// repeat what the history says.
+    fn exec_end<'a>(
+        &mut self,
+        p: &Payload<'a>,
+        ts: Option<i64>,
+        out: Out<'_, 'a>,
+    ) -> io::Result<()> {
+        let Some(id) = p.call_id.as_deref() else {
+            return Ok(());
+        };
+        if let Some(i) = self.running.iter().position(|r| r.call_id == id) {
+            let r = self.running.remove(i);
+            let end = ExecEnd::of(p).into_end(r.call_id, r.name);
+            return self.emit(ts, Kind::completed(end), out);
         }
-        end
+        if self.calls.get(id).is_some_and(|o| o.name == "shell") {
+            self.early_ends.insert(id.to_owned(), ExecEnd::of(p));
+        }
+        Ok(())
+    }
+
+    /// Complete the held commands a poll saw exit without an
+    /// `exec_command_end` (rollouts that do not persist it), at the end of
+    /// their turn; with `all`, at the end of the file, also the commands
+    /// still running: their outcome is not in the file.
+    fn settle<'a>(&mut self, all: bool, ts: Option<i64>, out: Out<'_, 'a>) -> io::Result<()> {
+        let mut keep = Vec::new();
+        for r in std::mem::take(&mut self.running) {
+            let (at, end) = match r.exited {
+                Some((code, when)) => {
+                    // Known to have ended by the poll that said so.
+                    let mut end =
+                        ToolEnd::new(Cow::Owned(r.call_id), Cow::Owned(r.name), code == 0);
+                    end.exit_code = Some(code);
+                    if code != 0 {
+                        end.error = Some(Cow::Owned(format!("exit code {code}")));
+                    }
+                    (when.or(ts), end)
+                }
+                None if all => {
+                    let mut end = ToolEnd::new(Cow::Owned(r.call_id), Cow::Owned(r.name), true);
+                    end.outcome_unknown = true;
+                    end.output = r.first_output.map(Text::from);
+                    // An end not in the file has no time (a time would make
+                    // up a duration).
+                    (None, end)
+                }
+                None => {
+                    keep.push(r);
+                    continue;
+                }
+            };
+            self.emit(at, Kind::completed(end), out)?;
+        }
+        self.running = keep;
+        Ok(())
+    }
+}
+
+/// A call's output: text, and the exit code the shell tools write into
+/// it (`Exit code: N`, `Process exited with code N`, or the older
+/// `{"output", "metadata": {"exit_code"}}` JSON text).
+fn tool_end<'a>(
+    id: Str<'a>,
+    name: String,
+    output: Option<&'a RawValue>,
+    text: Option<Str<'a>>,
+) -> ToolEnd<'a> {
+    let mut exit_code = None;
+    let mut shown = text.clone();
+    if let Some(t) = text.as_deref() {
+        if let Ok(raw) = serde_json::from_str::<&RawValue>(t)
+            && let Some(m) = Members::of(raw)
+            && let Some(o) = m.str("output")
+        {
+            exit_code = m.obj("metadata").and_then(|md| md.int("exit_code"));
+            shown = Some(Cow::Owned(o.into_owned()));
+        } else {
+            exit_code = exit_line(t);
+        }
+    }
+    let ok = exit_code.is_none_or(|c| c == 0);
+    let mut end = ToolEnd::new(id, Cow::Owned(name.clone()), ok);
+    end.exit_code = exit_code;
+    if name == "shell" {
+        end.output = shown.map(Text::from);
+    } else {
+        end.result = output.map(Json::from);
+    }
+    if !ok {
+        end.error = Some(Cow::Owned(format!("exit code {}", exit_code.unwrap_or(1))));
+    }
+    end
+}
+
+/// The parent thread of a spawned sub-agent, from its `session_meta`'s
+/// `source` (`{"subagent": {"thread_spawn": {"parent_thread_id", "depth",
+/// …}}}`; other sources are strings such as `"cli"`, or other sub-agent
+/// kinds such as `{"subagent": "review"}`).
+fn spawning_thread(source: &RawValue) -> Option<String> {
+    let m = Members::of(source)?;
+    let sub = m.obj("subagent").or_else(|| m.obj("sub_agent"))?;
+    let id = sub.obj("thread_spawn")?.str("parent_thread_id")?;
+    (!id.is_empty()).then(|| id.into_owned())
+}
+
+/// Whether a child's first own running total starts again from zero
+/// rather than going on from the total its copy of the parent ended with:
+/// its `last_token_usage` is the whole of it, or it is below the copy's.
+fn restarted(p: &Payload<'_>, total: &Usage, base: &Usage) -> bool {
+    if base.is_zero() {
+        return false;
+    }
+    let last = p
+        .info
+        .and_then(Members::of)
+        .and_then(|m| m.obj("last_token_usage"))
+        .and_then(|t| openai_usage(&t));
+    match last {
+        Some(last) => last.input == total.input && last.output == total.output,
+        None => total.input < base.input || total.output < base.output,
     }
 }
 
@@ -445,10 +799,16 @@ fn nonfatal<'a>(message: Str<'a>, source: &'static str) -> Kind<'a> {
 }
 
 /// A tool start from a function call's name and its JSON arguments text.
-fn tool_start<'a>(id: Str<'a>, name: &str, args: &str) -> ToolStart<'a> {
-    let (tool, mcp) = match split_mcp_name(name) {
-        Some((server, tool)) => ("mcp".to_owned(), Some((server.to_owned(), tool.to_owned()))),
-        None => (normalize_tool_name(shell_alias(name)), None),
+/// Newer rollouts give an MCP call's server in a `namespace` beside the
+/// name (`mcp__codex_apps__github` + `_fetch_pr`).
+fn tool_start<'a>(id: Str<'a>, name: &str, namespace: Option<&str>, args: &str) -> ToolStart<'a> {
+    let mcp = match namespace.and_then(|ns| split_mcp_namespace(ns, name)) {
+        Some(st) => Some(st),
+        None => split_mcp_name(name).map(|(s, t)| (s.to_owned(), t.to_owned())),
+    };
+    let tool = match mcp {
+        Some(_) => "mcp".to_owned(),
+        None => normalize_tool_name(shell_alias(name)),
     };
     let raw = RawValue::from_string(args.to_owned()) // Arguments that are not JSON are kept as a JSON string.
         .or_else(|_| RawValue::from_string(crate::json::quote(args)))
@@ -594,17 +954,31 @@ impl CodexRolloutParser {
 
     fn inherited_notice<'a>(&mut self, out: Out<'_, 'a>) -> io::Result<()> {
         let n = std::mem::take(&mut self.copied);
-        if n == 0 {
+        // A sub-agent spawned without its parent's history has only the
+        // parent's `session_meta` before its own records: nothing to say.
+        if n == 0 || (n == 1 && self.spawned_by.is_some()) {
             return Ok(());
         }
-        let parent = self.forked_from.as_deref().unwrap_or("its parent");
-        let message = format!(
-            "forked from session {parent}: the {n} records copied from it are not shown again \
-             (they are in its own rollout)"
-        );
+        let (message, source) = match (&self.spawned_by, &self.forked_from) {
+            (Some(parent), _) => (
+                format!(
+                    "spawned by session {parent}: the {n} records of the parent's history this \
+                     sub-agent begins with are not shown again (they are in the parent's rollout)"
+                ),
+                "subagent",
+            ),
+            (None, parent) => (
+                format!(
+                    "forked from session {}: the {n} records copied from it are not shown again \
+                     (they are in its own rollout)",
+                    parent.as_deref().unwrap_or("its parent")
+                ),
+                "fork",
+            ),
+        };
         out(Item::Event(Event::new(nonfatal(
             Cow::Owned(message),
-            "fork",
+            source,
         ))))
     }
 
@@ -647,13 +1021,48 @@ impl CodexRolloutParser {
         if line.ty.as_deref() == Some("session_meta") && self.has_meta {
             // A fork's copy of its parent begins with the parent's own
             // `session_meta`.
-            if self.forked_from.is_some() && self.inherited.is_none() {
+            if (self.forked_from.is_some() || self.spawned_by.is_some()) && self.inherited.is_none()
+            {
                 self.inherited = Some((self.start_ts, ts, 1));
             }
             return Ok(Parsed::Done);
         }
+        let event = match line.ty.as_deref() {
+            Some("event_msg") => p.ty.as_deref(),
+            _ => None,
+        };
+        if self.inherited.is_some() && self.spawned_by.is_some() {
+            // A sub-agent is spawned in the middle of its parent's turn:
+            // the copy ends with that turn still open, and the sub-agent's
+            // own first turn begins while it is (often within the second
+            // of the copy, which the burst rule alone would take for part
+            // of it).
+            // A turn that started at or after the sub-agent was created
+            // (`started_at`, Unix seconds, in newer builds) is its own too,
+            // which also ends an empty copy (a spawn without the parent's
+            // history still writes the parent's `session_meta`).
+            let own = |p: &Payload<'_>| {
+                p.started_at
+                    .0
+                    .zip(self.created_s)
+                    .is_some_and(|(t, c)| t >= c)
+            };
+            match event {
+                Some("task_started" | "turn_started") if self.copy_turn_open || own(&p) => {
+                    self.copy_turn_open = false;
+                    if let Some((_, _, n)) = self.inherited.take() {
+                        self.copied = n;
+                    }
+                }
+                Some("task_started" | "turn_started") => self.copy_turn_open = true,
+                Some("task_complete" | "turn_complete" | "turn_aborted") => {
+                    self.copy_turn_open = false;
+                }
+                _ => {}
+            }
+        }
         if self.inherited(ts)? {
-            if line.ty.as_deref() == Some("event_msg") && p.ty.as_deref() == Some("token_count") {
+            if event == Some("token_count") {
                 self.event_msg(p, ts, out)?;
             }
             return Ok(Parsed::Done);
@@ -664,6 +1073,8 @@ impl CodexRolloutParser {
                 self.session_id = p.id.as_deref().map(str::to_owned);
                 self.cwd = p.cwd.as_deref().map(str::to_owned);
                 self.forked_from = p.forked_from_id.as_deref().map(str::to_owned);
+                self.spawned_by = p.source.and_then(spawning_thread);
+                self.created_s = p.created.as_deref().and_then(iso_ms).map(|ms| ms / 1000);
             }
             Some("turn_context") => {
                 if let Some(m) = p.model.as_deref() {
@@ -715,7 +1126,18 @@ impl Parser for CodexRolloutParser {
             && let Ok(p) = serde_json::from_str::<Payload>(payload.get())
         {
             match p.ty.as_deref() {
-                Some("user_message") if self.inherited.is_none() => self.flush_turn(out)?,
+                Some("user_message") if self.inherited.is_none() => {
+                    // The commands of the ending turn a poll saw exit end
+                    // with it.
+                    let ts = timestamp.as_deref().and_then(iso_ms);
+                    let mut turn = std::mem::take(&mut self.turn);
+                    self.settle(false, ts, &mut |i| {
+                        turn.push(i.into_owned());
+                        Ok(())
+                    })?;
+                    self.turn = turn;
+                    self.flush_turn(out)?;
+                }
                 Some("thread_rolled_back") if self.inherited.is_none() => {
                     let ts = timestamp.as_deref().and_then(iso_ms);
                     if ts.is_some() {
@@ -757,10 +1179,31 @@ impl Parser for CodexRolloutParser {
             self.copied = n;
             self.inherited_notice(out)?;
         }
+        // Calls whose `exec_command_end` came but not their output (the
+        // file was cut between the two) end as the event says.
+        let ends = std::mem::take(&mut self.early_ends);
+        for (id, end) in ends {
+            if let Some(open) = self.calls.remove(&id) {
+                let end = end.into_end(id, open.name);
+                self.emit(self.last_ts, Kind::completed(end), out)?;
+            }
+        }
+        self.settle(true, self.last_ts, out)?;
+        if self.wrapped && self.turn_markers && self.turn_open {
+            // Like a live stream cut off: no `result`, so the session reads
+            // as incomplete (its usage increments still add up).
+            let message = "the rollout ends before its last turn completed \
+                           (no task_complete after the last prompt)";
+            return self.emit(
+                self.last_ts,
+                nonfatal(Cow::Borrowed(message), "codex-rollout"),
+                out,
+            );
+        }
         out(Item::Event(super::file_result(
             self.start_ts,
             self.last_ts,
-            Some(self.total),
+            self.usage_seen.then_some(self.total),
         )))
     }
 }
