@@ -648,3 +648,25 @@ fn a_message_boundary_is_a_paragraph_boundary() {
         assert!(!out.contains(glued), "--to {to}: {out}");
     }
 }
+
+/// Codex's commentary and its final answer are two messages: a
+/// `turn_ended` between them, and two paragraphs wherever text is joined.
+#[test]
+fn codex_commentary_and_final_answer_are_two_paragraphs() {
+    let f = common::fixtures_dir().join("codex-rollout/commentary-then-final-answer_0.125.jsonl");
+    let evs = common::events(&run(&f, &["--to", "events"]));
+    let kinds: Vec<&str> = evs
+        .iter()
+        .map(|e| e["type"].as_str().unwrap())
+        .filter(|t| matches!(*t, "text_delta" | "turn_ended"))
+        .collect();
+    assert_eq!(
+        kinds,
+        ["text_delta", "turn_ended", "text_delta", "turn_ended"]
+    );
+    let text = run(&f, &["--to", "text", "--color", "never"]);
+    assert!(text.contains("Looking now.\n\nAll done"), "{text}");
+    let chat: Value = serde_json::from_str(&run(&f, &["--to", "openai-json"])).unwrap();
+    let content = chat["choices"][0]["message"]["content"].as_str().unwrap();
+    assert_eq!(content, "Looking now.\n\nAll done: the build is green.");
+}

@@ -177,6 +177,10 @@ struct Payload<'a> {
 #[derive(Default)]
 pub struct CodexRolloutParser {
     started: bool,
+    /// The last event written was assistant text: a message that follows
+    /// is another message (the commentary, then the final answer), which
+    /// a `turn_ended` keeps from running into it.
+    after_text: bool,
     /// The file has the wrapper (and so the interface's events).
     wrapped: bool,
     session_id: Option<String>,
@@ -382,6 +386,7 @@ impl CodexRolloutParser {
 
     fn emit<'a>(&mut self, ts: Option<i64>, kind: Kind<'a>, out: Out<'_, 'a>) -> io::Result<()> {
         self.open(out)?;
+        self.after_text = matches!(kind, Kind::TextDelta { .. });
         out(Item::Event(Event::at(ts, kind)))
     }
 
@@ -480,6 +485,11 @@ impl CodexRolloutParser {
                 };
                 match p.role.as_deref() {
                     Some("assistant") => {
+                        if self.after_text {
+                            // One message ended and another begins: two
+                            // paragraphs, never "Looking now.All done.".
+                            self.emit(ts, Kind::TurnEnded { usage: None }, out)?;
+                        }
                         for text in texts(content) {
                             self.emit(ts, Kind::TextDelta { text }, out)?;
                         }
