@@ -46,11 +46,8 @@
 
 #![warn(missing_docs)]
 
-mod archive;
 #[cfg(feature = "cli")]
 mod cli;
-#[cfg(feature = "cli")]
-mod clobber;
 mod diag;
 mod dialect;
 pub mod event;
@@ -58,19 +55,13 @@ mod input;
 mod json;
 mod output;
 mod prefix;
-#[cfg(feature = "cli")]
-mod progress;
 mod run;
 #[cfg(feature = "schema")]
 pub mod schema;
-mod stats;
 mod strings;
-mod summary;
 mod terminal;
 mod time;
 mod transform;
-#[cfg(feature = "cli")]
-mod walk;
 
 use std::io::{self, Read, Write};
 

@@ -8,6 +8,7 @@
 //! transform stage turns that into the event stream (`crate::transform`).
 
 pub mod acp;
+pub(crate) mod archive;
 pub mod claude;
 pub mod codex;
 pub mod common;
@@ -15,7 +16,6 @@ pub mod cursor;
 pub mod cursor_sdk;
 pub mod events;
 pub mod gemini;
-pub mod sessions;
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -283,10 +283,10 @@ impl Dialect {
             Dialect::Acp => "acp",
             Dialect::CursorSdk => "cursor-sdk",
             Dialect::Events => "events",
-            Dialect::ClaudeProject => sessions::claude_project::NAME,
-            Dialect::CodexRollout => sessions::codex_rollout::NAME,
-            Dialect::GeminiChat => sessions::gemini_chat::NAME,
-            Dialect::CursorTranscript => sessions::cursor_transcript::NAME,
+            Dialect::ClaudeProject => claude::project::NAME,
+            Dialect::CodexRollout => codex::rollout::NAME,
+            Dialect::GeminiChat => gemini::chat::NAME,
+            Dialect::CursorTranscript => cursor::transcript::NAME,
         }
     }
 
@@ -300,15 +300,11 @@ impl Dialect {
             Dialect::Acp => Box::new(acp::AcpParser::default()),
             Dialect::CursorSdk => Box::new(cursor_sdk::CursorSdkParser::default()),
             Dialect::Events => Box::new(events::EventsParser::default()),
-            Dialect::ClaudeProject => {
-                Box::new(sessions::claude_project::ClaudeProjectParser::default())
-            }
-            Dialect::CodexRollout => {
-                Box::new(sessions::codex_rollout::CodexRolloutParser::default())
-            }
-            Dialect::GeminiChat => Box::new(sessions::gemini_chat::GeminiChatParser::default()),
+            Dialect::ClaudeProject => Box::new(claude::project::ClaudeProjectParser::default()),
+            Dialect::CodexRollout => Box::new(codex::rollout::CodexRolloutParser::default()),
+            Dialect::GeminiChat => Box::new(gemini::chat::GeminiChatParser::default()),
             Dialect::CursorTranscript => {
-                Box::new(sessions::cursor_transcript::CursorTranscriptParser::default())
+                Box::new(cursor::transcript::CursorTranscriptParser::default())
             }
         }
     }
@@ -318,7 +314,7 @@ impl Dialect {
     /// document framing), rather than a stream of records.
     pub fn streams_member(self, key: &[u8]) -> bool {
         match self {
-            Dialect::GeminiChat => sessions::gemini_chat::streams_member(key),
+            Dialect::GeminiChat => gemini::chat::streams_member(key),
             _ => false,
         }
     }
@@ -412,7 +408,7 @@ struct Probe<'a> {
     summary: Has,
     // Saved session files.
     #[serde(rename = "parentUuid", default)]
-    parent_uuid: sessions::Present,
+    parent_uuid: common::Present,
     #[serde(rename = "leafUuid", default)]
     leaf_uuid: Has,
     #[serde(rename = "isSidechain", default)]
@@ -463,13 +459,10 @@ type Rule = fn(&Probe<'_>) -> bool;
 /// cursor-agent's only when it has none of Claude Code's keys.
 const DETECTION: &[(Dialect, Rule)] = &[
     (Dialect::Acp, acp::sniff),
-    (Dialect::ClaudeProject, sessions::claude_project::sniff),
-    (Dialect::CodexRollout, sessions::codex_rollout::sniff),
-    (Dialect::GeminiChat, sessions::gemini_chat::sniff),
-    (
-        Dialect::CursorTranscript,
-        sessions::cursor_transcript::sniff,
-    ),
+    (Dialect::ClaudeProject, claude::project::sniff),
+    (Dialect::CodexRollout, codex::rollout::sniff),
+    (Dialect::GeminiChat, gemini::chat::sniff),
+    (Dialect::CursorTranscript, cursor::transcript::sniff),
     (Dialect::Events, events::sniff),
     (Dialect::Codex, codex::sniff),
     (Dialect::CursorSdk, cursor_sdk::sniff),

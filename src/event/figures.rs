@@ -205,3 +205,15 @@ pub fn output_shown(u: &Usage, fmt: impl Fn(u64) -> String) -> String {
         (false, n) => fmt(n),
     }
 }
+
+/// A duration as every human output writes it: `850ms`, `5.4s`, `2m03s`.
+pub fn fmt_ms(ms: u64) -> String {
+    if ms < 1000 {
+        format!("{ms}ms")
+    } else if ms < 60_000 {
+        format!("{:.1}s", ms as f64 / 1000.0)
+    } else {
+        let s = ms / 1000;
+        format!("{}m{:02}s", s / 60, s % 60)
+    }
+}

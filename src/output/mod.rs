@@ -7,21 +7,17 @@
 //! the next line is read; whole-value formats (`documents`, `openai-json`)
 //! hold one session's result and write it at `end`.
 
-pub mod anthropic;
 pub mod chat;
 pub mod documents;
 pub mod events;
-pub mod markdown;
-pub mod openai;
-pub mod responses;
-pub mod text;
+pub mod fences;
 pub mod transcript;
 
 use std::io::Write;
 
 pub use crate::event::sink::{Session, Sink};
 pub use chat::ToolCallMode;
-pub use openai::ReasoningField;
+pub use chat::openai::ReasoningField;
 
 /// The output formats (`--to`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -198,16 +194,16 @@ pub struct OutputOptions {
 /// The sink for `format`, writing to `w`.
 pub fn sink<'w, W: Write + 'w>(format: Format, opts: &OutputOptions, w: W) -> Box<dyn Sink + 'w> {
     match format {
-        Format::Text => Box::new(text::TextSink::new(w, opts)),
+        Format::Text => Box::new(transcript::text::TextSink::new(w, opts)),
         Format::Events => Box::new(events::EventsSink::new(w)),
-        Format::OpenAiSse => Box::new(openai::SseSink::new(w, opts)),
-        Format::OpenAiJson => Box::new(openai::json_sink(w, opts)),
+        Format::OpenAiSse => Box::new(chat::openai::SseSink::new(w, opts)),
+        Format::OpenAiJson => Box::new(chat::openai::json_sink(w, opts)),
         Format::Documents => Box::new(documents::DocumentsSink::new(w, opts)),
         Format::DocumentsSse => Box::new(documents::sse::DocumentsSseSink::new(w, opts)),
-        Format::OpenAiResponses => Box::new(responses::sse_sink(w, opts)),
-        Format::OpenAiResponsesJson => Box::new(responses::json_sink(w, opts)),
-        Format::AnthropicSse => Box::new(anthropic::sse_sink(w, opts)),
-        Format::AnthropicJson => Box::new(anthropic::json_sink(w, opts)),
+        Format::OpenAiResponses => Box::new(chat::responses::sse_sink(w, opts)),
+        Format::OpenAiResponsesJson => Box::new(chat::responses::json_sink(w, opts)),
+        Format::AnthropicSse => Box::new(chat::anthropic::sse_sink(w, opts)),
+        Format::AnthropicJson => Box::new(chat::anthropic::json_sink(w, opts)),
         Format::Markdown => Box::new(transcript::Transcript::new(
             transcript::markdown::Markdown::new(w),
         )),

@@ -21,14 +21,14 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::Instant;
 
 use super::{Config, Input, Pipeline, Report, one_input};
-use crate::archive::FileCounts;
 use crate::diag::{Diag, Message, excerpt};
 use crate::dialect::Dialect;
+use crate::dialect::archive::FileCounts;
 use crate::input::Framer;
 use crate::output::Format;
 use crate::output::transcript::html::{IndexEntry, write_index};
-use crate::stats::Stats;
 use crate::transform::Outcomes;
+use crate::transform::stats::Stats;
 
 /// Where the outputs go, and each input's name there (without extension).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -30,6 +30,8 @@
 pub mod coalesce;
 pub mod images;
 pub mod redact;
+pub mod stats;
+pub mod summary;
 pub mod truncate;
 pub mod window;
 

@@ -59,7 +59,10 @@ use crate::input::Parsed;
 use crate::json::{LaxBool, LaxF64, LaxInt, LaxStr, Members, S, raw_as_str};
 use crate::time::iso_ms;
 
+pub mod offload;
+pub mod project;
 mod stream;
+pub mod subagent;
 mod usage;
 
 use stream::{OpenBlock, StreamedMsg};

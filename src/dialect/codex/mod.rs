@@ -37,6 +37,7 @@ use crate::json::{LaxStr, Members, S, raw_as_str};
 
 mod exec;
 mod legacy;
+pub mod rollout;
 
 /// One line, of either form (the legacy form has `msg`, or is a preamble).
 #[derive(Deserialize)]

@@ -68,6 +68,7 @@ struct Line<'a> {
 
 mod call;
 mod fast;
+pub mod transcript;
 
 use call::tool_call;
 

@@ -12,7 +12,7 @@ use crate::event::calls::CallTable;
 use crate::event::figures::{Figures, Outcome};
 use crate::event::{Event, Kind, ToolEnd, ToolStart};
 use crate::output::Session;
-use crate::output::markdown::{Fence, Seg, Segmenter};
+use crate::output::fences::{Fence, Seg, Segmenter};
 use crate::time::iso8601;
 
 /// first non-whitespace character, leaves out leading blank lines, and holds

@@ -4,7 +4,7 @@
 use super::J;
 use super::builder::OpenTool;
 use crate::event::{ToolEnd, ToolStart};
-use crate::output::markdown::Fence;
+use crate::output::fences::Fence;
 
 pub(super) fn text_meta() -> J {
     J::Obj(vec![("format", J::str("markdown"))])

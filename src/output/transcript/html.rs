@@ -20,9 +20,9 @@ use std::io::{self, Write};
 
 use super::omitted_note;
 use super::{Body, CallHead, Clip, Ending, Markup, Note, Outcome, Tally, fmt_cost, fmt_count};
+use crate::event::figures::fmt_ms;
 use crate::event::{OutStream, Session, SessionStart};
-use crate::output::markdown::{Fence, Seg, Segmenter};
-use crate::output::text::fmt_ms;
+use crate::output::fences::{Fence, Seg, Segmenter};
 
 /// Output of a call is cut at this many bytes: a page of a 100 MB session
 /// must still open and scroll in a browser.

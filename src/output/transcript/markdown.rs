@@ -32,9 +32,9 @@ use std::io::{self, Write};
 
 use super::{Body, CallHead, Clip, Ending, Markup, Note, Tally, escape_html, fmt_cost, fmt_count};
 use super::{Outcome, omitted_note};
+use crate::event::figures::fmt_ms;
 use crate::event::{OutStream, Session, SessionStart};
-use crate::output::markdown::Segmenter;
-use crate::output::text::fmt_ms;
+use crate::output::fences::Segmenter;
 
 /// Output of a call is cut at this many bytes: a shared transcript is read,
 /// and GitHub stops rendering large files.

@@ -16,6 +16,7 @@
 
 pub mod html;
 pub mod markdown;
+pub mod text;
 
 use std::borrow::Cow;
 use std::io;
@@ -451,7 +452,7 @@ impl<M: Markup> Transcript<M> {
             ok: e.ok,
             cancelled: e.cancelled,
             outcome_unknown: e.outcome_unknown,
-            outcome: super::text::outcome(e),
+            outcome: text::outcome(e),
             output: output
                 .as_deref()
                 .filter(|o| !o.is_empty())

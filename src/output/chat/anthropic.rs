@@ -1,5 +1,5 @@
 //! `--to anthropic-sse` and `--to anthropic-json`: the Anthropic Messages API
-//! (docs/formats.md#anthropic-sse), on the chat core ([`super::chat::Turn`]).
+//! (docs/formats.md#anthropic-sse), on the chat core ([`super::Turn`]).
 //!
 //! A session is one message. Its pieces become content blocks: a run of
 //! reasoning is one `thinking` block, a run of content one `text` block, a
@@ -22,13 +22,13 @@ use std::io::{self, Write};
 use serde::Serialize;
 use serde_json::value::RawValue;
 
-use super::chat::{
+use super::{
     BodySink, ChatBody, ChatOptions, ChatWire, Ending, Failure, Header, JsonOut, Piece, Stop, Turn,
     WireSink,
 };
-use super::{OutputOptions, Sink};
 use crate::event::Usage;
 use crate::json::write_str;
+use crate::output::{OutputOptions, Sink};
 
 fn turn(opts: &OutputOptions) -> Turn {
     Turn::new(ChatOptions {

@@ -23,11 +23,11 @@ use std::io::{self, Write};
 
 use owo_colors::{OwoColorize, Style};
 
-use super::{OutputOptions, Session, Sink};
-use crate::event::figures::{self, Figures, Outcome};
+use crate::event::figures::{self, Figures, Outcome, fmt_ms};
 use crate::event::{
     Event, Kind, OutStream, SessionResult, Starts, ToolEnd, ToolStart, UserEventKind,
 };
+use crate::output::{OutputOptions, Session, Sink};
 use crate::terminal::{Sgr, SharedLine, sanitize, truncate, unfinished_sgr, visible, width};
 
 /// `--shell-lines` on a terminal: the last lines of completion-time shell
@@ -750,18 +750,6 @@ fn output_room(w: usize) -> usize {
 fn first_line(s: &str) -> &str {
     let s = s.trim_start_matches('\n');
     s.split('\n').next().unwrap_or("")
-}
-
-/// A duration for people: `850ms`, `5.4s`, `2m03s`.
-pub fn fmt_ms(ms: u64) -> String {
-    if ms < 1000 {
-        format!("{ms}ms")
-    } else if ms < 60_000 {
-        format!("{:.1}s", ms as f64 / 1000.0)
-    } else {
-        let s = ms / 1000;
-        format!("{}m{:02}s", s / 60, s % 60)
-    }
 }
 
 #[cfg(test)]

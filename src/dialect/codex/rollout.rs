@@ -57,7 +57,7 @@ use std::io;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::Present;
+use crate::dialect::common::Present;
 use crate::dialect::common::{
     fill_start_owned, normalize_tool_name, openai_usage, split_mcp_name, split_mcp_namespace,
 };
@@ -350,7 +350,7 @@ impl CodexRolloutParser {
             return Ok(());
         }
         self.started = true;
-        out(super::session_started(
+        out(crate::dialect::common::saved_session_started(
             self.start_ts,
             NAME,
             &self.session_id,
@@ -1210,7 +1210,7 @@ impl Parser for CodexRolloutParser {
                 out,
             );
         }
-        out(Item::Event(super::file_result(
+        out(Item::Event(crate::dialect::common::file_result(
             self.start_ts,
             self.last_ts,
             self.usage_seen.then_some(self.total),

@@ -13,12 +13,16 @@
 //! agent already executed go ([`ToolCallMode`]). A wire format maps them to
 //! its own fields (`--reasoning-field` is an OpenAI wire option, for instance).
 
+pub mod anthropic;
+pub mod openai;
+pub mod responses;
+
 use std::borrow::Cow;
 use std::io;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::{OutputOptions, Session, Sink};
 use crate::event::{Event, Kind, Starts, ToolEnd, ToolStart, Usage};
+use crate::output::{OutputOptions, Session, Sink};
 
 /// How tool calls the agent already executed appear (`--tool-calls`).
 ///

@@ -11,17 +11,17 @@ use std::path::PathBuf;
 use std::rc::Rc;
 use std::time::Instant;
 
-use crate::archive::FileCounts;
 use crate::diag::{Diag, Warn};
+use crate::dialect::archive::FileCounts;
 use crate::dialect::{AutoParser, Dialect, Item};
 use crate::event::{Event, Kind};
 use crate::event::{Session, Sink};
 use crate::input::{FrameError, Framer, HUGE_RECORD_BYTES, Handler, Parsed};
 use crate::output::{self, Format, OutputOptions, ReasoningField, ToolCallMode};
-use crate::stats::{Counters, CountingSink, CountingWriter, Stats};
-use crate::summary::{RunSummary, SummarySink};
 use crate::transform::coalesce::{Coalesce, CoalesceMode};
 use crate::transform::redact::{Redact, RedactCounts, Redactor};
+use crate::transform::stats::{Counters, CountingSink, CountingWriter, Stats};
+use crate::transform::summary::{RunSummary, SummarySink};
 use crate::transform::truncate::Truncate;
 use crate::transform::{NormalizeOptions, Normalizer, Outcomes};
 
@@ -394,7 +394,7 @@ pub enum Input {
     /// A file.
     Path(PathBuf),
     /// A file a directory walk found: converted only when its first block
-    /// passes the sniffing rule (`crate::archive::sniff`), else skipped and
+    /// passes the sniffing rule (`crate::dialect::archive::sniff`), else skipped and
     /// counted. Sniffing as it is opened reads each file once, on the
     /// thread that converts it, instead of reading every file's first block
     /// before the first is converted.
@@ -1232,7 +1232,7 @@ fn found_session<R: Read>(first: &[u8], reader: &mut R, rest: &mut Vec<u8>) -> b
         let _ = reader.by_ref().take(1).read_to_end(rest);
         rest.is_empty()
     };
-    crate::archive::sniff(first, whole) == crate::archive::Sniff::Session
+    crate::dialect::archive::sniff(first, whole) == crate::dialect::archive::Sniff::Session
 }
 
 /// The first block of an input: for a live stream, one read of up to
@@ -1327,7 +1327,7 @@ mod tests {
 
     use super::*;
     use crate::event::{Session, Starts, ToolStart};
-    use crate::stats::CountingSink;
+    use crate::transform::stats::CountingSink;
 
     /// What the recording sink learns of one open call from the events.
     struct Seen {

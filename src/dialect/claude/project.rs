@@ -318,7 +318,7 @@ impl ClaudeProjectParser {
             });
             SessionParent::subagent(Cow::Owned(sid.clone()), call.map(Cow::Owned))
         });
-        out(super::session_started(
+        out(crate::dialect::common::saved_session_started(
             self.start_ts,
             NAME,
             &self.session_id,
@@ -740,7 +740,7 @@ impl Parser for ClaudeProjectParser {
                 source: Some(Cow::Borrowed("usage")),
             })))?;
         }
-        out(Item::Event(super::file_result(
+        out(Item::Event(crate::dialect::common::file_result(
             self.start_ts,
             self.last_ts,
             Some(self.total),

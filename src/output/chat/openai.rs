@@ -1,7 +1,7 @@
 //! `--to openai-sse` and `--to openai-json`: OpenAI Chat Completions output
 //! (docs/formats.md#openai-sse, with the rules clients depend on).
 //!
-//! This file is wire code only: the chat core ([`super::chat::Turn`]) turns a
+//! This file is wire code only: the chat core ([`super::Turn`]) turns a
 //! session's normalized events into pieces — reasoning text, content text,
 //! tool calls — and, at the end of the session, an ending: a finish (reason and
 //! usage) or an error. [`SseSink`] writes every piece as its own `chat.completion.chunk` the
@@ -18,12 +18,10 @@ use std::io::{self, Write};
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 
-use super::chat::{
-    BodySink, ChatBody, ChatOptions, Ending, Failure, Header, JsonOut, Piece, Stop, Turn,
-};
-use super::{OutputOptions, Session, Sink};
+use super::{BodySink, ChatBody, ChatOptions, Ending, Failure, Header, JsonOut, Piece, Stop, Turn};
 use crate::event::{Event, Starts, Usage};
 use crate::json::write_str;
+use crate::output::{OutputOptions, Session, Sink};
 
 /// Where thinking goes in a delta or message (`--reasoning-field`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -1,6 +1,6 @@
 //! `--to openai-responses` and `--to openai-responses-json`: the OpenAI
 //! Responses API (docs/formats.md#openai-responses), on the chat core
-//! ([`super::chat::Turn`]).
+//! ([`super::Turn`]).
 //!
 //! A session is one response. Its pieces become output items, one after
 //! another: a run of reasoning is one `reasoning` item (its text a summary
@@ -23,13 +23,13 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::chat::{
+use super::{
     BodySink, ChatBody, ChatOptions, ChatWire, Ending, Failure, Header, JsonOut, Piece, Turn,
     WireSink,
 };
-use super::{OutputOptions, Sink};
 use crate::event::Usage;
 use crate::json::write_str;
+use crate::output::{OutputOptions, Sink};
 
 fn turn(opts: &OutputOptions) -> Turn {
     Turn::new(ChatOptions {

@@ -12,6 +12,8 @@
 //! - `result.stats` are run totals: `input_tokens` includes the `cached`
 //!   part (Google's convention), so it is the normalized input as it is.
 
+pub mod chat;
+
 use std::borrow::Cow;
 use std::io;
 

@@ -12,7 +12,7 @@ use std::io::{self, Write};
 use std::rc::Rc;
 use std::time::Duration;
 
-use crate::archive::FileCounts;
+use crate::dialect::archive::FileCounts;
 use crate::event::{Event, TYPE_NAMES};
 use crate::event::{Session, Sink, Starts};
 

@@ -542,7 +542,7 @@ fn cost(c: Option<f64>) -> String {
 
 /// A duration as every human output writes it.
 fn duration(ms: Option<u64>) -> String {
-    ms.map_or_else(|| "–".to_owned(), crate::output::text::fmt_ms)
+    ms.map_or_else(|| "–".to_owned(), figures::fmt_ms)
 }
 
 /// Watches the events on their way to `inner` and adds them up in a

@@ -168,7 +168,7 @@ impl CursorTranscriptParser {
             return Ok(());
         }
         self.started = true;
-        out(super::session_started(
+        out(crate::dialect::common::saved_session_started(
             ts, NAME, &None, &None, &None, &None, None,
         ))
     }

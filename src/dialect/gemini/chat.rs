@@ -58,7 +58,7 @@ struct Rec<'a> {
     #[serde(rename = "sessionId", borrow, default)]
     session_id: LaxStr<'a>,
     #[serde(rename = "projectHash", default)]
-    project_hash: super::Present,
+    project_hash: crate::dialect::common::Present,
     #[serde(rename = "startTime", borrow, default)]
     start_time: LaxStr<'a>,
     #[serde(rename = "lastUpdated", borrow, default)]
@@ -217,7 +217,7 @@ impl GeminiChatParser {
         }
         self.started = true;
         self.headed = true;
-        out(super::session_started(
+        out(crate::dialect::common::saved_session_started(
             self.start_ts,
             NAME,
             &self.session_id,
@@ -446,7 +446,7 @@ impl GeminiChatParser {
         let ts = self.last_ts;
         self.end_turn(ts, out)?;
         self.open(out)?;
-        let result = super::file_result(self.start_ts, ts, self.total);
+        let result = crate::dialect::common::file_result(self.start_ts, ts, self.total);
         self.emit(ts, result.kind, out)
     }
 }

@@ -2,6 +2,10 @@
 //! [`Config`] (colour, terminal width, buffering), plus the generators for the
 //! man page and shell completions.
 
+pub(crate) mod clobber;
+pub(crate) mod progress;
+pub(crate) mod walk;
+
 use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
@@ -10,15 +14,15 @@ use std::process::ExitCode;
 use clap::builder::PossibleValue;
 use clap::{CommandFactory, Parser, ValueEnum};
 
-use crate::clobber::{self, input_written_over};
 use crate::diag::Diag;
 use crate::dialect::Dialect;
-use crate::output::text::TERMINAL_SHELL_LINES;
+use crate::output::transcript::text::TERMINAL_SHELL_LINES;
 use crate::output::{Format, OutputOptions, ReasoningField, ToolCallMode};
 use crate::run::{Config, Exit, Input, Redaction, run};
 use crate::transform::NormalizeOptions;
 use crate::transform::coalesce::CoalesceMode;
 use crate::transform::truncate::parse_size;
+use clobber::input_written_over;
 
 /// `--since`/`--until`, read against the current time (for ages such as `7d`).
 fn parse_when(s: &str) -> Result<i64, String> {
@@ -714,7 +718,7 @@ impl Cli {
         // which files are sessions first (two with one output name are an
         // error only when both are read).
         let sniff_now = self.output_dir.is_some();
-        let expanded = crate::walk::expand(&self.files, sniff_now, diag);
+        let expanded = crate::cli::walk::expand(&self.files, sniff_now, diag);
         let mut cfg = self.config(tty, env);
         cfg.files_skipped = expanded.walked.then_some(expanded.skipped);
         cfg.output_dir = self.output_dir.clone().map(|dir| crate::run::OutputDir {
@@ -779,10 +783,10 @@ pub fn main() -> ExitCode {
     // Standard output is a terminal only without `-o`.
     let tty = cli.output.is_none() && io::stdout().is_terminal();
     let (mut cfg, inputs) = cli.prepare(tty, &env, &mut diag);
-    let bar = crate::progress::bar(&inputs, env.stderr_tty, cli.quiet);
+    let bar = crate::cli::progress::bar(&inputs, env.stderr_tty, cli.quiet);
     if let Some(bar) = &bar {
-        cfg.progress = Some(crate::progress::progress(bar, inputs.len()));
-        diag.redirect(Box::new(crate::progress::AboveBar(bar.clone())));
+        cfg.progress = Some(crate::cli::progress::progress(bar, inputs.len()));
+        diag.redirect(Box::new(crate::cli::progress::AboveBar(bar.clone())));
     }
     // Before `-o` truncates anything: writing over an input loses it.
     let target = match &cli.output {

@@ -1,5 +1,5 @@
 //! Directory arguments: the files of a tree, in a fixed order, that are
-//! sessions an agent saved (`crate::archive::sniff`).
+//! sessions an agent saved (`crate::dialect::archive::sniff`).
 //!
 //! A tree is walked depth-first with the entries of each directory sorted
 //! by name (byte order), so the same tree always gives the same files in
@@ -11,8 +11,8 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-use crate::archive::{Sniff, session_name, sniff};
 use crate::diag::{Diag, excerpt};
+use crate::dialect::archive::{Sniff, session_name, sniff};
 use crate::run::{BINARY_SNIFF_BYTES, Input};
 
 /// The inputs of a command line, with its directories replaced by the
