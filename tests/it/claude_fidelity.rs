@@ -1,0 +1,153 @@
+//! Claude Code and cursor-agent figures that looked right and were not
+//! (issue 26): a sub-agent's lifecycle and spend in stream-json, usage saved
+//! without a message id, cursor transcripts' system lines and thinking.
+//! Each test reads a fixture written in the shape of the agent version its
+//! name gives.
+
+use crate::common;
+
+use common::{events, run_fixture};
+use serde_json::Value;
+
+fn fixture_events(rel: &str) -> Vec<Value> {
+    let run = run_fixture(&common::fixtures_dir().join(rel), &["--to", "events"]);
+    assert_eq!(run.code, 0, "{rel}: {}", run.stderr);
+    events(&run.out())
+}
+
+/// The events split at each `session_started`.
+fn sessions(evs: &[Value]) -> Vec<Vec<Value>> {
+    let mut out: Vec<Vec<Value>> = Vec::new();
+    for e in evs {
+        if e["type"] == "session_started" || out.is_empty() {
+            out.push(Vec::new());
+        }
+        out.last_mut().unwrap().push(e.clone());
+    }
+    out
+}
+
+fn of_type<'a>(evs: &'a [Value], ty: &str) -> Vec<&'a Value> {
+    evs.iter().filter(|e| e["type"] == ty).collect()
+}
+
+/// (input, output) summed over a session's `usage_delta`s.
+fn usage_sum(evs: &[Value]) -> (u64, u64) {
+    of_type(evs, "usage_delta")
+        .iter()
+        .fold((0, 0), |(i, o), e| {
+            (
+                i + e["deltaInput"].as_u64().unwrap(),
+                o + e["deltaOutput"].as_u64().unwrap(),
+            )
+        })
+}
+
+fn result_usage(evs: &[Value]) -> (u64, u64) {
+    let r = of_type(evs, "result");
+    let u = &r.last().expect("a result")["usage"];
+    (
+        u["inputTokens"].as_u64().unwrap(),
+        u["outputTokens"].as_u64().unwrap(),
+    )
+}
+
+const LIFECYCLE: &str = "claude/task-lifecycle_subagent-usage_forked-skill_2.1.176.jsonl";
+const TASK_CALL: &str = "toolu_01FpZr8Xq3kTn5Wb2Yc7Vd9A";
+const FORKED_TASK: &str = "a91c2e5f03b7d4e18";
+
+/// `system`/`task_*` lines are the sub-agent's lifecycle: progress of the
+/// `Task` call that spawned it (the line verbatim), or, for a task no call
+/// spawned (a forked skill), a call of its own from `task_started` to
+/// `task_notification`, in the turn whose init follows its start.
+#[test]
+fn task_lines_are_the_sub_agents_lifecycle() {
+    let evs = fixture_events(LIFECYCLE);
+    assert!(of_type(&evs, "unknown").is_empty(), "{evs:#?}");
+    let ss = sessions(&evs);
+    assert_eq!(ss.len(), 2, "two turns");
+    // (The sub-agent's text is progress of the call too, `{"text": …}`.)
+    let subtypes: Vec<&str> = of_type(&ss[0], "tool_call_progress")
+        .iter()
+        .filter(|e| e["callId"] == TASK_CALL)
+        .filter_map(|e| e["partial"]["subtype"].as_str())
+        .collect();
+    assert_eq!(
+        subtypes,
+        ["task_started", "task_progress", "task_notification"]
+    );
+    let forked: Vec<&Value> = ss[1]
+        .iter()
+        .filter(|e| e["callId"] == FORKED_TASK)
+        .collect();
+    let kinds: Vec<&str> = forked.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "tool_call_started",
+            "tool_call_progress",
+            "tool_call_completed"
+        ]
+    );
+    assert_eq!(forked[0]["toolName"], "task");
+    assert_eq!(forked[2]["ok"], true);
+    assert!(
+        ss[0].iter().all(|e| e["callId"] != FORKED_TASK),
+        "the forked task belongs to the turn that follows its start"
+    );
+}
+
+/// A turn's usage is the change in `modelUsage` (every model call, the
+/// sub-agents' included), not `result.usage` (the main loop's only; all
+/// zeros for a forked skill): in the `usage_delta`s and in the result.
+#[test]
+fn a_turns_usage_includes_its_sub_agents() {
+    let evs = fixture_events(LIFECYCLE);
+    let ss = sessions(&evs);
+    // Turn 1: opus (8 + 31200 + 1500 in, 80 out) + haiku (22 + 4000 + 4150
+    // in, 70 out). Turn 2: what opus's running total added (6 + 2800 + 6100
+    // in, 210 out); result.usage is all zeros.
+    let want = [(40880, 150), (8906, 210)];
+    for (s, want) in ss.iter().zip(want) {
+        assert_eq!(usage_sum(s), want);
+        assert_eq!(result_usage(s), want);
+    }
+}
+
+/// A capture cut before the `result`: the sub-agent's messages still count
+/// (main 3 + 15000 + 1200 in, 8 out; sub-agent 10 + 4000 in, 30 out and
+/// 12 + 4000 + 150 in, 25 out), and the `Task` call is still the
+/// lifecycle's.
+#[test]
+fn a_capture_cut_before_the_result_counts_the_sub_agents_messages() {
+    let evs = fixture_events("claude/task-lifecycle_cut-before-result_2.1.176.jsonl");
+    assert!(of_type(&evs, "unknown").is_empty(), "{evs:#?}");
+    assert_eq!(usage_sum(&evs), (24375, 63));
+}
+
+/// A background task that fails after its call returned: the failure is
+/// said (a notice naming it), and the `task_updated`/`task_notification`
+/// without a `tool_use_id` attach to the call by the task id.
+#[test]
+fn a_background_task_failing_after_its_call_is_said() {
+    let evs = fixture_events("claude/background-bash-task_failed-notification_2.1.176.jsonl");
+    assert!(of_type(&evs, "unknown").is_empty(), "{evs:#?}");
+    let progress: Vec<&str> = of_type(&evs, "tool_call_progress")
+        .iter()
+        .filter(|e| e["callId"] == "toolu_01Rk5Yb8Mx2Tc6Wq9Ln3Hd7P")
+        .map(|e| e["partial"]["subtype"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        progress,
+        ["task_started", "task_updated", "task_notification"]
+    );
+    let errors = of_type(&evs, "error");
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    assert_eq!(errors[0]["source"], "task");
+    assert_eq!(errors[0]["fatal"], false);
+    let said = errors[0]["message"].as_str().unwrap();
+    assert!(
+        said.contains("\"Run FSM calibration\"") && said.contains("exit code 1"),
+        "{said}"
+    );
+}
