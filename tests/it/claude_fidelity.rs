@@ -151,3 +151,27 @@ fn a_background_task_failing_after_its_call_is_said() {
         "{said}"
     );
 }
+
+/// Saved-session lines whose message has usage but neither `message.id` nor
+/// `requestId` are counted (a run of such lines with the same input counts
+/// as one message), and a notice says so.
+#[test]
+fn usage_without_a_message_id_is_counted_and_said() {
+    let evs = fixture_events("claude-project/usage-without-message-id_2.1.176.jsonl");
+    // msg_011CT1aa 4 + 600 + 9000 in, 35 out; the id-less message of two
+    // lines 6 + 250 + 9600 in, 48 out (its last line's); the next one
+    // 8 + 120 + 9850 in, 22 out.
+    assert_eq!(result_usage(&evs), (29438, 105));
+    assert_eq!(usage_sum(&evs), (29438, 105));
+    let notes: Vec<&Value> = of_type(&evs, "error")
+        .into_iter()
+        .filter(|e| e["source"] == "usage")
+        .collect();
+    assert!(
+        notes.iter().any(|e| e["message"]
+            .as_str()
+            .unwrap()
+            .contains("2 messages had no message id")),
+        "{notes:#?}"
+    );
+}

@@ -27,7 +27,9 @@
 //!   when the block ended: the input and cache counts are final from the
 //!   message's start, the output count is final only on a line with a
 //!   `stop_reason`. Usage is counted once per message (`message.id`, else
-//!   `requestId`), output from such a line; without one, from a line whose
+//!   `requestId`; lines with neither are counted too, consecutive ones with
+//!   the same input and cache counts as one message, and a notice at the end
+//!   says how many), output from such a line; without one, from a line whose
 //!   count grew past the first line's (only the model's usage update makes
 //!   it grow). A message whose lines all hold the placeholder adds its input
 //!   and cache, and a notice at the end says how many output counts the
@@ -133,6 +135,8 @@ use crate::dialect::claude::Message;
 /// A message's usage while its lines come in.
 struct MsgUsage {
     id: String,
+    /// Its lines have neither `message.id` nor `requestId`.
+    anonymous: bool,
     /// The first snapshot: its input and cache counts are final.
     base: Usage,
     /// The output count from a line with a `stop_reason`.
@@ -158,8 +162,8 @@ struct Held {
 
 /// One assistant line's usage snapshot, keyed by its message.
 struct LineUsage {
-    /// `message.id`, else `requestId`.
-    id: String,
+    /// `message.id`, else `requestId`; `None` when the line has neither.
+    id: Option<String>,
     usage: Usage,
     /// The line has a `stop_reason`: its output count is final.
     last: bool,
@@ -170,14 +174,14 @@ impl LineUsage {
         if line.ty.as_deref() != Some("assistant") {
             return None;
         }
-        let id = m.id.as_deref().or(line.request_id.as_deref())?;
+        let id = m.id.as_deref().or(line.request_id.as_deref());
         let usage = m
             .usage
             .and_then(Members::of)
             .as_ref()
             .and_then(anthropic_usage)?;
         Some(LineUsage {
-            id: id.to_owned(),
+            id: id.map(str::to_owned),
             usage,
             last: m.stop_reason.0.is_some(),
         })
@@ -222,6 +226,8 @@ pub struct ClaudeProjectParser {
     total: Usage,
     messages: u64,
     without_output: u64,
+    /// Messages whose lines had no id to count them by.
+    without_id: u64,
     /// The transcript's file, where its offloaded tool results are looked
     /// for (`None` for standard input).
     source: Option<PathBuf>,
@@ -512,7 +518,25 @@ impl ClaudeProjectParser {
         ts: Option<i64>,
         out: Out<'_, 'a>,
     ) -> io::Result<()> {
-        let id = u.id.as_str();
+        // A line without an id is counted all the same (its tokens were
+        // spent): lines that follow one another with the same input and
+        // cache counts are one message's blocks (each repeats the message's
+        // usage), as the ids would have said.
+        let anon;
+        let id = match &u.id {
+            Some(id) => id.as_str(),
+            None => {
+                anon = match &self.cur {
+                    Some(c) if c.anonymous && same_input(&c.base, &u.usage) => c.id.clone(),
+                    _ => {
+                        self.without_id += 1;
+                        // NUL: no real id has one.
+                        format!("\0line {}", self.without_id)
+                    }
+                };
+                anon.as_str()
+            }
+        };
         if self.counted.iter().any(|c| c == id) {
             return Ok(());
         }
@@ -527,6 +551,7 @@ impl ClaudeProjectParser {
                 self.settle(ts, out)?;
                 self.cur = Some(MsgUsage {
                     id: id.to_owned(),
+                    anonymous: u.id.is_none(),
                     base: u.usage,
                     output: u.last.then_some(u.usage.output),
                     largest: u.usage.output,
@@ -567,6 +592,11 @@ impl ClaudeProjectParser {
             usage: self.total,
         })
     }
+}
+
+/// The input and cache counts agree: the same message's lines.
+fn same_input(a: &Usage, b: &Usage) -> bool {
+    a.input == b.input && a.cache_read == b.cache_read && a.cache_write == b.cache_write
 }
 
 /// The text of a compaction summary's content (a string, or text blocks).
@@ -728,6 +758,23 @@ impl Parser for ClaudeProjectParser {
                 "{} of {} messages were saved without their final output token count \
                  (only streaming placeholders): their output tokens are not counted",
                 self.without_output, self.messages
+            );
+            out(Item::Event(Event::new(Kind::Error {
+                message: Cow::Owned(message),
+                fatal: false,
+                source: Some(Cow::Borrowed("usage")),
+            })))?;
+        }
+        if self.without_id > 0 {
+            let n = self.without_id;
+            let message = format!(
+                "{n} {} no message id (nor requestId): each was counted once, taking \
+                 consecutive lines with the same input and cache counts as one message's",
+                if n == 1 {
+                    "message had"
+                } else {
+                    "messages had"
+                }
             );
             out(Item::Event(Event::new(Kind::Error {
                 message: Cow::Owned(message),
