@@ -175,3 +175,33 @@ fn usage_without_a_message_id_is_counted_and_said() {
         "{notes:#?}"
     );
 }
+
+/// cursor-agent transcripts: a `system` line is not the assistant's text,
+/// and `thinking` blocks are thinking.
+#[test]
+fn cursor_transcript_system_lines_and_thinking() {
+    let evs = fixture_events("cursor-transcript/system-lines_thinking-blocks_2026.09.14.jsonl");
+    let text: String = of_type(&evs, "text_delta")
+        .iter()
+        .map(|e| e["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        text,
+        "The test compares a sorted list with an unsorted one.Sorting both sides fixes it."
+    );
+    let thinking: Vec<&str> = of_type(&evs, "thinking_delta")
+        .iter()
+        .map(|e| e["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        thinking,
+        ["The assertion compares a sorted list with an unsorted one."]
+    );
+    assert!(
+        of_type(&evs, "unknown")
+            .iter()
+            .all(|e| e["raw"]["type"] != "thinking"),
+        "{evs:#?}"
+    );
+    assert_eq!(of_type(&evs, "user_message").len(), 1);
+}

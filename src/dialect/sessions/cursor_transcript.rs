@@ -15,7 +15,9 @@
 //!   the user line after the call's), completes the oldest call without one;
 //! - there is no usage: the result has none (absent, not zeros);
 //! - the prompt is the text inside `<user_query>`, and the `<timestamp>`
-//!   before it (`Tuesday, Sep 29, 2026, 2:29 AM (UTC-4)`) is its time.
+//!   before it (`Tuesday, Sep 29, 2026, 2:29 AM (UTC-4)`) is its time;
+//! - a `thinking` block is thinking; a `role: "system"` line is neither the
+//!   assistant's text nor a prompt, and is kept as an `unknown` event.
 
 use std::borrow::Cow;
 use std::collections::VecDeque;
@@ -65,6 +67,8 @@ struct Block<'a> {
     ty: LaxStr<'a>,
     #[serde(borrow, default)]
     text: LaxStr<'a>,
+    #[serde(borrow, default)]
+    thinking: LaxStr<'a>,
     #[serde(borrow, default)]
     name: LaxStr<'a>,
     #[serde(borrow, default)]
@@ -213,6 +217,20 @@ impl CursorTranscriptParser {
                     let text = b.text.get().unwrap_or_default();
                     self.text(role, text, out)?;
                 }
+                Some("thinking") if role == "assistant" => {
+                    // The Anthropic block spells its text `thinking`; an
+                    // empty one (the text not kept) shows nothing.
+                    self.turn_open = true;
+                    let text = b
+                        .thinking
+                        .get()
+                        .or_else(|| b.text.get())
+                        .unwrap_or_default();
+                    if !text.is_empty() {
+                        self.emit(None, Kind::ThinkingDelta { text }, out)?;
+                        self.emit(None, Kind::ThinkingCompleted { duration_ms: None }, out)?;
+                    }
+                }
                 Some("tool_use") => {
                     self.calls += 1;
                     let id = format!("tool-{}", self.calls);
@@ -309,6 +327,15 @@ impl Parser for CursorTranscriptParser {
             self.open(None, out)?;
             return keep_unknown(rec, out);
         };
+        if role == "system" {
+            // Not the assistant's words, nor a prompt: cursor-agent's own
+            // notice, kept as it is (no event kind says what it is). Like
+            // an assistant line, it shows that the calls before it got no
+            // result line.
+            self.close_calls(out)?;
+            self.open(None, out)?;
+            return keep_unknown(rec, out);
+        }
         let role = if role == "user" { "user" } else { "assistant" };
         if role == "assistant" {
             // A result would have come on the user line right after the
