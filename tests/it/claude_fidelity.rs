@@ -205,3 +205,46 @@ fn cursor_transcript_system_lines_and_thinking() {
     );
     assert_eq!(of_type(&evs, "user_message").len(), 1);
 }
+
+fn prompts(evs: &[Value]) -> Vec<&str> {
+    of_type(evs, "user_message")
+        .iter()
+        .map(|e| e["text"].as_str().unwrap())
+        .collect()
+}
+
+/// A prompt typed while the agent worked is a prompt where the agent took it
+/// in: from 2.1.10x a `queued_command` attachment after the tool result it
+/// came in beside (the `queue-operation` records around it are
+/// bookkeeping); one sent when the agent was idle is the `user` line after
+/// its `dequeue`, once.
+#[test]
+fn a_queued_prompt_is_a_prompt() {
+    let evs = fixture_events("claude-project/queued-prompt_attachment_dequeued_2.1.207.jsonl");
+    assert_eq!(
+        prompts(&evs),
+        [
+            "Fix the flaky date test.",
+            "also update the README",
+            "and push it"
+        ]
+    );
+    // In order: after the tool result it came in beside, before the answer.
+    let kinds: Vec<&str> = evs.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    let queued = evs
+        .iter()
+        .position(|e| e["text"] == "also update the README")
+        .unwrap();
+    assert_eq!(kinds[queued - 1], "tool_call_completed");
+}
+
+/// Before the attachment existed (2.0.x), the `queue-operation` `remove` is
+/// the only record of a prompt the agent took in mid-turn.
+#[test]
+fn a_queued_prompt_without_its_attachment_is_a_prompt() {
+    let evs = fixture_events("claude-project/queued-prompt_remove-only_2.0.76.jsonl");
+    assert_eq!(
+        prompts(&evs),
+        ["Rename `Conf` to `Config`.", "skip the tests folder"]
+    );
+}

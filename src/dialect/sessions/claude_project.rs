@@ -36,7 +36,11 @@
 //!   file did not have.
 //! - **Bookkeeping records** (`summary`, `file-history-snapshot`,
 //!   `queue-operation`, `progress`, `attachment`, `system` lines other than
-//!   compaction) carry nothing the event model shows: known, and skipped.
+//!   compaction) carry nothing the event model shows: known, and skipped;
+//!   except a **queued prompt** (typed while the agent worked): a
+//!   `queued_command` attachment, or before those existed the
+//!   `queue-operation` `remove` that took it out of the queue, is a
+//!   `user_message` where the agent took it in.
 //! - **Compaction**: `system`/`compact_boundary` starts a new chain
 //!   (`parentUuid: null`); the summary Claude Code wrote for itself
 //!   (`isCompactSummary`) becomes a completed `summary`, not a prompt.
@@ -128,6 +132,18 @@ struct Line<'a> {
     compact_metadata: Option<&'a RawValue>,
     #[serde(rename = "toolUseResult", borrow, default)]
     tool_use_result: Option<&'a RawValue>,
+    /// `queue-operation`: `enqueue`, `dequeue`, `remove`, `popAll`; the
+    /// queued text, and why it left the queue.
+    #[serde(borrow, default)]
+    operation: LaxStr<'a>,
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    reason: LaxStr<'a>,
+    /// `attachment`: a `queued_command` is a prompt typed while the agent
+    /// worked, delivered where it took it in.
+    #[serde(borrow, default)]
+    attachment: Option<&'a RawValue>,
 }
 
 use crate::dialect::claude::Message;
@@ -156,7 +172,8 @@ struct Held {
     usage: Option<LineUsage>,
     /// The offloaded outputs its tool results name: (call id, path).
     offloads: Vec<(String, String)>,
-    /// A compaction's text: the boundary's token count, the summary.
+    /// A compaction's text: the boundary's token count, the summary; a
+    /// queued prompt's text.
     summary: Option<String>,
 }
 
@@ -234,6 +251,10 @@ pub struct ClaudeProjectParser {
     /// A sub-agent's file: its parent's session id, its `agentId` and its
     /// first prompt (what links it to the call that spawned it).
     subagent: Option<(String, Option<String>, Option<String>)>,
+    /// A queued prompt a `queue-operation` `remove` took out of the queue,
+    /// and when: a prompt, unless the `queued_command` attachment that
+    /// delivers it (2.1.10x on) comes next.
+    removed: Option<(String, Option<i64>)>,
 }
 
 /// What a record is, for the chain and for usage.
@@ -245,6 +266,10 @@ enum Role {
     Conversation,
     /// The summary of a compaction.
     CompactSummary,
+    /// A prompt typed while the agent worked, where the agent took it in
+    /// (its text in [`Held::summary`]): it does not begin a turn of the
+    /// chain, it is part of the one it came in.
+    Queued,
     /// `system`/`compact_boundary`.
     CompactBoundary,
     /// Bookkeeping: nothing to show.
@@ -278,8 +303,22 @@ impl ClaudeProjectParser {
                 }
             }
             (Some("system"), Some("compact_boundary")) => Role::CompactBoundary,
+            (Some("attachment"), _) if queued_prompt(line).is_some() => Role::Queued,
             _ => Role::Skip,
         }
+    }
+
+    /// Hold a queued prompt in the turn it came in.
+    fn hold_queued(&mut self, text: String, ts: Option<i64>) {
+        self.held_bytes += text.len();
+        self.held.push(Held {
+            rec: String::new(),
+            role: Role::Queued,
+            ts,
+            usage: None,
+            offloads: Vec::new(),
+            summary: Some(text),
+        });
     }
 
     /// Write the held turn out.
@@ -357,6 +396,15 @@ impl ClaudeProjectParser {
                     },
                 )))?;
             }
+            Role::Queued => {
+                let text = h.summary.as_deref().unwrap_or_default();
+                out(Item::Event(Event::at(
+                    ts,
+                    Kind::UserMessage {
+                        text: Cow::Borrowed(text),
+                    },
+                )))?;
+            }
             Role::Prompt | Role::Conversation => {
                 if let Some(u) = &h.usage {
                     self.usage_line(u, ts, out)?;
@@ -402,6 +450,7 @@ impl ClaudeProjectParser {
                 .and_then(|m| m.content)
                 .and_then(compact_text)
                 .map(Cow::into_owned),
+            Role::Queued => queued_prompt(line),
             _ => None,
         }
     }
@@ -594,6 +643,31 @@ impl ClaudeProjectParser {
     }
 }
 
+/// The prompt of a `queued_command` attachment typed by the user (not a task
+/// notification or another agent's message): its text, or its text blocks
+/// (an image pasted while queued leaves its text).
+fn queued_prompt(line: &Line<'_>) -> Option<String> {
+    if line.ty.as_deref() != Some("attachment") {
+        return None;
+    }
+    let a = line.attachment.and_then(Members::of)?;
+    if a.str("type").as_deref() != Some("queued_command") {
+        return None;
+    }
+    if a.str("commandMode").is_some_and(|m| m != "prompt") {
+        return None;
+    }
+    let origin = a.get("origin").and_then(Members::of);
+    if origin
+        .and_then(|o| o.str("kind").map(Cow::into_owned))
+        .is_some_and(|k| k != "human")
+    {
+        return None;
+    }
+    let text = compact_text(a.get("prompt")?)?;
+    (!text.trim().is_empty()).then(|| text.into_owned())
+}
+
 /// The input and cache counts agree: the same message's lines.
 fn same_input(a: &Usage, b: &Usage) -> bool {
     a.input == b.input && a.cache_read == b.cache_read && a.cache_write == b.cache_write
@@ -625,9 +699,34 @@ impl Parser for ClaudeProjectParser {
             Ok(l) => l,
             Err(done) => return Ok(done),
         };
+        let ts = line.timestamp.as_deref().and_then(iso_ms);
+        if line.ty.as_deref() == Some("queue-operation") {
+            // The queue of prompts typed while the agent worked: `enqueue`
+            // then, when idle, `dequeue` and the prompt's own `user` line;
+            // mid-turn, `remove` and (2.1.10x on) a `queued_command`
+            // attachment where the agent took it in. A `remove` is the
+            // prompt only when no attachment delivers it; one that emptied
+            // the queue because the agent stopped delivered nothing.
+            if line.operation.as_deref() == Some("remove")
+                && line.reason.as_deref() != Some("agent_stopped")
+                && let Some(text) = line.content.and_then(compact_text)
+                && !text.trim().is_empty()
+            {
+                if let Some((t, at)) = self.removed.take() {
+                    self.hold_queued(t, at);
+                }
+                self.removed = Some((text.into_owned(), ts));
+            }
+            return Ok(Parsed::Done);
+        }
+        if let Some((text, at)) = self.removed.take()
+            && queued_prompt(&line).as_deref() != Some(text.as_str())
+        {
+            self.hold_queued(text, at);
+        }
         let Some(uuid) = line.uuid.as_deref() else {
-            // `summary`, `file-history-snapshot`, `queue-operation`: not
-            // part of the chain, nothing to show.
+            // `summary`, `file-history-snapshot`: not part of the chain,
+            // nothing to show.
             return Ok(Parsed::Done);
         };
         let sidechain = line.is_sidechain.0 == Some(true);
@@ -648,7 +747,6 @@ impl Parser for ClaudeProjectParser {
                 self.subagent = Some((sid.to_owned(), agent, None));
             }
         }
-        let ts = line.timestamp.as_deref().and_then(iso_ms);
         if self.start_ts.is_none() {
             self.start_ts = ts;
         }
@@ -747,6 +845,9 @@ impl Parser for ClaudeProjectParser {
     }
 
     fn finish(&mut self, out: Out<'_, 'static>) -> io::Result<()> {
+        if let Some((text, at)) = self.removed.take() {
+            self.hold_queued(text, at);
+        }
         self.flush(out)?;
         if !self.started && self.session_id.is_none() {
             return self.inner.finish(out);
