@@ -66,7 +66,7 @@ complete -c cstream -l keep-images -d 'Keep base64 images (Claude image blocks, 
 complete -c cstream -l redact -d 'Replace secrets (provider API keys, cloud keys, GitHub and Slack tokens, JWTs, PEM private keys) with `[REDACTED:<kind>]` in every field of every format, and in warnings that quote the input; counted by --stats. On by default for --to markdown, --to html and --summary'
 complete -c cstream -l no-redact -d 'Turn off the redaction that --to markdown, --to html and --summary do by default'
 complete -c cstream -l include-usage -d 'openai-sse: write the usage chunk after the finish chunk (when usage is known)'
-complete -c cstream -s c -l compact -d 'One-line JSON for the *-json formats and documents (default: pretty, 2-space indent)'
+complete -c cstream -s c -l compact -d 'One-line JSON for the *-json formats and documents (default: pretty, 2-space indent; documents of several sessions are always one a line)'
 complete -c cstream -l thinking -d 'documents formats: include thinking documents (off by default: the documents[] spec has no such type)'
 complete -c cstream -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c cstream -s V -l version -d 'Print version'

@@ -269,7 +269,7 @@ pub struct Cli {
     pub created: Option<i64>,
 
     /// One-line JSON for the *-json formats and documents (default: pretty, 2-space
-    /// indent)
+    /// indent; documents of several sessions are always one a line)
     #[arg(short = 'c', long)]
     pub compact: bool,
 

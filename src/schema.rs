@@ -109,6 +109,10 @@ struct UsageObj {
     /// Input tokens written to the prompt cache.
     #[schemars(default)]
     cache_write_tokens: Skip<u64>,
+    /// `true` when some output count was not in the source: `outputTokens`
+    /// is then a lower bound, and unknown when it is 0.
+    #[schemars(default)]
+    output_incomplete: Skip<bool>,
 }
 
 /// A field that is left out when it has no value (never `null`): its
@@ -434,6 +438,10 @@ enum EventLine {
         /// Input tokens written to the cache.
         #[schemars(default)]
         delta_cache_write: Skip<u64>,
+        /// `true` when the source lacked an output count this increment
+        /// stands for (`deltaOutput` then counts none of it).
+        #[schemars(default)]
+        output_incomplete: Skip<bool>,
     },
     /// Context summarisation, or a snapshot of a plan or todo list.
     Summary {
@@ -523,6 +531,29 @@ enum EventLine {
         #[schemars(flatten)]
         end: ToolEndFields,
     },
+    /// Something on the user's side that is not a prompt (it begins no turn).
+    UserEvent {
+        #[schemars(flatten)]
+        common: Common,
+        /// What it is.
+        what: UserEventWhat,
+        /// The command line, the command's output, or the agent's note.
+        text: String,
+    },
+}
+
+/// What a `user_event` is.
+#[derive(JsonSchema)]
+#[schemars(rename_all = "snake_case")]
+enum UserEventWhat {
+    /// A command the user ran in the agent's interface (`/clear`).
+    Command,
+    /// What a local command printed.
+    CommandOutput,
+    /// The user interrupted the agent.
+    Interrupt,
+    /// Text the agent or a hook put on the user's side, not typed by the user.
+    Context,
 }
 
 // --------------------------------------------------------------- documents
@@ -570,6 +601,10 @@ struct DocUsage {
     completion_tokens: u64,
     /// Their sum.
     total_tokens: u64,
+    /// `true` when some output count was not in the source: the counts are
+    /// then lower bounds, and the output count unknown when it is 0.
+    #[schemars(default)]
+    completion_tokens_incomplete: Skip<bool>,
 }
 
 /// About the session.

@@ -17,6 +17,7 @@ use std::fmt::Write as _;
 use std::io;
 use std::rc::Rc;
 
+use crate::event::figures::{self, Figures};
 use crate::event::{Event, Kind, Session, Sink, Starts, Usage};
 
 /// The most the Markdown summary adds to its file: GitHub refuses a step
@@ -31,33 +32,14 @@ const TEXT_BYTES: usize = 4096;
 /// …and what a failed call ran on (its command) at this many.
 const WHAT_BYTES: usize = 512;
 
-/// How a session ended: the agent's own verdict (docs/formats.md#ci-summary).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Outcome {
-    /// A result that reported success, and no fatal error.
-    Success,
-    /// No result: the stream was cut off.
-    Incomplete,
-    /// A result marked as an error, or a fatal error.
-    Failure,
-}
+pub use crate::event::figures::Outcome;
 
-impl Outcome {
-    /// The word `--outputs` writes.
-    pub fn name(self) -> &'static str {
-        match self {
-            Outcome::Success => "success",
-            Outcome::Incomplete => "incomplete",
-            Outcome::Failure => "failure",
-        }
-    }
-
-    fn mark(self) -> &'static str {
-        match self {
-            Outcome::Success => "✅",
-            Outcome::Incomplete => "⚠️",
-            Outcome::Failure => "❌",
-        }
+/// The mark a summary row shows for an outcome.
+fn mark(o: Outcome) -> &'static str {
+    match o {
+        Outcome::Success => "✅",
+        Outcome::Incomplete => "⚠️",
+        Outcome::Failure => "❌",
     }
 }
 
@@ -73,38 +55,25 @@ pub struct FailedCall {
     pub error: Option<String>,
 }
 
-/// One session's figures.
-#[derive(Debug, Clone, Default)]
+/// One session: its figures, and what `--summary` lists about it.
+#[derive(Debug, Default)]
 pub struct SessionSummary {
     pub id: String,
     pub dialect: Option<String>,
     pub model: Option<String>,
-    first_ts: Option<i64>,
-    last_ts: Option<i64>,
-    /// `Some(ok)` once the result came.
-    result_ok: Option<bool>,
+    /// The figures every format shows.
+    pub figures: Figures,
     result_error: Option<String>,
-    result_duration_ms: Option<u64>,
     fatal_error: Option<String>,
     last_error: Option<String>,
-    /// The sum of the `usage_delta`s (`None` when there were none).
-    pub usage: Option<Usage>,
-    pub cost_usd: Option<f64>,
-    pub tool_calls: u64,
-    pub failed_calls: u64,
     /// The first [`MAX_FAILED`] failed calls.
     pub failed: Vec<FailedCall>,
-    pub turns: u64,
 }
 
 impl SessionSummary {
     /// The agent's verdict, as `-e` reads it.
     pub fn outcome(&self) -> Outcome {
-        match self.result_ok {
-            Some(true) if self.fatal_error.is_none() => Outcome::Success,
-            Some(_) => Outcome::Failure,
-            None => Outcome::Incomplete,
-        }
+        self.figures.outcome()
     }
 
     /// The error to show: the result's, else the first fatal one, else the
@@ -119,57 +88,23 @@ impl SessionSummary {
             .or(self.last_error.as_deref())
     }
 
-    /// The agent's duration, else the time between the first and last event.
-    pub fn duration_ms(&self) -> Option<u64> {
-        self.result_duration_ms
-            .or(match (self.first_ts, self.last_ts) {
-                (Some(a), Some(b)) => b.checked_sub(a).and_then(|d| u64::try_from(d).ok()),
-                _ => None,
-            })
-    }
-
-    /// Turns: those the agent ended, and at least one for a session with a result.
-    pub fn turns(&self) -> u64 {
-        if self.turns == 0 && self.result_ok.is_some() {
-            1
-        } else {
-            self.turns
-        }
-    }
-
     fn event(&mut self, ev: &Event<'_>) {
-        if let Some(ts) = ev.ts {
-            self.first_ts.get_or_insert(ts);
-            self.last_ts = Some(ts);
-        }
+        self.figures.event(ev);
         match &ev.kind {
             Kind::SessionStarted(s) => {
                 self.dialect = Some(s.dialect.to_string());
                 self.model = s.model.as_deref().map(str::to_owned);
             }
-            Kind::ToolCallStarted(_) => self.tool_calls += 1,
-            Kind::ToolCall(b) => {
-                self.tool_calls += 1;
-                self.completed(&b.1, Some(&b.0));
-            }
+            Kind::ToolCall(b) => self.completed(&b.1, Some(&b.0)),
             Kind::ToolCallCompleted(e) => self.completed(e, e.start.as_deref()),
-            Kind::UsageDelta(u) => self.usage = Some(self.usage.unwrap_or_default().add(u)),
-            Kind::TurnEnded { .. } => self.turns += 1,
             Kind::Error { message, fatal, .. } => {
                 if *fatal && self.fatal_error.is_none() {
                     self.fatal_error = Some(cut(message));
                 }
                 self.last_error = Some(cut(message));
             }
-            Kind::Result(r) => {
-                self.result_ok = Some(r.ok);
-                if !r.ok {
-                    self.result_error = r.error.as_deref().filter(|e| !e.is_empty()).map(cut);
-                }
-                self.result_duration_ms = r.duration_ms;
-                if let Some(c) = r.cost_usd {
-                    self.cost_usd = Some(self.cost_usd.unwrap_or(0.0) + c);
-                }
+            Kind::Result(r) if !r.ok => {
+                self.result_error = r.error.as_deref().filter(|e| !e.is_empty()).map(cut);
             }
             _ => {}
         }
@@ -180,21 +115,17 @@ impl SessionSummary {
         e: &crate::event::ToolEnd<'_>,
         start: Option<&crate::event::ToolStart<'_>>,
     ) {
-        let exited = e.exit_code.is_some_and(|c| c != 0);
-        if e.cancelled || (e.ok && !exited) {
+        if !figures::failed(e) || self.failed.len() >= MAX_FAILED {
             return;
         }
-        self.failed_calls += 1;
-        if self.failed.len() < MAX_FAILED {
-            self.failed.push(FailedCall {
-                tool: e.tool_name.to_string(),
-                what: start
-                    .and_then(|s| s.key_arg())
-                    .map(|w| cut_to(w, WHAT_BYTES)),
-                exit_code: e.exit_code,
-                error: e.error.as_deref().filter(|m| !m.is_empty()).map(cut),
-            });
-        }
+        self.failed.push(FailedCall {
+            tool: e.tool_name.to_string(),
+            what: start
+                .and_then(|s| s.key_arg())
+                .map(|w| cut_to(w, WHAT_BYTES)),
+            exit_code: e.exit_code,
+            error: e.error.as_deref().filter(|m| !m.is_empty()).map(cut),
+        });
     }
 }
 
@@ -249,14 +180,15 @@ struct Contrib {
 
 impl Contrib {
     fn of(s: &SessionSummary) -> Contrib {
+        let f = &s.figures;
         Contrib {
-            outcome: s.outcome(),
-            usage: s.usage,
-            cost_usd: s.cost_usd,
-            tool_calls: s.tool_calls,
-            failed_calls: s.failed_calls,
-            turns: s.turns(),
-            duration_ms: s.duration_ms(),
+            outcome: f.outcome(),
+            usage: f.usage(),
+            cost_usd: f.cost_usd(),
+            tool_calls: f.tool_calls(),
+            failed_calls: f.failed_calls(),
+            turns: f.turns(),
+            duration_ms: f.duration_ms(),
             error: s.error().map(|e| (s.id.clone(), e.to_owned())),
         }
     }
@@ -371,7 +303,7 @@ impl RunSummary {
         let _ = writeln!(
             m,
             "### {} cstream: {} ({} session{}{})\n",
-            outcome.mark(),
+            mark(outcome),
             outcome.name(),
             t.sessions,
             if t.sessions == 1 { "" } else { "s" },
@@ -386,20 +318,21 @@ impl RunSummary {
         m.push_str("|---|---|---|---|--:|--:|--:|--:|--:|--:|\n");
         for s in &self.sessions {
             let o = s.outcome();
+            let f = &s.figures;
             let _ = writeln!(
                 m,
                 "| {} | {} | {} | {} {} | {} | {} | {} | {} | {} | {} |",
                 code(&s.id),
                 cell(s.dialect.as_deref().unwrap_or("unknown")),
                 cell(s.model.as_deref().unwrap_or("unknown")),
-                o.mark(),
+                mark(o),
                 o.name(),
-                s.turns(),
-                s.tool_calls,
-                s.failed_calls,
-                tokens(s.usage),
-                cost(s.cost_usd),
-                duration(s.duration_ms()),
+                f.turns(),
+                f.tool_calls(),
+                f.failed_calls(),
+                tokens(f.usage()),
+                cost(f.cost_usd()),
+                duration(f.duration_ms()),
             );
         }
         let rows = t.sessions + t.duplicates;
@@ -434,7 +367,11 @@ impl RunSummary {
                 fenced(&mut m, e);
             }
         }
-        if self.sessions.iter().any(|s| !s.failed.is_empty()) {
+        if self
+            .sessions
+            .iter()
+            .any(|s| !s.failed.is_empty() || s.figures.failed_calls() > 0)
+        {
             m.push_str("\n**Failed commands and tool calls**\n\n");
             for s in &self.sessions {
                 for f in &s.failed {
@@ -450,12 +387,13 @@ impl RunSummary {
                     }
                     m.push('\n');
                 }
-                if s.failed_calls > s.failed.len() as u64 {
+                let failed_calls = s.figures.failed_calls();
+                if failed_calls > s.failed.len() as u64 {
                     let _ = writeln!(
                         m,
                         "- {}: {} more",
                         code(&s.id),
-                        s.failed_calls - s.failed.len() as u64
+                        failed_calls - s.failed.len() as u64
                     );
                 }
             }
@@ -467,7 +405,6 @@ impl RunSummary {
     /// the heredoc form (`key<<DELIM` … `DELIM`).
     pub fn outputs(&self) -> String {
         let t = &self.total;
-        let u = t.usage.unwrap_or_default();
         let model = self.sessions.iter().find_map(|s| s.model.as_deref());
         let mut o = String::new();
         let mut put = |k: &str, v: &str| output_line(&mut o, k, v);
@@ -479,9 +416,28 @@ impl RunSummary {
         put("turns", &t.turns.to_string());
         put("tool_calls", &t.tool_calls.to_string());
         put("failed_calls", &t.failed_calls.to_string());
-        put("tokens_in", &u.input.to_string());
-        put("tokens_out", &u.output.to_string());
-        put("tokens_cached", &u.cache_read.unwrap_or(0).to_string());
+        // Unknown is empty, never 0; an output count the source lacked in
+        // part is a lower bound, and says so.
+        let known = |f: &dyn Fn(&Usage) -> Option<u64>| {
+            t.usage
+                .as_ref()
+                .and_then(f)
+                .map(|n| n.to_string())
+                .unwrap_or_default()
+        };
+        put("tokens_in", &known(&|u| Some(u.input)));
+        put(
+            "tokens_out",
+            &known(&|u| (!u.output_incomplete || u.output > 0).then_some(u.output)),
+        );
+        put(
+            "tokens_out_complete",
+            match t.usage {
+                Some(u) if !u.output_incomplete => "true",
+                _ => "false",
+            },
+        );
+        put("tokens_cached", &known(&|u| u.cache_read));
         put("cost_usd", &t.cost_usd.map(fmt_cost).unwrap_or_default());
         put(
             "duration_ms",
@@ -566,10 +522,13 @@ fn longest_run(s: &str, c: char) -> usize {
 fn tokens(u: Option<Usage>) -> String {
     match u {
         None => "–".to_owned(),
-        Some(u) => match u.cache_read {
-            Some(c) => format!("{} / {} ({c})", u.input, u.output),
-            None => format!("{} / {}", u.input, u.output),
-        },
+        Some(u) => {
+            let out = figures::output_shown(&u, |n| n.to_string());
+            match u.cache_read {
+                Some(c) => format!("{} / {out} ({c})", u.input),
+                None => format!("{} / {out}", u.input),
+            }
+        }
     }
 }
 
@@ -581,12 +540,9 @@ fn cost(c: Option<f64>) -> String {
     c.map_or_else(|| "–".to_owned(), |c| format!("${}", fmt_cost(c)))
 }
 
+/// A duration as every human output writes it.
 fn duration(ms: Option<u64>) -> String {
-    match ms {
-        None => "–".to_owned(),
-        Some(ms) if ms < 60_000 => format!("{:.1} s", ms as f64 / 1000.0),
-        Some(ms) => format!("{} min {} s", ms / 60_000, (ms % 60_000) / 1000),
-    }
+    ms.map_or_else(|| "–".to_owned(), crate::output::text::fmt_ms)
 }
 
 /// Watches the events on their way to `inner` and adds them up in a

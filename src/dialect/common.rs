@@ -375,6 +375,7 @@ pub(crate) fn openai_usage(m: &Members<'_>) -> Option<Usage> {
         output: get("output_tokens")?,
         cache_read: get("cached_input_tokens"),
         cache_write: get("cache_write_input_tokens"),
+        ..Usage::default()
     })
 }
 

@@ -34,6 +34,8 @@ struct UsageObj {
     output_tokens: u64,
     cache_read_tokens: Option<u64>,
     cache_write_tokens: Option<u64>,
+    #[serde(default)]
+    output_incomplete: bool,
 }
 
 impl From<&UsageObj> for Usage {
@@ -43,6 +45,7 @@ impl From<&UsageObj> for Usage {
             output: u.output_tokens,
             cache_read: u.cache_read_tokens,
             cache_write: u.cache_write_tokens,
+            output_incomplete: u.output_incomplete,
         }
     }
 }
@@ -140,6 +143,9 @@ struct Line<'a> {
     delta_cache_write: Option<u64>,
     #[serde(borrow)]
     phase: Option<S<'a>>,
+    #[serde(borrow)]
+    what: Option<S<'a>>,
+    output_incomplete: Option<bool>,
     usage: Option<UsageObj>,
     cost_usd: Option<f64>,
     #[serde(borrow)]
@@ -365,6 +371,7 @@ fn kind<'a>(l: &Line<'a>) -> Option<Kind<'a>> {
             output: l.delta_output?,
             cache_read: l.delta_cache_read,
             cache_write: l.delta_cache_write,
+            output_incomplete: l.output_incomplete.unwrap_or(false),
         }),
         "summary" => Kind::Summary {
             phase: match l.phase.as_ref()?.0.as_ref() {
@@ -391,6 +398,10 @@ fn kind<'a>(l: &Line<'a>) -> Option<Kind<'a>> {
         },
         "unknown" => Kind::Unknown {
             raw: Json::from(l.raw?),
+        },
+        "user_event" => Kind::UserEvent {
+            what: crate::event::UserEventKind::from_name(&l.what.as_ref()?.0)?,
+            text: text()?,
         },
         _ => return None,
     })

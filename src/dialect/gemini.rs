@@ -167,6 +167,7 @@ impl Parser for GeminiParser {
                         output,
                         cache_read: get("cached"),
                         cache_write: None,
+                        ..Usage::default()
                     }),
                     _ => None,
                 };

@@ -8,6 +8,7 @@
 //! thing output formats read, so no format ever re-parses a dialect's payload.
 
 pub(crate) mod calls;
+pub mod figures;
 pub(crate) mod sink;
 mod write;
 
@@ -170,7 +171,7 @@ pub const SCHEMA_VERSION: u32 = 1;
 
 /// Every event type's wire name, in [`Kind::index`] order (the `--stats`
 /// line lists them in this order).
-pub(crate) const TYPE_NAMES: [&str; 18] = [
+pub(crate) const TYPE_NAMES: [&str; 19] = [
     "session_started",
     "user_message",
     "thinking_delta",
@@ -189,6 +190,7 @@ pub(crate) const TYPE_NAMES: [&str; 18] = [
     "assistant_message",
     "thinking",
     "tool_call",
+    "user_event",
 ];
 
 /// The event vocabulary (`type` on the wire, snake_case; docs/events.md
@@ -282,6 +284,15 @@ pub enum Kind<'a> {
     },
     /// `--coalesce`: a whole tool call (start and end merged).
     ToolCall(Box<(ToolStart<'a>, ToolEnd<'a>)>),
+    /// Something on the user's side of the conversation that is not a
+    /// prompt: a slash command, its local output, an interruption, or text
+    /// the agent put there itself. It does not begin a turn.
+    UserEvent {
+        /// Which of these it is.
+        what: UserEventKind,
+        /// Its text (the command line, the output, the agent's note).
+        text: Str<'a>,
+    },
 }
 
 /// `session_started` fields.
@@ -647,6 +658,45 @@ impl OutStream {
     }
 }
 
+/// What a `user_event` is (docs/events.md#user_event).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum UserEventKind {
+    /// A command the user ran in the agent's interface (`/clear`,
+    /// `/model sonnet`): not sent to the model as a prompt.
+    Command,
+    /// What a local command printed.
+    CommandOutput,
+    /// The user interrupted the agent.
+    Interrupt,
+    /// Text the agent or a hook wrote on the user's side (caveats, system
+    /// reminders, injected instructions): not typed by the user.
+    Context,
+}
+
+impl UserEventKind {
+    /// The wire name: `command`, `command_output`, `interrupt` or `context`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UserEventKind::Command => "command",
+            UserEventKind::CommandOutput => "command_output",
+            UserEventKind::Interrupt => "interrupt",
+            UserEventKind::Context => "context",
+        }
+    }
+
+    /// The kind a wire name names.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Some(match name {
+            "command" => UserEventKind::Command,
+            "command_output" => UserEventKind::CommandOutput,
+            "interrupt" => UserEventKind::Interrupt,
+            "context" => UserEventKind::Context,
+            _ => return None,
+        })
+    }
+}
+
 /// Phase of a `summary` event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -682,9 +732,29 @@ pub struct Usage {
     pub cache_read: Option<u64>,
     /// Input tokens written to the prompt cache, when the source says.
     pub cache_write: Option<u64>,
+    /// Some output count this figure stands for was not in the source (a
+    /// message saved with only its streaming placeholder): `output` is a
+    /// lower bound, and unknown when it is 0 (docs/events.md#usage).
+    pub output_incomplete: bool,
 }
 
 impl Usage {
+    /// Counts as the source gave them (`input` cache included).
+    pub fn new(
+        input: u64,
+        output: u64,
+        cache_read: Option<u64>,
+        cache_write: Option<u64>,
+    ) -> Usage {
+        Usage {
+            input,
+            output,
+            cache_read,
+            cache_write,
+            output_incomplete: false,
+        }
+    }
+
     /// Usage from a source whose input count leaves out the cache reads and
     /// writes (Anthropic's and cursor's convention): the normalized `input`
     /// adds them back (docs/events.md#usage), saturating on absurd counts.
@@ -701,6 +771,7 @@ impl Usage {
             output,
             cache_read,
             cache_write,
+            output_incomplete: false,
         }
     }
 
@@ -711,6 +782,7 @@ impl Usage {
             output: self.output.saturating_add(o.output),
             cache_read: add_opt(self.cache_read, o.cache_read),
             cache_write: add_opt(self.cache_write, o.cache_write),
+            output_incomplete: self.output_incomplete || o.output_incomplete,
         }
     }
 
@@ -722,12 +794,16 @@ impl Usage {
             output: self.output.saturating_sub(o.output),
             cache_read: sub(self.cache_read, o.cache_read),
             cache_write: sub(self.cache_write, o.cache_write),
+            // Said once: a remainder does not repeat what was already said.
+            output_incomplete: self.output_incomplete && !o.output_incomplete,
         }
     }
 
-    /// True when every count is zero or absent.
+    /// True when every count is zero or absent (and no count is said to
+    /// be missing).
     pub fn is_zero(&self) -> bool {
-        self.input == 0
+        !self.output_incomplete
+            && self.input == 0
             && self.output == 0
             && self.cache_read.unwrap_or(0) == 0
             && self.cache_write.unwrap_or(0) == 0
@@ -878,6 +954,7 @@ impl<'a> Kind<'a> {
             Kind::AssistantMessage { .. } => 15,
             Kind::Thinking { .. } => 16,
             Kind::ToolCall(_) => 17,
+            Kind::UserEvent { .. } => 18,
         }
     }
 
@@ -944,6 +1021,10 @@ impl<'a> Kind<'a> {
                 let (s, e) = *b;
                 Kind::ToolCall(Box::new((s.into_owned(), e.into_owned())))
             }
+            Kind::UserEvent { what, text } => Kind::UserEvent {
+                what,
+                text: own(text),
+            },
         }
     }
 }
@@ -956,6 +1037,20 @@ pub(crate) fn json_null<'a>() -> Json<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each `user_event` kind reads back from the name it is written with.
+    #[test]
+    fn user_event_kinds_round_trip_through_their_names() {
+        for k in [
+            UserEventKind::Command,
+            UserEventKind::CommandOutput,
+            UserEventKind::Interrupt,
+            UserEventKind::Context,
+        ] {
+            assert_eq!(UserEventKind::from_name(k.as_str()), Some(k));
+        }
+        assert_eq!(UserEventKind::from_name("prompt"), None);
+    }
 
     /// A literal detached from its line stays the literal (the events
     /// output copies it as it came) and still reads as the same characters.

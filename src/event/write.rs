@@ -79,6 +79,9 @@ pub fn write_event_quoted<W: Write + ?Sized>(
             o.u64("deltaOutput", u.output)?;
             o.opt_u64("deltaCacheRead", u.cache_read)?;
             o.opt_u64("deltaCacheWrite", u.cache_write)?;
+            if u.output_incomplete {
+                o.bool("outputIncomplete", true)?;
+            }
         }
         Kind::Summary { phase, text } => {
             o.str("phase", phase.as_str())?;
@@ -100,6 +103,10 @@ pub fn write_event_quoted<W: Write + ?Sized>(
             o.opt_str("source", source.as_deref())?;
         }
         Kind::Unknown { raw } => o.raw("raw", raw.get())?,
+        Kind::UserEvent { what, text } => {
+            o.str("what", what.as_str())?;
+            o.str("text", text)?;
+        }
     }
     o.w.write_all(b"}\n")
 }
@@ -162,6 +169,9 @@ impl<W: Write + ?Sized> Fields<'_, W> {
         }
         if let Some(c) = u.cache_write {
             write!(self.w, ",\"cacheWriteTokens\":{c}")?;
+        }
+        if u.output_incomplete {
+            self.w.write_all(b",\"outputIncomplete\":true")?;
         }
         self.w.write_all(b"}")
     }

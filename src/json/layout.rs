@@ -30,8 +30,10 @@ impl J {
         v.map_or(J::Null, J::u64)
     }
 
+    /// A count: beyond `i64` it is written as it is, not clamped (a figure
+    /// shows the same in every format).
     pub fn u64(v: u64) -> J {
-        J::Int(i64::try_from(v).unwrap_or(i64::MAX))
+        i64::try_from(v).map_or_else(|_| J::Raw(v.to_string()), J::Int)
     }
 
     /// JSON text from the input, to be re-laid out by [`write_raw`].

@@ -324,6 +324,7 @@ impl Turn {
             Kind::ToolCallProgress { .. }
             | Kind::ShellOutputDelta { .. }
             | Kind::Summary { .. }
+            | Kind::UserEvent { .. }
             | Kind::Unknown { .. } => {}
         }
         Ok(())

@@ -36,7 +36,9 @@ pub enum Format {
     OpenAiSse,
     /// The non-streaming OpenAI `chat.completion` object, one per session.
     OpenAiJson,
-    /// One `ChatResponse` JSON value per session, its answer split into documents.
+    /// One `ChatResponse` JSON value per session, its answer split into
+    /// documents: one session pretty-printed, several one compact value a
+    /// line (JSON Lines).
     Documents,
     /// The same documents as a live SSE stream.
     DocumentsSse,

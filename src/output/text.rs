@@ -24,7 +24,10 @@ use std::io::{self, Write};
 use owo_colors::{OwoColorize, Style};
 
 use super::{OutputOptions, Session, Sink};
-use crate::event::{Event, Kind, OutStream, SessionResult, Starts, ToolEnd, ToolStart, Usage};
+use crate::event::figures::{self, Figures, Outcome};
+use crate::event::{
+    Event, Kind, OutStream, SessionResult, Starts, ToolEnd, ToolStart, UserEventKind,
+};
 use crate::terminal::{Sgr, SharedLine, sanitize, truncate, unfinished_sgr, visible, width};
 
 /// `--shell-lines` on a terminal: the last lines of completion-time shell
@@ -77,11 +80,8 @@ enum Block {
 /// Per-session figures for the final line.
 #[derive(Default)]
 struct Tally {
-    tool_calls: u64,
-    usage: Option<Usage>,
-    first_ts: Option<i64>,
-    last_ts: Option<i64>,
-    result: bool,
+    /// The session's figures, as every format shows them.
+    figures: Figures,
     /// Any event at all: an input without events writes nothing
     /// (docs/events.md#sessions).
     any: bool,
@@ -111,6 +111,9 @@ pub struct TextSink<W: Write> {
     /// A tool line written without its newline, awaiting its outcome.
     pending: Option<String>,
     thinking_shown: bool,
+    /// A model response ended in the middle of text: the next text is a
+    /// new paragraph (two messages are never run together).
+    paragraph_due: bool,
     tally: Tally,
     sessions: usize,
     /// Reused for building lines.
@@ -138,6 +141,7 @@ impl<W: Write> TextSink<W> {
             block: Block::None,
             pending: None,
             thinking_shown: false,
+            paragraph_due: false,
             tally: Tally::default(),
             sessions: 0,
             buf: String::new(),
@@ -280,7 +284,6 @@ impl<W: Write> TextSink<W> {
 
     fn tool_start(&mut self, t: &ToolStart) -> io::Result<()> {
         self.enter(Block::None)?;
-        self.tally.tool_calls += 1;
         let (name, arg) = self.label(t);
         self.paint(self.p.tool, "▸ ")?;
         self.paint(self.p.tool, &name)?;
@@ -305,10 +308,6 @@ impl<W: Write> TextSink<W> {
             self.plain("  ")?;
         } else {
             self.enter(Block::None)?;
-            if start.is_none() {
-                // A completion whose start was never seen still counts.
-                self.tally.tool_calls += 1;
-            }
         }
         self.pending = None;
         let (glyph, style) = if t.cancelled {
@@ -382,41 +381,40 @@ impl<W: Write> TextSink<W> {
         self.enter(Block::None)?;
         let mut line = std::mem::take(&mut self.buf);
         line.clear();
-        let style = match r {
-            Some(r) if r.ok => {
+        let style = match (r, self.tally.figures.outcome()) {
+            (Some(_), Outcome::Success) => {
                 line.push_str("── ok");
                 self.p.ok
             }
-            Some(r) => {
+            (r, Outcome::Failure) => {
                 line.push_str("── failed");
-                if let Some(e) = &r.error {
-                    line.push_str(": ");
-                    line.push_str(&visible(first_line(e), false));
+                match r.and_then(|r| r.error.as_deref().filter(|_| !r.ok)) {
+                    Some(e) => {
+                        line.push_str(": ");
+                        line.push_str(&visible(first_line(e), false));
+                    }
+                    None => line.push_str(": the agent reported a fatal error"),
                 }
                 self.p.fail
             }
-            None => {
+            _ => {
                 line.push_str("── incomplete: the stream ended without a result");
                 self.p.warn
             }
         };
-        let duration = r.and_then(|r| r.duration_ms).or_else(|| {
-            match (self.tally.first_ts, self.tally.last_ts) {
-                (Some(a), Some(b)) if b > a => b.checked_sub(a).and_then(|d| u64::try_from(d).ok()),
-                _ => None,
-            }
-        });
-        if let Some(d) = duration {
+        let f = &self.tally.figures;
+        if let Some(d) = f.duration_ms() {
             let _ = write!(line, " · {}", fmt_ms(d));
         }
-        let n = self.tally.tool_calls;
+        let n = f.tool_calls();
         let _ = write!(line, " · {n} tool call{}", if n == 1 { "" } else { "s" });
-        if let Some(u) = r.and_then(|r| r.usage).or(self.tally.usage) {
+        if let Some(u) = f.usage() {
             let _ = write!(line, " · tokens {} in", u.input);
             if let Some(c) = u.cache_read.filter(|c| *c > 0) {
                 let _ = write!(line, " ({c} cached)");
             }
-            let _ = write!(line, " / {} out", u.output);
+            let out = figures::output_shown(&u, |n| n.to_string());
+            let _ = write!(line, " / {out} out");
         }
         self.paint(style, &line)?;
         self.buf = line;
@@ -480,7 +478,7 @@ impl<W: Write> Sink for TextSink<W> {
     fn end(&mut self, _s: &Session) -> io::Result<()> {
         self.resync();
         self.release_held()?;
-        if !self.tally.result && self.tally.any && !self.quiet {
+        if !self.tally.figures.has_result() && self.tally.any && !self.quiet {
             self.final_line(None)?;
         }
         self.break_line()?;
@@ -568,10 +566,8 @@ impl<W: Write> TextSink<W> {
             }
             self.sessions += 1;
         }
-        if let Some(ts) = ev.ts {
-            self.tally.first_ts.get_or_insert(ts);
-            self.tally.last_ts = Some(ts);
-        }
+        self.tally.figures.event(ev);
+        let paragraph_due = std::mem::take(&mut self.paragraph_due);
         match &ev.kind {
             Kind::SessionStarted(_) if self.quiet => {}
             Kind::SessionStarted(st) => self.header(s, st)?,
@@ -605,6 +601,9 @@ impl<W: Write> TextSink<W> {
             Kind::ThinkingCompleted { duration_ms } => self.thinking_done(*duration_ms)?,
             Kind::TextDelta { text } | Kind::AssistantMessage { text } => {
                 if !text.is_empty() {
+                    if paragraph_due {
+                        self.newline()?;
+                    }
                     self.enter(Block::Text)?;
                     self.stream("", self.p.dim, None, &visible(text, true), None)?;
                 }
@@ -621,13 +620,16 @@ impl<W: Write> TextSink<W> {
                 stream,
                 text,
             } => self.live_output(call_id, *stream, text, false)?,
-            Kind::UsageDelta(u) => {
-                self.tally.usage = Some(self.tally.usage.map_or(*u, |t| t.add(u)));
-            }
+            Kind::UsageDelta(_) => {}
             Kind::Summary { phase, text } => self.summary(phase.as_str(), text.as_deref())?,
-            Kind::TurnEnded { .. } => {}
+            Kind::TurnEnded { .. } => {
+                if self.block == Block::Text {
+                    self.break_line()?;
+                    self.block = Block::None;
+                    self.paragraph_due = true;
+                }
+            }
             Kind::Result(r) => {
-                self.tally.result = true;
                 if !self.quiet {
                     self.final_line(Some(r))?;
                 }
@@ -653,6 +655,22 @@ impl<W: Write> TextSink<W> {
                 } else {
                     self.one_liner(self.p.warn, "!", &text)?;
                 }
+            }
+            // Injected context is the agent's, not the conversation's.
+            Kind::UserEvent {
+                what: UserEventKind::Context,
+                ..
+            } if self.quiet => {}
+            Kind::UserEvent { what, text } => {
+                let first = first_line(text.trim_start_matches('\n'));
+                let (style, glyph, line) = match what {
+                    UserEventKind::Command => (self.p.prompt, "›", format!("{first}  (command)")),
+                    UserEventKind::CommandOutput => (self.p.dim, "  ⎿", first.to_owned()),
+                    UserEventKind::Interrupt => (self.p.warn, "⏸", first.to_owned()),
+                    // Not typed by the user, and often long: one dim line.
+                    _ => (self.p.dim, "·", format!("context: {first}")),
+                };
+                self.one_liner(style, glyph, &line)?;
             }
             Kind::Unknown { .. } if self.quiet => {}
             Kind::Unknown { raw } => {

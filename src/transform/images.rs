@@ -156,7 +156,7 @@ fn end(t: &mut ToolEnd<'_>) -> bool {
 /// Elide the images of `k` in place; true if any was.
 fn kind(k: &mut Kind<'_>) -> bool {
     match k {
-        Kind::UserMessage { text: t } => text(t),
+        Kind::UserMessage { text: t } | Kind::UserEvent { text: t, .. } => text(t),
         Kind::ToolCallStarted(t) => start(t),
         Kind::ToolCallProgress { partial, .. } => json(partial),
         Kind::ToolCallCompleted(t) => end(t),
@@ -174,6 +174,7 @@ fn looked_at(k: &Kind<'_>) -> bool {
     matches!(
         k,
         Kind::UserMessage { .. }
+            | Kind::UserEvent { .. }
             | Kind::ToolCallStarted(_)
             | Kind::ToolCallProgress { .. }
             | Kind::ToolCallCompleted(_)

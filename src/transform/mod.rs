@@ -210,6 +210,11 @@ struct SessionState {
     outputs: CallTable<Prefix>,
     usage_sum: Usage,
     usage_emitted: bool,
+    /// The source's last running total, and what was counted before its
+    /// counter last restarted (a running total that went down): the
+    /// session's usage is then that base plus the new total.
+    last_total: Option<Usage>,
+    restart_base: Usage,
     result_seen: bool,
     failed: bool,
     /// The agent's own words, for the line `-e` prints about a session
@@ -268,6 +273,8 @@ impl SessionState {
             outputs: CallTable::default(),
             usage_sum: Usage::default(),
             usage_emitted: false,
+            last_total: None,
+            restart_base: Usage::default(),
             result_seen: false,
             failed: false,
             fatal_error: None,
@@ -634,7 +641,27 @@ impl Normalizer {
             }
             Item::UsageTotal { ts, usage } => {
                 let st = self.cur.as_mut().expect("open session");
-                let rem = usage.minus(&st.usage_sum);
+                let restarted = st.last_total.filter(|last| went_down(last, usage));
+                if let Some(last) = restarted {
+                    // A counter that starts again from zero: what it counted
+                    // before stays spent, and the new total adds to it.
+                    st.restart_base = st.restart_base.add(&last);
+                }
+                st.last_total = Some(*usage);
+                let rem = st.restart_base.add(usage).minus(&st.usage_sum);
+                if let Some(last) = restarted {
+                    let message = format!(
+                        "the agent's running token total went down (input {} -> {}, output {} -> {}): \
+                         read as a counter that restarted, so the new total adds to what was counted",
+                        last.input, usage.input, last.output, usage.output
+                    );
+                    let notice = Kind::Error {
+                        message: Cow::Owned(message),
+                        fatal: false,
+                        source: Some(Cow::Borrowed("usage")),
+                    };
+                    self.event(&mut Event::at(*ts, notice), sink)?;
+                }
                 if rem.is_zero() {
                     return Ok(());
                 }
@@ -851,12 +878,50 @@ impl Normalizer {
             };
             self.event(&mut Event::at(ts, delta), sink)?;
         }
+        let mut r = r;
         if let Some(total) = r.usage {
             let st = self.cur.as_ref().expect("open session");
+            // A final figure that is the source's last running total counts
+            // from the same base as the running totals did.
+            let total = match st.last_total {
+                Some(last) if !st.restart_base.is_zero() && !went_down(&last, &total) => {
+                    st.restart_base.add(&total)
+                }
+                _ => total,
+            };
             let rem = total.minus(&st.usage_sum);
             if !rem.is_zero() || !st.usage_emitted {
                 self.event(&mut Event::at(ts, Kind::UsageDelta(rem)), sink)?;
             }
+            // One figure: the result's totals are the sum of the session's
+            // increments, also where the source's final figure is below what
+            // its running totals had already reported (docs/events.md#usage).
+            let st = self.cur.as_ref().expect("open session");
+            let sum = st.usage_sum;
+            let lower =
+                |a: Option<u64>, b: Option<u64>| matches!((a, b), (Some(a), Some(b)) if a < b);
+            if total.input < sum.input
+                || total.output < sum.output
+                || lower(total.cache_read, sum.cache_read)
+                || lower(total.cache_write, sum.cache_write)
+            {
+                let shown = |u: &Usage| format!("input {}, output {}", u.input, u.output);
+                let message = format!(
+                    "the agent's final token totals ({}) are below what it reported before; \
+                     the session's totals are what was counted ({})",
+                    shown(&total),
+                    shown(&sum)
+                );
+                let notice = Kind::Error {
+                    message: Cow::Owned(message),
+                    fatal: false,
+                    source: Some(Cow::Borrowed("usage")),
+                };
+                if st.restart_base.is_zero() {
+                    self.event(&mut Event::at(ts, notice), sink)?;
+                }
+            }
+            r.usage = Some(sum);
         }
         let st = self.cur.as_mut().expect("open session");
         st.result_seen = true;
@@ -866,6 +931,12 @@ impl Normalizer {
         }
         sink.event(&st.info, &Event::at(ts, Kind::Result(r)))
     }
+}
+
+/// Whether a running total is below the previous one (a counter that
+/// restarted), in its input or output count.
+fn went_down(last: &Usage, now: &Usage) -> bool {
+    now.input < last.input || now.output < last.output
 }
 
 fn delta(channel: Channel, text: Cow<'_, str>) -> Kind<'_> {
@@ -912,7 +983,8 @@ fn item_size(item: &Item<'_>) -> usize {
             }
             Kind::TextDelta { text }
             | Kind::ThinkingDelta { text }
-            | Kind::UserMessage { text } => text.len(),
+            | Kind::UserMessage { text }
+            | Kind::UserEvent { text, .. } => text.len(),
             Kind::Error { message, .. } => message.len(),
             _ => 0,
         },

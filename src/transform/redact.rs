@@ -271,7 +271,8 @@ impl Redactor {
             | Kind::TextDelta { text }
             | Kind::ShellOutputDelta { text, .. }
             | Kind::AssistantMessage { text }
-            | Kind::Thinking { text, .. } => self.str(text),
+            | Kind::Thinking { text, .. }
+            | Kind::UserEvent { text, .. } => self.str(text),
             Kind::Summary { text, .. } => self.opt(text),
             Kind::ToolCallStarted(t) => self.start(t),
             Kind::ToolCallProgress { partial, .. } => self.json(partial),

@@ -245,11 +245,11 @@ fn documents_invariants_on_every_input() {
                     "{what}: cut off but {status}"
                 );
                 if let Some(u) = resp["usage"].as_object() {
-                    // Counts are written as JSON integers up to i64::MAX
-                    // (fixtures/regression/*_usage-at-i64-max hit the cap).
+                    // Counts are written whole, up to u64::MAX, where the
+                    // sum saturates (fixtures/regression/*_usage-at-i64-max).
                     let n = |k: &str| u128::from(u[k].as_u64().unwrap());
                     let sum = n("promptTokens") + n("completionTokens");
-                    assert_eq!(n("totalTokens"), sum.min(i64::MAX as u128), "{what}");
+                    assert_eq!(n("totalTokens"), sum.min(u64::MAX as u128), "{what}");
                 }
                 calls += resp["metadata"]["toolCallCount"].as_u64().unwrap();
             }
@@ -474,4 +474,37 @@ fn created_is_always_rfc3339() {
     let parse = |v: &str| cstream::__internal::Cli::try_parse_from(["cstream", "--created", v]);
     assert!(parse("253402300799").is_ok() && parse("-62167219200").is_ok());
     assert!(parse("253402300800").is_err() && parse("-62167219201").is_err());
+}
+
+/// `--to documents` over several sessions is JSON Lines, which a plain
+/// JSON reader takes line by line (pretty values back to back were not
+/// JSON); one session stays one pretty-printed value.
+#[test]
+fn several_sessions_of_documents_are_json_lines() {
+    let several = common::fixtures_dir().join("claude/multi-turn_repeated-init_rate-limit.jsonl");
+    let out = common::cstream_file(&["--to", "documents"], &several).out();
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines.len() >= 2, "{out}");
+    for l in &lines {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"));
+        assert!(v["documents"].is_array());
+    }
+    // Two files, one session each: the same.
+    let a = common::fixtures_dir().join("cursor/basic.jsonl");
+    let b = common::fixtures_dir().join("cursor/one-shell-call.jsonl");
+    let out = common::cstream(
+        &[
+            "--to",
+            "documents",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+        ],
+        b"",
+    )
+    .out();
+    assert_eq!(out.lines().count(), 2, "{out}");
+    // One session: the pretty value as before, one JSON document.
+    let one = common::cstream_file(&["--to", "documents"], &a).out();
+    assert!(one.starts_with("{\n  \""), "{one}");
+    serde_json::from_str::<serde_json::Value>(&one).expect("one JSON document");
 }

@@ -23,6 +23,7 @@ mod cli;
 mod dialects;
 mod documents;
 mod exit_status;
+mod figures;
 mod generated;
 mod hostile;
 mod images;

@@ -500,6 +500,9 @@ fn codex_expected(raw: &str) -> CodexExpected {
     let (mut metas, mut fork_ts, mut forked) = (0, None, false);
     let mut copying: Option<Option<i64>> = None;
     let (mut base, mut last) = ((0, 0), (0, 0));
+    // What was counted before a running total went down (a counter that
+    // restarted from zero: docs/events.md#usage).
+    let mut spent = (0, 0);
     let mut rollback_notes = 0;
     for (kind, p, ts) in rollout_items(raw) {
         let total = || {
@@ -535,7 +538,15 @@ fn codex_expected(raw: &str) -> CodexExpected {
         }
         match (kind.as_str(), p["type"].as_str().unwrap_or("")) {
             ("event_msg", "user_message") => turns.push((String::new(), 1)),
-            ("event_msg", "token_count") => last = total().unwrap_or(last),
+            ("event_msg", "token_count") => {
+                if let Some(t) = total() {
+                    if t.0 < last.0 || t.1 < last.1 {
+                        spent = (spent.0 + last.0 - base.0, spent.1 + last.1 - base.1);
+                        base = (0, 0);
+                    }
+                    last = t;
+                }
+            }
             ("event_msg", "thread_rolled_back") => {
                 let n = p["num_turns"].as_u64().unwrap_or(1);
                 let held = u64::from(turns.len() > 1);
@@ -559,7 +570,7 @@ fn codex_expected(raw: &str) -> CodexExpected {
     CodexExpected {
         text: turns.iter().map(|t| t.0.as_str()).collect(),
         prompts: turns.iter().map(|t| t.1).sum(),
-        usage: (last.0 - base.0, last.1 - base.1),
+        usage: (spent.0 + last.0 - base.0, spent.1 + last.1 - base.1),
         rollback_notes,
     }
 }
@@ -998,4 +1009,44 @@ fn codex_rollout_with_an_8_mb_record() {
     };
     let (a, b) = (others(&events(&plain.out())), others(&evs));
     assert_eq!(a, b, "events beside the big record changed");
+}
+
+/// A Gemini CLI chat names its model on each response, not in its head:
+/// the session names the first response's model (it read "unknown").
+#[test]
+fn gemini_chats_name_the_model_their_responses_name() {
+    let mut checked = 0;
+    for path in inputs("gemini-chat", "sessions/gemini") {
+        let name = name(&path);
+        let raw = std::fs::read(&path).unwrap();
+        // A JSONL chat, or one document (cut-short and invalid ones are
+        // read as far as they go).
+        let text = String::from_utf8_lossy(&raw);
+        let first_model = serde_json::from_str::<Value>(&text)
+            .ok()
+            .and_then(|v| {
+                v["messages"].as_array().and_then(|ms| {
+                    ms.iter()
+                        .find(|m| m["type"] == "gemini")
+                        .and_then(|m| m["model"].as_str().map(str::to_owned))
+                })
+            })
+            .or_else(|| {
+                text.lines()
+                    .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+                    .find(|m| m["type"] == "gemini")
+                    .and_then(|m| m["model"].as_str().map(str::to_owned))
+            });
+        let Some(want) = first_model else { continue };
+        let evs = events(&cstream_file(&["--to", "events"], &path).out());
+        let started = evs.iter().find(|e| ty(e) == "session_started").unwrap();
+        assert_eq!(started["model"], want.as_str(), "{name}");
+        assert_eq!(
+            ty(&evs[0]),
+            "session_started",
+            "{name}: the session begins first"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 2, "{checked} chats with a model");
 }

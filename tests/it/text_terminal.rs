@@ -187,7 +187,7 @@ fn quiet_leaves_the_conversation_only() {
         let run = run_fixture(&path, &args);
         let out = run.out();
         for line in out.lines() {
-            for deco in ["● ", "── ", "? unknown event", "! stdout: "] {
+            for deco in ["● ", "── ", "? unknown event", "! stdout: ", "· context: "] {
                 assert!(
                     !line.starts_with(deco),
                     "{}: {deco:?} with -q: {line}",
@@ -207,7 +207,7 @@ fn quiet_leaves_the_conversation_only() {
         let kept: Vec<&str> = full
             .lines()
             .filter(|l| {
-                !["● ", "── ", "? unknown event", "! stdout: "]
+                !["● ", "── ", "? unknown event", "! stdout: ", "· context: "]
                     .iter()
                     .any(|d| l.starts_with(d))
             })

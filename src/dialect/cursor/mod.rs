@@ -884,7 +884,8 @@ mod tests {
                 input: 123,
                 output: 4,
                 cache_read: Some(20),
-                cache_write: Some(3)
+                cache_write: Some(3),
+                ..Usage::default()
             })
         );
         let items = parse(

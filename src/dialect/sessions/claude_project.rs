@@ -623,15 +623,20 @@ impl ClaudeProjectParser {
         // the first line's came from the model's usage update, not from the
         // streaming placeholder every line starts with: the best count the
         // file holds. One that never grew is the placeholder: not counted.
-        let output = match c.output {
-            Some(o) => o,
-            None if c.largest > c.base.output => c.largest,
+        let (output, output_incomplete) = match c.output {
+            Some(o) => (o, false),
+            None if c.largest > c.base.output => (c.largest, false),
             None => {
                 self.without_output += 1;
-                0
+                // Unknown, not zero: the total says it lacks this count.
+                (0, true)
             }
         };
-        self.total = self.total.add(&Usage { output, ..c.base });
+        self.total = self.total.add(&Usage {
+            output,
+            output_incomplete,
+            ..c.base
+        });
         if self.counted.len() >= COUNTED_RING {
             self.counted.remove(0);
         }

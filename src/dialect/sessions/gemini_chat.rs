@@ -88,6 +88,8 @@ struct Message<'a> {
     tool_calls: Option<Vec<ToolCall<'a>>>,
     #[serde(default)]
     tokens: Option<Tokens>,
+    #[serde(borrow, default)]
+    model: LaxStr<'a>,
 }
 
 #[derive(Deserialize)]
@@ -148,14 +150,25 @@ impl Tokens {
                 .saturating_add(self.thoughts.unwrap_or(0)),
             cache_read: self.cached,
             cache_write: None,
+            ..Usage::default()
         })
     }
 }
+
+/// Events held before the first response names the model, at most (then
+/// the session begins without it).
+const HELD_ITEMS: usize = 64;
 
 /// Parser state for one saved chat.
 #[derive(Default)]
 pub struct GeminiChatParser {
     started: bool,
+    /// The chat's head was read (its session begins once its model is known).
+    headed: bool,
+    /// The model the first response names (the head names none).
+    model: Option<String>,
+    /// What came before the first response, held until it names the model.
+    held: Vec<Item<'static>>,
     session_id: Option<String>,
     start_ts: Option<i64>,
     last_ts: Option<i64>,
@@ -197,23 +210,36 @@ fn content_text(raw: &RawValue) -> Option<Cow<'_, str>> {
 }
 
 impl GeminiChatParser {
+    /// Begin the session, then write what was held for it.
     fn open<'a>(&mut self, out: Out<'_, 'a>) -> io::Result<()> {
         if self.started {
             return Ok(());
         }
         self.started = true;
+        self.headed = true;
         out(super::session_started(
             self.start_ts,
             NAME,
             &self.session_id,
-            &None,
+            &self.model,
             &None,
             &None,
             None,
-        ))
+        ))?;
+        for item in std::mem::take(&mut self.held) {
+            out(item)?;
+        }
+        Ok(())
     }
 
     fn emit<'a>(&mut self, ts: Option<i64>, kind: Kind<'a>, out: Out<'_, 'a>) -> io::Result<()> {
+        if !self.started && self.model.is_none() && self.held.len() < HELD_ITEMS {
+            // The model is named by the first response only: the prompt
+            // before it waits for it, so that the session names its model.
+            self.held
+                .push(Item::Event(Event::at(ts, kind)).into_owned());
+            return Ok(());
+        }
         self.open(out)?;
         out(Item::Event(Event::at(ts, kind)))
     }
@@ -221,15 +247,15 @@ impl GeminiChatParser {
     /// The head of a chat (its members before `messages`), or the whole
     /// chat on one line.
     fn head<'a>(&mut self, r: Rec<'a>, out: Out<'_, 'a>) -> io::Result<()> {
-        if self.started {
+        if self.headed {
             // A second chat in the same input: close the first.
             self.end(out)?;
             *self = GeminiChatParser::default();
         }
+        self.headed = true;
         self.session_id = r.session_id.as_deref().map(str::to_owned);
         self.start_ts = r.start_time.as_deref().and_then(iso_ms);
         self.last_ts = r.last_updated.as_deref().and_then(iso_ms);
-        self.open(out)?;
         for m in r.messages.unwrap_or_default() {
             self.message(m.get(), out)?;
         }
@@ -238,10 +264,17 @@ impl GeminiChatParser {
 
     /// One message of the chat.
     fn message<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
-        self.open(out)?;
-        let m: Message<'a> = match read_line(rec, out)? {
+        self.headed = true;
+        let m: Message<'a> = match serde_json::from_str(rec) {
             Ok(m) => m,
-            Err(done) => return Ok(done),
+            Err(_) => {
+                // What is said about it comes after the session's start.
+                self.open(out)?;
+                match read_line::<Message<'a>>(rec, out)? {
+                    Ok(m) => m,
+                    Err(done) => return Ok(done),
+                }
+            }
         };
         let ts = m.timestamp.as_deref().and_then(iso_ms);
         if ts.is_some() {
@@ -262,6 +295,9 @@ impl GeminiChatParser {
                 )?;
             }
             Some("gemini") => {
+                if self.model.is_none() {
+                    self.model = m.model.as_deref().map(str::to_owned);
+                }
                 self.turn_open = true;
                 for t in m.thoughts.iter().flatten() {
                     let ts = t.timestamp.as_deref().and_then(iso_ms).or(ts);
@@ -409,6 +445,7 @@ impl GeminiChatParser {
     fn end<'a>(&mut self, out: Out<'_, 'a>) -> io::Result<()> {
         let ts = self.last_ts;
         self.end_turn(ts, out)?;
+        self.open(out)?;
         let result = super::file_result(self.start_ts, ts, self.total);
         self.emit(ts, result.kind, out)
     }
@@ -433,7 +470,6 @@ impl Parser for GeminiChatParser {
             if let Some(t) = r.last_updated.as_deref().and_then(iso_ms) {
                 self.last_ts = self.last_ts.max(Some(t));
             }
-            self.open(out)?;
             return Ok(Parsed::Done);
         }
         self.open(out)?;
@@ -441,7 +477,7 @@ impl Parser for GeminiChatParser {
     }
 
     fn finish(&mut self, out: Out<'_, 'static>) -> io::Result<()> {
-        if !self.started {
+        if !self.headed {
             return Ok(());
         }
         self.end(out)

@@ -9,7 +9,8 @@ use super::meta::{
 };
 use super::{Doc, DocOptions, DocOut, J, Summary};
 use crate::event::calls::CallTable;
-use crate::event::{Event, Kind, ToolEnd, ToolStart, Usage};
+use crate::event::figures::{Figures, Outcome};
+use crate::event::{Event, Kind, ToolEnd, ToolStart};
 use crate::output::Session;
 use crate::output::markdown::{Fence, Seg, Segmenter};
 use crate::time::iso8601;
@@ -100,15 +101,6 @@ pub(super) struct OpenTool {
     pub(super) output: Option<String>,
 }
 
-/// What the summary needs from a session's result.
-#[derive(Debug, Clone, Copy)]
-struct ResultSeen {
-    ts: Option<i64>,
-    ok: bool,
-    duration_ms: Option<u64>,
-    usage: Option<Usage>,
-}
-
 /// Builds one session's documents.
 #[derive(Debug)]
 pub struct Builder {
@@ -129,12 +121,12 @@ pub struct Builder {
     /// Open tool-call documents by call id, oldest first (the normalizer in
     /// front closes its oldest at the same cap, so none is evicted here).
     tools: CallTable<OpenTool>,
-    usage_sum: Option<Usage>,
-    result: Option<ResultSeen>,
+    /// The session's result came.
+    result_seen: bool,
     /// A fatal error was reported (as an `AGENT_ERROR` document).
     fatal: bool,
-    tool_calls: u64,
-    turns: u64,
+    /// The session's figures, as every format shows them.
+    figures: Figures,
 }
 
 impl Builder {
@@ -155,11 +147,9 @@ impl Builder {
             thinking: Flow::default(),
             thinking_ms: None,
             tools: CallTable::default(),
-            usage_sum: None,
-            result: None,
+            result_seen: false,
             fatal: false,
-            tool_calls: 0,
-            turns: 0,
+            figures: Figures::default(),
         }
     }
 
@@ -175,6 +165,7 @@ impl Builder {
         if !matches!(ev.kind, Kind::SessionStarted(_)) {
             self.any_event = true;
         }
+        self.figures.event(ev);
         if self.first_ts.is_none() {
             self.first_ts = ev.ts;
         }
@@ -206,6 +197,10 @@ impl Builder {
                 self.thinking_ms = *duration_ms;
                 self.close_thinking(out)?;
             }
+            // A prompt or the end of a model response ends the text and
+            // thinking before it: the next response's are documents of
+            // their own, never run together with these.
+            Kind::UserMessage { .. } | Kind::TurnEnded { .. } => self.close_flows(out)?,
             Kind::ToolCallStarted(t) => self.tool_start(t, out)?,
             Kind::ShellOutputDelta { call_id, text, .. } => {
                 if let Some(t) = self.tools.get_mut(call_id) {
@@ -217,10 +212,6 @@ impl Builder {
                 self.tool_start(&b.0, out)?;
                 self.tool_end(&b.1, Some(&b.0), out)?;
             }
-            Kind::UsageDelta(u) => {
-                self.usage_sum = Some(self.usage_sum.unwrap_or_default().add(u));
-            }
-            Kind::TurnEnded { .. } => self.turns += 1,
             Kind::Error {
                 message,
                 fatal,
@@ -242,12 +233,7 @@ impl Builder {
                     let msg = r.error.as_deref().unwrap_or("the session failed");
                     self.error_doc(msg, error_meta("AGENT_ERROR", "result", "fatal"), out)?;
                 }
-                self.result = Some(ResultSeen {
-                    ts: ev.ts,
-                    ok: r.ok,
-                    duration_ms: r.duration_ms,
-                    usage: r.usage,
-                });
+                self.result_seen = true;
             }
             _ => {}
         }
@@ -265,7 +251,7 @@ impl Builder {
             e.cancelled = true;
             self.tool_end(&e, None, out)?;
         }
-        if self.result.is_none() {
+        if !self.result_seen {
             let details = if self.any_event {
                 "no result event"
             } else {
@@ -279,19 +265,13 @@ impl Builder {
     }
 
     fn summary(&self) -> Summary {
-        let result = self.result;
-        let ok = result.is_some_and(|r| r.ok) && !self.fatal;
+        let f = &self.figures;
+        let ok = f.outcome() == Outcome::Success;
         let created = self
             .opts
             .created
             .or(self.first_ts.map(|ms| ms.div_euclid(1000)))
             .unwrap_or(self.opts.run_start);
-        let duration_ms = result.and_then(|r| {
-            r.duration_ms.or(match (self.first_ts, r.ts) {
-                (Some(a), Some(b)) => b.checked_sub(a).and_then(|d| u64::try_from(d).ok()),
-                _ => None,
-            })
-        });
         Summary {
             id: self
                 .opts
@@ -308,13 +288,10 @@ impl Builder {
             mode: self.mode.clone().unwrap_or_else(|| "agent".to_owned()),
             created: iso8601(created),
             status: if ok { "completed" } else { "error" },
-            usage: result.and_then(|r| r.usage).or(self.usage_sum),
-            duration_ms,
-            tool_calls: self.tool_calls,
-            turns: match (self.turns, self.any_event) {
-                (0, true) => 1,
-                (n, _) => n,
-            },
+            usage: f.usage(),
+            duration_ms: f.duration_ms(),
+            tool_calls: f.tool_calls(),
+            turns: f.turns(),
             parent: self.parent.clone(),
         }
     }
@@ -484,7 +461,6 @@ impl Builder {
             self.tool_end(&e, None, out)?;
         }
         self.close_flows(out)?;
-        self.tool_calls += 1;
         let seq = self.seq();
         let ty = doc_type(&t.tool_name);
         out.start(seq, ty, &start_meta(ty, t, self.cwd.as_deref()))?;

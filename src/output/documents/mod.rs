@@ -99,11 +99,17 @@ impl Summary {
         o.push((
             "usage",
             self.usage.map_or(J::Null, |u| {
-                J::Obj(vec![
+                let mut o = vec![
                     ("promptTokens", J::u64(u.input)),
                     ("completionTokens", J::u64(u.output)),
                     ("totalTokens", J::u64(u.input.saturating_add(u.output))),
-                ])
+                ];
+                if u.output_incomplete {
+                    // The counts are lower bounds: some output count was
+                    // not in the source.
+                    o.push(("completionTokensIncomplete", J::Raw("true".to_owned())));
+                }
+                J::Obj(o)
             }),
         ));
         let mut meta = vec![

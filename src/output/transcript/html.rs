@@ -501,25 +501,26 @@ impl<W: Write> Markup for Html<W> {
         };
         let dash = || "—".to_owned();
         let duration = t.duration_ms().map_or_else(dash, fmt_ms);
-        let calls = match t.failed_calls {
-            0 => t.tool_calls.to_string(),
-            f => format!("{} ({f} failed)", t.tool_calls),
+        let f = &t.figures;
+        let calls = match f.failed_calls() {
+            0 => f.tool_calls().to_string(),
+            n => format!("{} ({n} failed)", f.tool_calls()),
         };
-        let (tin, cached, tout) = match t.usage {
+        let (tin, cached, tout) = match f.usage() {
             Some(u) => (
                 fmt_count(u.input),
                 u.cache_read.map_or_else(dash, fmt_count),
-                fmt_count(u.output),
+                crate::event::figures::output_shown(&u, fmt_count),
             ),
             None => (dash(), dash(), dash()),
         };
-        let cost = t.cost_usd.map_or_else(dash, fmt_cost);
+        let cost = f.cost_usd().map_or_else(dash, fmt_cost);
         self.put(&format!(
             "<div class=\"summary\" role=\"region\" aria-label=\"Summary\"><div class=\"tablewrap\"><table>\n\
              <tr><th>Outcome</th><th>Duration</th><th>Turns</th><th>Tool calls</th><th>Tokens in</th><th>Cached</th><th>Tokens out</th><th>Cost</th></tr>\n\
              <tr>{outcome}<td>{duration}</td><td>{}</td><td>{calls}</td><td>{tin}</td><td>{cached}</td><td>{tout}</td><td>{cost}</td></tr>\n\
              </table></div>\n",
-            t.turns
+            f.turns()
         ))?;
         match t.outcome() {
             Outcome::Failed(error) => {

@@ -22,9 +22,8 @@ use std::io;
 
 use super::{Session, Sink};
 use crate::event::calls::CallTable;
-use crate::event::{
-    Event, Kind, OutStream, SessionResult, SessionStart, ToolEnd, ToolStart, Usage,
-};
+use crate::event::figures::{self, Figures};
+use crate::event::{Event, Kind, OutStream, SessionStart, ToolEnd, ToolStart, UserEventKind};
 use crate::json::layout::{Layout, write_raw};
 use crate::terminal::{Sgr, sanitize, unfinished_sgr, visible};
 
@@ -75,40 +74,31 @@ pub enum Outcome {
     Incomplete,
 }
 
-/// The figures of one session, for its header and summary.
-#[derive(Debug, Clone, Default)]
+/// The figures of one session, for its summary: the same [`Figures`] every
+/// format shows, and the failed result's error as this format shows it.
+#[derive(Debug, Default)]
 pub struct Tally {
-    /// The session's first timestamp (epoch ms).
-    pub first_ts: Option<i64>,
-    pub last_ts: Option<i64>,
-    pub turns: usize,
-    pub tool_calls: u64,
-    pub failed_calls: u64,
-    /// Usage from the result, else the sum of `usage_delta`s.
-    pub usage: Option<Usage>,
-    pub cost_usd: Option<f64>,
-    pub result: Option<(bool, Option<String>, Option<u64>)>,
+    pub figures: Figures,
+    /// The failed result's error, made visible.
+    pub error: Option<String>,
+    /// Turn headers written (a turn opens at a prompt, or at the answer to
+    /// one that was not echoed: [`Figures::turns`]).
+    turn_headers: usize,
 }
 
 impl Tally {
     /// The outcome for the summary.
     pub fn outcome(&self) -> Outcome {
-        match &self.result {
-            Some((true, _, _)) => Outcome::Ok,
-            Some((false, error, _)) => Outcome::Failed(error.clone()),
-            None => Outcome::Incomplete,
+        match self.figures.outcome() {
+            figures::Outcome::Success => Outcome::Ok,
+            figures::Outcome::Failure => Outcome::Failed(self.error.clone()),
+            figures::Outcome::Incomplete => Outcome::Incomplete,
         }
     }
 
     /// The result's duration, else first to last timestamp.
     pub fn duration_ms(&self) -> Option<u64> {
-        self.result
-            .as_ref()
-            .and_then(|r| r.2)
-            .or_else(|| match (self.first_ts, self.last_ts) {
-                (Some(a), Some(b)) if b > a => u64::try_from(b - a).ok(),
-                _ => None,
-            })
+        self.figures.duration_ms()
     }
 }
 
@@ -307,14 +297,13 @@ impl<M: Markup> Transcript<M> {
     fn open_turn(&mut self) -> io::Result<()> {
         self.turn_due = false;
         self.turn_used = false;
-        self.tally.turns += 1;
-        self.m.turn(self.tally.turns)
+        self.tally.turn_headers += 1;
+        self.m.turn(self.tally.turn_headers)
     }
 
     fn call_start(&mut self, t: &ToolStart<'_>) -> io::Result<()> {
         self.close()?;
         self.turn_for_content()?;
-        self.tally.tool_calls += 1;
         let name = visible(&t.tool_name, false).into_owned();
         let arg = t.key_arg().map(|a| visible(a, false).into_owned());
         let cwd = t.cwd.as_deref().map(|c| visible(c, false));
@@ -364,7 +353,6 @@ impl<M: Markup> Transcript<M> {
         self.close()?;
         self.turn_for_content()?;
         if !self.calls.contains(call_id) {
-            self.tally.tool_calls += 1;
             self.calls.insert(
                 call_id,
                 Call {
@@ -440,9 +428,6 @@ impl<M: Markup> Transcript<M> {
         self.block = Block::None;
         let streamed = call.as_ref().is_some_and(|c| c.streamed);
         let omitted = call.as_ref().map_or(0, |c| c.omitted);
-        if !e.ok && !e.cancelled {
-            self.tally.failed_calls += 1;
-        }
         let output = match (&e.output, streamed) {
             (Some(o), false) => Some(sanitize(&o.as_str(), true, Sgr::Strip).into_owned()),
             _ => None,
@@ -523,10 +508,7 @@ impl<M: Markup> Transcript<M> {
     }
 
     fn event_inner(&mut self, s: &Session, ev: &Event<'_>) -> io::Result<()> {
-        if let Some(ts) = ev.ts {
-            self.tally.first_ts.get_or_insert(ts);
-            self.tally.last_ts = Some(ts);
-        }
+        self.tally.figures.event(ev);
         if !self.any {
             self.any = true;
             if !self.began {
@@ -597,22 +579,29 @@ impl<M: Markup> Transcript<M> {
                 stream,
                 text,
             } => self.live_output(call_id, *stream, text)?,
-            Kind::UsageDelta(u) => {
-                self.tally.usage = Some(self.tally.usage.map_or(*u, |t| t.add(u)));
-            }
+            Kind::UsageDelta(_) => {}
             Kind::Summary { phase, text } => {
                 self.close()?;
                 let title = format!("Summary ({})", phase.as_str());
                 let text = text.as_deref().map(|t| visible(t, true));
                 self.m.snapshot(&title, text.as_deref())?;
             }
+            // One model response ended; the turn goes on until its result
+            // or the next prompt. Its text ends there (the next response's
+            // is a paragraph of its own); a call it made stays open, so
+            // that its result, which the next line brings, is shown in
+            // the same block.
             Kind::TurnEnded { .. } => {
-                self.close()?;
-                self.turn_due = true;
+                if matches!(self.block, Block::Text | Block::Thinking) {
+                    self.close()?;
+                }
             }
             Kind::Result(r) => {
                 self.close()?;
-                self.result(r);
+                self.turn_due = true;
+                if !r.ok {
+                    self.tally.error = r.error.as_deref().map(|e| visible(e, true).into_owned());
+                }
             }
             Kind::Error {
                 message,
@@ -637,19 +626,20 @@ impl<M: Markup> Transcript<M> {
                 self.m
                     .unknown(clip(&visible(raw.get(), true), M::OUTPUT_CAP_BYTES))?;
             }
+            Kind::UserEvent { what, text } => {
+                self.close()?;
+                let title = match what {
+                    UserEventKind::Command => "Command",
+                    UserEventKind::CommandOutput => "Command output",
+                    UserEventKind::Interrupt => "Interrupted by the user",
+                    _ => "Context (not typed by the user)",
+                };
+                let text = visible(text, true);
+                self.m
+                    .snapshot(title, Some(&text).filter(|t| !t.is_empty()).map(|t| &**t))?;
+            }
         }
         Ok(())
-    }
-
-    fn result(&mut self, r: &SessionResult<'_>) {
-        if let Some(u) = r.usage {
-            self.tally.usage = Some(u);
-        }
-        if r.cost_usd.is_some() {
-            self.tally.cost_usd = r.cost_usd;
-        }
-        let error = r.error.as_deref().map(|e| visible(e, true).into_owned());
-        self.tally.result = Some((r.ok, error, r.duration_ms));
     }
 }
 
