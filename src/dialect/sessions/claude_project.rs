@@ -68,7 +68,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::offload;
-use crate::dialect::claude::ClaudeParser;
+use crate::dialect::claude::{ClaudeParser, UserText, user_text};
 use crate::dialect::common::anthropic_usage;
 use crate::dialect::{Item, Out, Parser, Probe, read_line};
 use crate::event::{Event, Json, Kind, SessionParent, SummaryPhase, Text, Usage};
@@ -290,16 +290,17 @@ impl ClaudeProjectParser {
                 let Some(content) = msg.and_then(|m| m.content) else {
                     return Role::Skip;
                 };
-                if raw_as_str(content).is_some() {
-                    return Role::Prompt;
+                // A line of tool results continues the turn, and so does a
+                // user line that is not a prompt (a command's echo or
+                // output, an interruption, a caveat, reminders: the stream
+                // reader shows it as a `user_event`); the rest (a string,
+                // text blocks, a prompt with an image) was typed by the user.
+                if raw_as_str(content).is_none() && content.get().contains("\"tool_result\"") {
+                    return Role::Conversation;
                 }
-                // A line of tool results continues the turn; text blocks
-                // alone (an interruption notice, a prompt with an image)
-                // are typed by the user.
-                if content.get().contains("\"tool_result\"") {
-                    Role::Conversation
-                } else {
-                    Role::Prompt
+                match compact_text(content) {
+                    Some(t) if user_text(&t) != UserText::Prompt => Role::Conversation,
+                    _ => Role::Prompt,
                 }
             }
             (Some("system"), Some("compact_boundary")) => Role::CompactBoundary,

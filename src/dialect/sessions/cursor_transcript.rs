@@ -17,7 +17,7 @@
 //! - the prompt is the text inside `<user_query>`, and the `<timestamp>`
 //!   before it (`Tuesday, Sep 29, 2026, 2:29 AM (UTC-4)`) is its time;
 //! - a `thinking` block is thinking; a `role: "system"` line is neither the
-//!   assistant's text nor a prompt, and is kept as an `unknown` event.
+//!   assistant's text nor a prompt: a `context` user event.
 
 use std::borrow::Cow;
 use std::collections::VecDeque;
@@ -28,7 +28,9 @@ use serde_json::value::RawValue;
 
 use crate::dialect::common::{fill_start_owned, normalize_tool_name};
 use crate::dialect::{Item, Out, Parser, Probe, keep_unknown, read_line};
-use crate::event::{Event, Json, Kind, SessionResult, ToolEnd, ToolStart, json_null};
+use crate::event::{
+    Event, Json, Kind, SessionResult, ToolEnd, ToolStart, UserEventKind, json_null,
+};
 use crate::input::Parsed;
 use crate::json::{LaxStr, Members, raw_as_str};
 
@@ -305,6 +307,27 @@ impl CursorTranscriptParser {
     }
 }
 
+/// A `system` line's text: a string, or its text blocks joined by blank
+/// lines; `None` when it has other blocks (kept as `unknown`).
+fn system_text(content: &RawValue) -> Option<Cow<'_, str>> {
+    if let Some(s) = raw_as_str(content) {
+        return Some(s);
+    }
+    let blocks: Vec<Block> = serde_json::from_str(content.get()).ok()?;
+    let mut out: Option<Cow<'_, str>> = None;
+    for b in blocks {
+        if b.ty.as_deref() != Some("text") {
+            return None;
+        }
+        let t = b.text.get().unwrap_or_default();
+        out = Some(match out {
+            None => t,
+            Some(o) => Cow::Owned(format!("{o}\n\n{t}")),
+        });
+    }
+    out
+}
+
 impl Parser for CursorTranscriptParser {
     fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
         let line: Line<'a> = match read_line(rec, out)? {
@@ -328,13 +351,28 @@ impl Parser for CursorTranscriptParser {
             return keep_unknown(rec, out);
         };
         if role == "system" {
-            // Not the assistant's words, nor a prompt: cursor-agent's own
-            // notice, kept as it is (no event kind says what it is). Like
-            // an assistant line, it shows that the calls before it got no
+            // Not the assistant's words, nor a prompt: text cursor-agent put
+            // on the user's side itself, a `context` user event. Like an
+            // assistant line, it shows that the calls before it got no
             // result line.
             self.close_calls(out)?;
-            self.open(None, out)?;
-            return keep_unknown(rec, out);
+            return match system_text(content) {
+                Some(text) => {
+                    self.emit(
+                        None,
+                        Kind::UserEvent {
+                            what: UserEventKind::Context,
+                            text,
+                        },
+                        out,
+                    )?;
+                    Ok(Parsed::Done)
+                }
+                None => {
+                    self.open(None, out)?;
+                    keep_unknown(rec, out)
+                }
+            };
         }
         let role = if role == "user" { "user" } else { "assistant" };
         if role == "assistant" {
