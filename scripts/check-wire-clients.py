@@ -14,6 +14,15 @@ whole and trickled a few bytes per write, and read by:
     `responses.stream()` with `get_final_response()` (the accumulator, whole and
     trickled); `responses.create()` for the JSON form.
 
+Every record of every stream is first validated, strictly, against the SDKs'
+typed models (the clients themselves build events with `construct()`, which
+checks nothing): each Anthropic event against the member of anthropic-python's
+`RawMessageStreamEvent` its `type` names (`ping` as the API writes it, `error`
+as `ErrorResponse`), each Responses event against the member of openai-python's
+`ResponseStreamEvent`, and the whole forms against `Message`/`ErrorResponse`
+and `Response`: no coercion, every required field present, no field the model
+does not declare.
+
 What each client rebuilds (text, thinking/reasoning, tool calls with parsed
 arguments, stop reason or status, usage) must equal what cstream's own stream
 says, and the text must equal the text of cstream's `--to events` for the
@@ -44,9 +53,14 @@ import subprocess
 import sys
 import threading
 import time
+import typing
 
 import anthropic
 import openai
+import pydantic
+from anthropic.types import Message, RawMessageStreamEvent
+from anthropic.types.shared import ErrorResponse
+from openai.types.responses import Response, ResponseStreamEvent
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TRICKLE = 5  # bytes per write when trickling
@@ -165,7 +179,84 @@ def records(sse):
     return out
 
 
+# ------------------------------------------------------------------ typed models
+
+
+def by_type(union):
+    """The members of an SDK event union by their `type` literal. The clients
+    build stream events with `construct()`, which checks nothing, so a missing
+    required field reaches the application unnoticed; the check validates each
+    event against the model its `type` names instead (a precise error, where
+    validating against the whole union lists every member's)."""
+    out = {}
+    for cls in typing.get_args(typing.get_args(union)[0]):
+        for name in typing.get_args(cls.model_fields["type"].annotation):
+            out[name] = cls
+    return out
+
+
+ANTHROPIC_EVENTS = by_type(RawMessageStreamEvent)
+RESPONSES_EVENTS = by_type(ResponseStreamEvent)
+
+
+def unknown_fields(m, at="$"):
+    """Fields a model was given that it does not declare (the SDK models keep
+    them as extras): a misspelt or misplaced field validates otherwise."""
+    out = []
+    if isinstance(m, pydantic.BaseModel):
+        out += [f"{at}.{k}" for k in (m.model_extra or {})]
+        for k in type(m).model_fields:
+            out += unknown_fields(getattr(m, k), f"{at}.{k}")
+    elif isinstance(m, (list, tuple)):
+        for i, v in enumerate(m):
+            out += unknown_fields(v, f"{at}[{i}]")
+    return out
+
+
+def why_rejected(e):
+    """A ValidationError's errors without those of the union members whose
+    `type` is not the data's: pydantic tries every member of a nested union
+    and reports each, which buries the one error that matters."""
+    errs = e.errors()
+    wrong = [err["loc"][:-1] for err in errs
+             if err["type"] == "literal_error" and err["loc"] and err["loc"][-1] == "type"]
+    keep = [err for err in errs
+            if not any(len(w) > 0 and err["loc"][:len(w)] == w for w in wrong)] or errs
+    return "; ".join(f"{'.'.join(map(str, err['loc']))}: {err['msg']} (got {err.get('input')!r:.80})"
+                     for err in keep[:5])
+
+
+def typed(model, data, what):
+    """`data` validated strictly against `model` (no coercion, every required
+    field present, no undeclared field), or AssertionError naming `what`."""
+    try:
+        m = model.model_validate(data, strict=True)
+    except pydantic.ValidationError as e:
+        raise AssertionError(f"{what} rejected by {model.__name__}: {why_rejected(e)}") from None
+    extra = unknown_fields(m)
+    assert not extra, f"{what}: fields {model.__name__} does not declare: {', '.join(extra)}"
+    return m
+
+
+def typed_event(models, name, data):
+    assert data.get("type") == name, f"event {name} with type {data.get('type')!r}"
+    assert name in models, f"event {name}: no such type in the SDK's stream event union"
+    return typed(models[name], data, f"event {name}")
+
+
 # ------------------------------------------------------------------ anthropic
+
+
+def typed_anthropic(name, d):
+    """An Anthropic stream record against anthropic-python's models:
+    `RawMessageStreamEvent`'s members; `ping` (outside the union, skipped by
+    the SDK) as the API sends it; `error` as the SDK's `ErrorResponse`."""
+    if name == "ping":
+        assert d == {"type": "ping"}, f"ping {d}"
+    elif name == "error":
+        typed(ErrorResponse, d, "event error")
+    else:
+        typed_event(ANTHROPIC_EVENTS, name, d)
 
 
 def own_anthropic(sse):
@@ -174,6 +265,7 @@ def own_anthropic(sse):
     blocks = {}
     texts = []
     for name, d in records(sse):
+        typed_anthropic(name, d)
         if name == "content_block_start":
             blocks[d["index"]] = dict(d["content_block"], _json="")
         elif name == "content_block_delta":
@@ -229,6 +321,7 @@ def check_anthropic(client, sse, whole_json):
         except anthropic.APIStatusError as e:
             out.append((label, {"raised": e.body["error"]["message"] if isinstance(e.body, dict) else str(e)}))
     v = json.loads(whole_json)
+    typed(ErrorResponse if v.get("type") == "error" else Message, v, "anthropic-json")
     serve(whole_json, "application/json", status=500 if v.get("type") == "error" else 200)
     try:
         m = client.messages.create(model="x", max_tokens=1, messages=[{"role": "user", "content": "hi"}])
@@ -245,6 +338,7 @@ def own_responses(sse):
     r = {"text": "", "thinking": "", "calls": [], "stop": None, "usage": None, "error": None}
     texts = {}
     for name, d in records(sse):
+        typed_event(RESPONSES_EVENTS, name, d)
         if name == "response.output_text.delta":
             texts[d["item_id"]] = texts.get(d["item_id"], "") + d["delta"]
         elif name == "response.reasoning_summary_text.delta":
@@ -318,6 +412,7 @@ def check_responses(client, sse, whole_json):
                 if not failed or "response.completed" not in str(e):
                     raise
                 out.append((label, {"raised": failed[0].response.error.message}))
+    typed(Response, json.loads(whole_json), "openai-responses-json")
     serve(whole_json, "application/json")
     out.append(("responses.create", from_response(client.responses.create(model="x", input="hi"))))
     return out
@@ -356,11 +451,6 @@ class AiSdk:
         self.p.wait(timeout=30)
 
 
-def unsigned_thinking(whole_json):
-    v = json.loads(whole_json)
-    return any(b.get("type") == "thinking" and "signature" not in b for b in v.get("content") or [])
-
-
 # What the AI SDK's finish reason is for each of the stream's own stop values.
 AI_FINISH = {"anthropic": {"end_turn": "stop", "tool_use": "tool-calls"},
              "responses": {"completed": "stop"}}
@@ -387,16 +477,6 @@ def ai_sdk_reads(sdk, family, own, sse, whole_json):
         r = sdk.read(family, how, tools)
         if "crashed" in r:
             raise RuntimeError(f"{label}: {r['crashed']}")
-        if how == "generate" and family == "anthropic" and unsigned_thinking(whole_json):
-            # @ai-sdk/anthropic's schema for a whole Message requires a
-            # `signature` on every thinking block (its stream schema does not);
-            # the agents give none and cstream invents none, so generateText
-            # rejects such a Message. Held to exactly that, so a change shows.
-            rejected = (r["error"] or "").endswith("Invalid JSON response")
-            out.append((label + " (unsigned thinking)",
-                        {k: own[k] for k in ("text", "thinking", "calls", "stop", "usage")} if rejected
-                        else {"text": f"not rejected as expected: {r}"}))
-            continue
         if r["error"] is not None or r["finish"] == "error":
             out.append((label, {"raised": r["error"] or "finish reason error"}))
             continue

@@ -5,7 +5,8 @@
 //! thinking) and never interleave, one index per block, `input_json_delta`
 //! fragments that concatenate to a JSON object, `message_delta` with a stop
 //! reason and integer `output_tokens`, `message_stop` or an `error` event
-//! last, no `[DONE]`, no invented signature; the text rebuilt equals the
+//! last, no `[DONE]`, thinking blocks with the empty `signature` the typed
+//! models require and no invented one; the text rebuilt equals the
 //! events' text; the whole Message agrees with the stream.
 
 use crate::common;
@@ -99,7 +100,11 @@ fn read_sse(out: &str, ctx: &str) -> Vec<Message> {
                 match b["type"].as_str().unwrap() {
                     "text" => assert_eq!(b, json!({"type":"text","text":""}), "{ctx}"),
                     "thinking" => {
-                        assert_eq!(b, json!({"type":"thinking","thinking":""}), "{ctx}")
+                        assert_eq!(
+                            b,
+                            json!({"type":"thinking","thinking":"","signature":""}),
+                            "{ctx}"
+                        )
                     }
                     "tool_use" => {
                         assert_eq!(b["input"], json!({}), "{ctx}: tool_use starts with {{}}");
@@ -169,10 +174,8 @@ fn read_sse(out: &str, ctx: &str) -> Vec<Message> {
                 assert!(open.is_none(), "{ctx}: error inside a block");
                 let e = &v["error"];
                 assert!(
-                    matches!(
-                        e["type"].as_str(),
-                        Some("agent_error" | "incomplete_stream")
-                    ) && e["message"].as_str().is_some_and(|m| !m.is_empty()),
+                    matches!(e["type"].as_str(), Some("api_error"))
+                        && e["message"].as_str().is_some_and(|m| !m.is_empty()),
                     "{ctx}: {v}"
                 );
                 msg.error = Some(v.clone());
@@ -295,7 +298,7 @@ fn tool_calls_become_tool_use_blocks_or_lines() {
     let m = &sse(&[], &input)[0];
     assert_eq!(
         m.content,
-        vec![json!({"type":"thinking","thinking":"shell: ls -la → exit 0\n"})]
+        vec![json!({"type":"thinking","thinking":"shell: ls -la → exit 0\n","signature":""})]
     );
     assert_eq!(m.stop_reason.as_deref(), Some("end_turn"));
     let m = &sse(&["--tool-calls", "content"], &input)[0];
@@ -317,16 +320,13 @@ fn tool_calls_become_tool_use_blocks_or_lines() {
 #[test]
 fn a_failed_session_ends_with_an_error_event() {
     let m = &sse(&[], "")[0];
-    assert_eq!(
-        m.error.as_ref().unwrap()["error"]["type"],
-        "incomplete_stream"
-    );
+    assert_eq!(m.error.as_ref().unwrap()["error"]["type"], "api_error");
     let input = lines(&[
         INIT,
         r#"{"type":"result","subtype":"error","is_error":true,"error":{"message":"quota"},"session_id":"s1"}"#,
     ]);
     let m = &sse(&[], &input)[0];
-    let want = json!({"type":"error","error":{"type":"agent_error","message":"quota"}});
+    let want = json!({"type":"error","error":{"type":"api_error","message":"quota"}});
     assert_eq!(m.error.as_ref().unwrap(), &want);
     let json = cstream(&["--to", "anthropic-json", "-c"], input.as_bytes()).out();
     assert_eq!(serde_json::from_str::<Value>(&json).unwrap(), want);
@@ -354,4 +354,55 @@ fn several_sessions_one_message_each_and_one_warning() {
         "{}",
         run.stderr
     );
+}
+
+/// A thinking block starts with `"signature": ""`, as the API's does
+/// (anthropic-python's `ThinkingBlock` and `@ai-sdk/anthropic`'s `Message`
+/// schema require the field), in the stream and whole; no `signature_delta`
+/// follows, and a signature the input carried is not passed on (the block's
+/// text is cstream's run of reasoning, which that signature does not sign).
+#[test]
+fn thinking_blocks_carry_an_empty_signature() {
+    let input = lines(&[
+        r#"{"type":"system","subtype":"init","session_id":"s1","model":"claude-x","tools":[]}"#,
+        r#"{"type":"assistant","message":{"id":"m1","model":"claude-x","content":[{"type":"thinking","thinking":"Let me look.","signature":"EqQBCkYIBxgCKkA"}],"usage":{"input_tokens":3,"output_tokens":1}},"session_id":"s1"}"#,
+        r#"{"type":"assistant","message":{"id":"m1","model":"claude-x","content":[{"type":"text","text":"Done."}],"usage":{"input_tokens":3,"output_tokens":5}},"session_id":"s1"}"#,
+        r#"{"type":"result","subtype":"success","is_error":false,"result":"Done.","session_id":"s1"}"#,
+    ]);
+    let out = cstream(&["--to", "anthropic-sse"], input.as_bytes()).out();
+    assert!(
+        out.contains(r#""content_block":{"type":"thinking","thinking":"","signature":""}"#),
+        "{out}"
+    );
+    assert!(!out.contains("signature_delta"), "{out}");
+    assert!(!out.contains("EqQBCkYIBxgCKkA"), "{out}");
+    let json = cstream(&["--to", "anthropic-json", "-c"], input.as_bytes()).out();
+    let v: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        v["content"][0],
+        json!({"type":"thinking","thinking":"Let me look.","signature":""})
+    );
+}
+
+/// `tool_use.input` is always a JSON object (anthropic-python's `ToolUseBlock`
+/// requires one): arguments that are JSON but not an object, as a saved Codex
+/// session with redacted arguments has, are kept under `arguments`.
+#[test]
+fn tool_use_input_is_an_object_even_when_the_arguments_are_not() {
+    let input = lines(&[
+        r#"{"type":"session_started","sessionId":"s","dialect":"codex","schemaVersion":1}"#,
+        r#"{"type":"tool_call_started","sessionId":"s","callId":"c1","toolName":"shell","args":"[REDACTED_ARGUMENTS len=46]"}"#,
+        r#"{"type":"tool_call_completed","sessionId":"s","callId":"c1","toolName":"shell","ok":true}"#,
+        r#"{"type":"result","sessionId":"s","ok":true}"#,
+    ]);
+    let want = json!({"type":"tool_use","id":"c1","name":"shell","input":{"arguments":"[REDACTED_ARGUMENTS len=46]"}});
+    let m = &sse(&["--tool-calls", "calls"], &input)[0];
+    assert_eq!(m.content, vec![want.clone()]);
+    let json = cstream(
+        &["--to", "anthropic-json", "-c", "--tool-calls", "calls"],
+        input.as_bytes(),
+    )
+    .out();
+    let v: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["content"][0], want);
 }

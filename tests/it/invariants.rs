@@ -263,17 +263,75 @@ fn agent_turn_usage(dialect: &str, raw: &str) -> Option<Vec<(u64, u64)>> {
     let mut turns = Vec::new();
     match dialect {
         "claude" => {
-            for v in lines.filter(|v| v["type"] == "result" && v["usage"].is_object()) {
-                let u = &v["usage"];
-                let input = sum(
+            // A turn used what `modelUsage` (per model, the process's running
+            // totals, sub-agents included) added since the session's previous
+            // result (all of it when a total went down: a new process);
+            // without it, `result.usage` (the main loop's) plus the
+            // sub-agents' messages (`parent_tool_use_id`), each message's
+            // largest snapshot.
+            let api_in = |u: &Value| {
+                sum(
                     u,
                     &[
                         "input_tokens",
                         "cache_read_input_tokens",
                         "cache_creation_input_tokens",
                     ],
-                );
-                turns.push((input, n(&u["output_tokens"])));
+                )
+            };
+            let (mut sid, mut prev) = (None::<String>, HashMap::<String, (u64, u64)>::new());
+            let mut sub = HashMap::<String, (u64, u64)>::new();
+            for v in lines {
+                let t = v["type"].as_str().unwrap_or("");
+                if t == "system" && v["subtype"] == "init" {
+                    let id = v["session_id"].as_str().map(str::to_owned);
+                    if id != sid {
+                        prev.clear();
+                    }
+                    sid = id;
+                } else if t == "assistant" && v["parent_tool_use_id"].is_string() {
+                    let u = &v["message"]["usage"];
+                    if let (Some(id), true) = (v["message"]["id"].as_str(), u.is_object()) {
+                        let e = sub.entry(id.to_owned()).or_default();
+                        *e = (e.0.max(api_in(u)), e.1.max(n(&u["output_tokens"])));
+                    }
+                } else if t == "result" {
+                    let mu = &v["modelUsage"];
+                    if let Some(m) = mu.as_object() {
+                        let now: HashMap<String, (u64, u64)> = m
+                            .iter()
+                            .map(|(k, u)| {
+                                let i = sum(
+                                    u,
+                                    &[
+                                        "inputTokens",
+                                        "cacheReadInputTokens",
+                                        "cacheCreationInputTokens",
+                                    ],
+                                );
+                                (k.clone(), (i, n(&u["outputTokens"])))
+                            })
+                            .collect();
+                        let down = now.iter().any(|(k, (i, o))| {
+                            prev.get(k).is_some_and(|(pi, po)| i < pi || o < po)
+                        });
+                        let turn = now.iter().fold((0, 0), |(ai, ao), (k, (i, o))| {
+                            let (pi, po) = if down {
+                                (0, 0)
+                            } else {
+                                prev.get(k).copied().unwrap_or((0, 0))
+                            };
+                            (ai + i - pi, ao + o - po)
+                        });
+                        turns.push(turn);
+                        prev = now;
+                    } else if v["usage"].is_object() {
+                        let u = &v["usage"];
+                        let (si, so) = sub.values().fold((0, 0), |(a, b), (i, o)| (a + i, b + o));
+                        turns.push((api_in(u) + si, n(&u["output_tokens"]) + so));
+                    }
+                    sub.clear();
+                }
             }
         }
         "codex" => {

@@ -18,6 +18,7 @@ mod archive;
 mod backpressure;
 mod bench_gen;
 mod chat_core;
+mod claude_fidelity;
 mod cli;
 mod codex_fidelity;
 mod dialects;

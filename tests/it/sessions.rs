@@ -51,6 +51,7 @@ fn claude_transcript_usage(raw: &str) -> Counts {
     // its first and largest output counts.
     let mut msgs: HashMap<String, (Counts, bool, u64, u64)> = HashMap::new();
     let mut sidechain_file = None;
+    let mut anon: Option<(String, (u64, u64, u64))> = None;
     for line in raw.lines() {
         let Ok(v) = serde_json::from_str::<Value>(line) else {
             continue;
@@ -67,16 +68,28 @@ fn claude_transcript_usage(raw: &str) -> Counts {
         if v["type"] != "assistant" || !m["usage"].is_object() {
             continue;
         }
-        let id = m["id"]
-            .as_str()
-            .or(v["requestId"].as_str())
-            .unwrap_or_default()
-            .to_owned();
         let u = &m["usage"];
         let (cr, cw) = (
             n(&u["cache_read_input_tokens"]),
             n(&u["cache_creation_input_tokens"]),
         );
+        // A line with neither id is a message of its own, unless it follows
+        // such a line with the same input and cache counts (its next block).
+        let input = (n(&u["input_tokens"]), cr, cw);
+        let id = match m["id"].as_str().or(v["requestId"].as_str()) {
+            Some(id) => {
+                anon = None;
+                id.to_owned()
+            }
+            None => match &anon {
+                Some((k, at)) if *at == input => k.clone(),
+                _ => {
+                    let k = format!("\0{}", msgs.len());
+                    anon = Some((k.clone(), input));
+                    k
+                }
+            },
+        };
         let fin = !m["stop_reason"].is_null();
         let out = n(&u["output_tokens"]);
         let e = msgs.entry(id).or_insert((

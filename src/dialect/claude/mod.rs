@@ -46,14 +46,14 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::common::{
-    anthropic_usage, count_patch_lines, error_text, fill_start, join_output, normalize_tool_name,
-    raw_object1, split_mcp_name, strip_persisted, without_output,
+    anthropic_usage, count_patch_lines, error_text, fill_start, fill_start_owned, join_output,
+    normalize_tool_name, raw_object1, split_mcp_name, strip_persisted, without_output,
 };
 use super::{Channel, Has, Item, Out, Parser, Probe, keep_unknown, read_line};
 use crate::event::calls::CallTable;
 use crate::event::{
     Event, Json, Kind, SessionResult, SessionStart, Str, SummaryPhase, Text, ToolEnd, ToolStart,
-    json_null,
+    Usage, UserEventKind, json_null,
 };
 use crate::input::Parsed;
 use crate::json::{LaxBool, LaxF64, LaxInt, LaxStr, Members, S, raw_as_str};
@@ -126,6 +126,20 @@ struct Line<'a> {
     max_retries: LaxInt,
     #[serde(borrow, default)]
     rate_limit_info: Option<&'a RawValue>,
+    /// `result`: per model, the running totals of the process.
+    #[serde(rename = "modelUsage", borrow, default)]
+    model_usage: Option<&'a RawValue>,
+    /// `system`/`task_*`: the task, the call that spawned it, what changed.
+    #[serde(borrow, default)]
+    task_id: LaxStr<'a>,
+    #[serde(borrow, default)]
+    tool_use_id: LaxStr<'a>,
+    #[serde(borrow, default)]
+    patch: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    summary: LaxStr<'a>,
+    #[serde(borrow, default)]
+    description: LaxStr<'a>,
 }
 
 /// An Anthropic Messages API message (`assistant`/`user` lines), also read
@@ -220,6 +234,10 @@ pub(super) fn sniff(p: &Probe<'_>) -> bool {
                         | "compact_boundary"
                         | "thinking_tokens"
                         | "api_retry"
+                        | "task_started"
+                        | "task_progress"
+                        | "task_updated"
+                        | "task_notification"
                 )
         }
         "assistant" | "user" => {
@@ -239,6 +257,22 @@ pub(super) fn sniff(p: &Probe<'_>) -> bool {
     }
 }
 
+/// Tasks remembered at a time (a task's lines come within minutes).
+const TASKS: usize = 64;
+
+/// A sub-agent task, by the id its `task_*` lines share.
+struct Task {
+    id: String,
+    /// The call its lines attach to: the `Task`/`Bash` call that spawned it
+    /// (`tool_use_id`), or, for a task no call spawned, the task's own call.
+    call: Option<String>,
+    /// The call is the task's own (started from its `task_started`).
+    own: bool,
+    description: Option<String>,
+    /// Its end was said: the own call completed, or a failure noticed.
+    ended: bool,
+}
+
 /// Parser state for one Claude Code input.
 #[derive(Default)]
 pub struct ClaudeParser {
@@ -252,6 +286,17 @@ pub struct ClaudeParser {
     /// Messages that were streamed as deltas, with their text blocks.
     streamed: Vec<StreamedMsg>,
     usage: MessageUsage,
+    /// The sub-agents' messages (`parent_tool_use_id` set): counted into the
+    /// running total, and added to `result.usage`, which leaves them out.
+    sub_usage: MessageUsage,
+    /// `modelUsage` of the session's last result, per model: the process's
+    /// running totals, whose change is a turn's usage.
+    model_usage: Vec<(String, Usage)>,
+    /// Sub-agent tasks (`system`/`task_*`), oldest first, at most [`TASKS`].
+    tasks: Vec<Task>,
+    /// `task_*` lines read between a turn's result and the next init: they
+    /// belong to the turn that init begins (a forked skill starts before it).
+    held_tasks: Vec<String>,
     /// The main agent's message in progress, and the last one that ended.
     open_msg: Option<String>,
     closed_msg: Option<String>,
@@ -278,13 +323,26 @@ impl ClaudeParser {
         {
             s.model = model.map(Cow::Owned);
         }
-        out(Item::Event(ev))
+        out(Item::Event(ev))?;
+        self.release_tasks(out)
+    }
+
+    /// The `task_*` lines held for the turn that has now begun.
+    fn release_tasks<'a>(&mut self, out: Out<'_, 'a>) -> io::Result<()> {
+        for rec in std::mem::take(&mut self.held_tasks) {
+            if let Ok(line) = serde_json::from_str::<Line>(&rec) {
+                let ts = line.timestamp.as_deref().and_then(iso_ms);
+                self.task_line(&line, &rec, ts, &mut |i| out(i.into_owned()))?;
+            }
+        }
+        Ok(())
     }
 
     /// A new turn: usage and message tracking start again (the turn's
     /// result reports the turn's own usage).
     fn new_turn(&mut self) {
         self.usage = MessageUsage::default();
+        self.sub_usage = MessageUsage::default();
         self.open_msg = None;
         self.closed_msg = None;
         self.stream_msg.clear();
@@ -344,19 +402,157 @@ impl ClaudeParser {
         Ok(())
     }
 
+    /// A message's usage snapshot: the main agent's, or (`sub`) a
+    /// sub-agent's. The running total is both.
     fn usage_snapshot<'a>(
         &mut self,
         id: &str,
         raw: Option<&RawValue>,
         last: bool,
+        sub: bool,
         ts: Option<i64>,
         out: Out<'_, 'a>,
     ) -> io::Result<()> {
         let Some(u) = raw.and_then(Members::of).as_ref().and_then(anthropic_usage) else {
             return Ok(());
         };
-        let total = self.usage.update(id, u, last);
+        if sub {
+            self.sub_usage.update(id, u, last);
+        } else {
+            self.usage.update(id, u, last);
+        }
+        let total = self.usage.total().add(&self.sub_usage.total());
         out(Item::UsageTotal { ts, usage: total })
+    }
+
+    /// The turn's usage: what `modelUsage` (every model call of the process
+    /// so far, sub-agents', compaction's and the main loop's) added since the
+    /// session's previous result; without it, `result.usage` (the main
+    /// loop's) plus the sub-agents' messages. Never below the running total
+    /// already reported (its increments cannot be taken back).
+    fn turn_usage(&mut self, line: &Line<'_>, main: Option<Usage>) -> Option<Usage> {
+        let reported = match line.model_usage.and_then(model_usage) {
+            Some(now) => {
+                let prev = std::mem::replace(&mut self.model_usage, now);
+                Some(usage_added(&prev, &self.model_usage))
+            }
+            None => main.map(|u| u.add(&self.sub_usage.total())),
+        }?;
+        let running = self.usage.total().add(&self.sub_usage.total());
+        Some(usage::max_usage(&reported, &running))
+    }
+
+    /// A `system`/`task_*` line: the sub-agent's lifecycle, on the call that
+    /// spawned it or on a call of its own (docs/dialects.md#claude-code).
+    fn task_line<'a>(
+        &mut self,
+        line: &Line<'_>,
+        rec: &'a str,
+        ts: Option<i64>,
+        out: Out<'_, 'a>,
+    ) -> io::Result<()> {
+        let Ok(raw) = serde_json::from_str::<&'a RawValue>(rec) else {
+            return Ok(());
+        };
+        let sub = line.subtype.as_deref().unwrap_or("");
+        let id = line.task_id.as_deref().unwrap_or("").to_owned();
+        let at = match self.tasks.iter().position(|t| t.id == id) {
+            Some(at) => at,
+            None => {
+                if self.tasks.len() >= TASKS {
+                    self.tasks.remove(0);
+                }
+                self.tasks.push(Task {
+                    id: id.clone(),
+                    call: None,
+                    own: false,
+                    description: None,
+                    ended: false,
+                });
+                self.tasks.len() - 1
+            }
+        };
+        let t = &mut self.tasks[at];
+        if t.call.is_none()
+            && let Some(c) = line.tool_use_id.as_deref().filter(|c| !c.is_empty())
+        {
+            t.call = Some(c.to_owned());
+        }
+        if t.description.is_none() {
+            t.description = line.description.as_deref().map(str::to_owned);
+        }
+        let patch = line.patch.and_then(Members::of);
+        // completed, failed, stopped (a notification); completed, failed,
+        // killed (an update's patch); a running or paused task has none.
+        let status = match sub {
+            "task_notification" => line.status.as_deref().map(str::to_owned),
+            "task_updated" => patch
+                .as_ref()
+                .and_then(|p| p.str("status"))
+                .map(Cow::into_owned)
+                .filter(|s| matches!(s.as_str(), "completed" | "failed" | "killed" | "stopped")),
+            _ => None,
+        };
+        let call = match &t.call {
+            Some(c) => c.clone(),
+            None => {
+                // No call spawned it (a forked skill, a workflow): the task
+                // is a call of its own, with the arguments a `Task` call has.
+                t.call = Some(id.clone());
+                t.own = true;
+                let mut start = ToolStart::new(
+                    Cow::Owned(id.clone()),
+                    Cow::Borrowed("task"),
+                    task_args(raw),
+                );
+                if let Some(m) = Members::of(raw) {
+                    fill_start_owned(&mut start, &m);
+                }
+                out(Item::Event(Event::at(ts, Kind::started(start))))?;
+                if sub == "task_started" {
+                    return Ok(());
+                }
+                id.clone()
+            }
+        };
+        let failed = matches!(status.as_deref(), Some("failed"));
+        if t.own && !t.ended && status.is_some() {
+            t.ended = true;
+            let ok = status.as_deref() == Some("completed");
+            let mut end = ToolEnd::new(Cow::Owned(call), Cow::Borrowed("task"), ok);
+            // What the task said of its end, or the line as written.
+            end.result = Some(match line.summary.as_deref().filter(|s| !s.is_empty()) {
+                Some(sum) => Json::assembled(crate::json::quote(sum)),
+                None => Json::from(raw),
+            });
+            if !ok {
+                end.error = Some(Cow::Owned(task_failure(line, patch.as_ref(), t, status)));
+            }
+            return out(Item::Event(Event::at(ts, Kind::completed(end))));
+        }
+        out(Item::Event(Event::at(
+            ts,
+            Kind::ToolCallProgress {
+                call_id: Cow::Owned(call.clone()),
+                partial: Json::from(raw),
+            },
+        )))?;
+        // A task that fails after its call returned (a background agent or
+        // command) has no other place to say so.
+        if failed && !t.own && !t.ended && !self.calls.contains(&call) {
+            let t = &mut self.tasks[at];
+            t.ended = true;
+            let message = task_failure(line, patch.as_ref(), t, status);
+            out(Item::Event(Event::at(
+                ts,
+                Kind::Error {
+                    message: Cow::Owned(message),
+                    fatal: false,
+                    source: Some(Cow::Borrowed("task")),
+                },
+            )))?;
+        }
+        Ok(())
     }
 }
 
@@ -392,6 +588,7 @@ impl Parser for ClaudeParser {
                 if sid != self.session.as_deref() {
                     self.session = sid.map(str::to_owned);
                     self.last_cost = None;
+                    self.model_usage.clear();
                 }
                 self.new_turn();
                 let has_model = line.model.0.is_some();
@@ -408,6 +605,7 @@ impl Parser for ClaudeParser {
                 );
                 if has_model {
                     out(Item::Event(start))?;
+                    self.release_tasks(out)?;
                 } else {
                     // Some inits lack the model every message names: wait
                     // one line for it rather than call it unknown.
@@ -426,6 +624,16 @@ impl Parser for ClaudeParser {
                 }
             }
             (Some("system"), Some("hook_started" | "hook_progress" | "thinking_tokens")) => {}
+            (
+                Some("system"),
+                Some("task_started" | "task_progress" | "task_updated" | "task_notification"),
+            ) => {
+                if self.session.is_some() && !self.in_turn {
+                    self.held_tasks.push(rec.to_owned());
+                } else {
+                    self.task_line(&line, rec, ts, out)?;
+                }
+            }
             (Some("system"), Some("hook_response")) => {
                 let failed = line.outcome.as_deref().is_some_and(|o| o != "success")
                     || line.exit_code.0.is_some_and(|c| c != 0);
@@ -493,10 +701,8 @@ impl Parser for ClaudeParser {
                     self.enter_message(msg.id.as_deref(), ts, out)?;
                 }
                 self.assistant(&msg, parent.as_deref(), ts, out)?;
-                if let Some(id) = msg.id.as_deref()
-                    && parent.is_none()
-                {
-                    self.usage_snapshot(id, msg.usage, false, ts, out)?;
+                if let Some(id) = msg.id.as_deref() {
+                    self.usage_snapshot(id, msg.usage, false, parent.is_some(), ts, out)?;
                 }
             }
             (Some("user"), _) => {
@@ -524,6 +730,7 @@ impl Parser for ClaudeParser {
                 self.end_message(ts, out)?;
                 let mut r = result(&line);
                 r.cost_usd = r.cost_usd.map(|c| self.turn_cost(c));
+                r.usage = self.turn_usage(&line, r.usage);
                 self.in_turn = false;
                 out(ev(Kind::Result(r)))?;
             }
@@ -533,7 +740,9 @@ impl Parser for ClaudeParser {
     }
 
     fn finish(&mut self, out: Out<'_, 'static>) -> io::Result<()> {
-        self.flush_init(None, out)
+        self.flush_init(None, out)?;
+        // No init came after them: they stay with the turn they followed.
+        self.release_tasks(out)
     }
 }
 
@@ -642,7 +851,7 @@ impl ClaudeParser {
         };
         if let Some(text) = raw_as_str(content) {
             if !subagent {
-                out(Item::Event(Event::at(ts, Kind::UserMessage { text })))?;
+                user_text_out(text, ts, out)?;
             }
             return Ok(());
         }
@@ -663,7 +872,7 @@ impl ClaudeParser {
                 }
                 Some("text") if !subagent => {
                     let text = b.text.get().unwrap_or_default();
-                    out(Item::Event(Event::at(ts, Kind::UserMessage { text })))?;
+                    user_text_out(text, ts, out)?;
                 }
                 _ => {}
             }
@@ -683,9 +892,13 @@ impl ClaudeParser {
             t.error = text.clone().filter(|s| !s.is_empty());
         }
         if t.tool_name == "shell" {
+            // The tool's stdout/stderr, unless both are empty where the
+            // model saw a text (a command sent to the background: "Command
+            // running in background with ID: …").
             let from_tur = tur_m
                 .as_ref()
-                .and_then(|m| join_output(m.str("stdout"), m.str("stderr")));
+                .and_then(|m| join_output(m.str("stdout"), m.str("stderr")))
+                .filter(|o| !o.is_empty() || text.as_deref().is_none_or(str::is_empty));
             let output = from_tur.or(text.clone());
             t.output = output.map(|o| match strip_persisted(&o) {
                 Some(p) => Text::from(p),
@@ -737,6 +950,112 @@ impl ClaudeParser {
         }
         t
     }
+}
+
+/// What a user-side text of Claude Code is (docs/dialects.md#claude-code).
+#[derive(Debug, PartialEq)]
+pub(crate) enum UserText {
+    /// A prompt the user typed.
+    Prompt,
+    /// Not a prompt: a command's echo, its output, an interruption, text
+    /// Claude Code put there itself; the text to show.
+    Event(UserEventKind, String),
+    /// A command's empty output: nothing to show.
+    Nothing,
+}
+
+/// The text between `<tag>` and `</tag>`.
+fn tagged<'t>(text: &'t str, tag: &str) -> Option<&'t str> {
+    let open = format!("<{tag}>");
+    let from = text.find(&open)? + open.len();
+    let to = from + text[from..].find(&format!("</{tag}>"))?;
+    Some(&text[from..to])
+}
+
+/// Sort a user-side text: Claude Code writes a slash command's echo
+/// (`<command-name>`), a local command's output (`<local-command-stdout>`),
+/// the interruption notices, the caveat before local commands, the summary a
+/// compaction continues from, task notifications and lines of nothing but
+/// `<system-reminder>`s as user lines; none of them was typed as a prompt.
+/// Each is recognised by the whole text (a prompt that quotes one is a
+/// prompt).
+pub(crate) fn user_text(text: &str) -> UserText {
+    let t = text.trim();
+    let event = |k, s: &str| UserText::Event(k, s.to_owned());
+    if t == "[Request interrupted by user]" || t == "[Request interrupted by user for tool use]" {
+        return event(UserEventKind::Interrupt, t);
+    }
+    if t.starts_with("<command-")
+        && let Some(name) = tagged(t, "command-name").map(str::trim)
+    {
+        let mut cmd = String::new();
+        if !name.starts_with('/') {
+            cmd.push('/');
+        }
+        cmd.push_str(name);
+        if let Some(args) = tagged(t, "command-args")
+            .map(str::trim)
+            .filter(|a| !a.is_empty())
+        {
+            cmd.push(' ');
+            cmd.push_str(args);
+        }
+        return UserText::Event(UserEventKind::Command, cmd);
+    }
+    for tag in ["local-command-stdout", "local-command-stderr"] {
+        if t.starts_with(&format!("<{tag}>")) {
+            let inner = tagged(t, tag).unwrap_or(t).trim();
+            return if inner.is_empty() {
+                UserText::Nothing
+            } else {
+                event(UserEventKind::CommandOutput, inner)
+            };
+        }
+    }
+    if t.starts_with("<local-command-caveat>") {
+        return event(
+            UserEventKind::Context,
+            tagged(t, "local-command-caveat").unwrap_or(t),
+        );
+    }
+    const CONTEXT: [&str; 3] = [
+        "Caveat: The messages below were generated by the user while running local commands",
+        "This session is being continued from a previous conversation",
+        "<task-notification>",
+    ];
+    if CONTEXT.iter().any(|p| t.starts_with(p)) || reminders_only(t) {
+        return event(UserEventKind::Context, t);
+    }
+    UserText::Prompt
+}
+
+/// The text is `<system-reminder>` blocks and nothing else.
+fn reminders_only(t: &str) -> bool {
+    const OPEN: &str = "<system-reminder>";
+    const CLOSE: &str = "</system-reminder>";
+    let mut rest = t;
+    let mut any = false;
+    while let Some(r) = rest.trim_start().strip_prefix(OPEN) {
+        let Some(end) = r.find(CLOSE) else {
+            return false;
+        };
+        rest = &r[end + CLOSE.len()..];
+        any = true;
+    }
+    any && rest.trim().is_empty()
+}
+
+/// A user-side text as what it is: a prompt, or a `user_event`.
+fn user_text_out<'a>(text: Str<'a>, ts: Option<i64>, out: Out<'_, 'a>) -> io::Result<()> {
+    let kind = match user_text(&text) {
+        UserText::Prompt => Kind::UserMessage { text },
+        UserText::Event(what, t) => Kind::UserEvent {
+            what,
+            text: Cow::Owned(t),
+        },
+        UserText::Nothing => return Ok(()),
+    };
+    out(Item::Event(Event::at(ts, kind)))
 }
 
 /// Assistant text: a delta, a recap of streamed text, or (a sub-agent's)
@@ -886,6 +1205,103 @@ fn structured_patch(path: &str, raw: &RawValue) -> Option<String> {
         }
     }
     Some(p)
+}
+
+/// The arguments of a task's own call: the fields of its line that a
+/// `Task` call's arguments have (`description`, `prompt`, `subagent_type`),
+/// and what kind of task it is.
+fn task_args(raw: &RawValue) -> Json<'static> {
+    let mut args = serde_json::Map::new();
+    if let Ok(serde_json::Value::Object(line)) = serde_json::from_str(raw.get()) {
+        for key in [
+            "description",
+            "prompt",
+            "subagent_type",
+            "task_type",
+            "task_id",
+        ] {
+            if let Some(v) = line.get(key) {
+                args.insert(key.to_owned(), v.clone());
+            }
+        }
+    }
+    Json::assembled(serde_json::Value::Object(args).to_string())
+}
+
+/// What a task's failure says: the notification's summary, else the
+/// update's error, with the task's description.
+fn task_failure(
+    line: &Line<'_>,
+    patch: Option<&Members<'_>>,
+    t: &Task,
+    status: Option<String>,
+) -> String {
+    if let Some(s) = line.summary.as_deref().filter(|s| !s.is_empty()) {
+        return s.to_owned();
+    }
+    let what = t
+        .description
+        .as_deref()
+        .map_or_else(|| format!("task {}", t.id), |d| format!("task \"{d}\""));
+    let status = status.as_deref().unwrap_or("failed");
+    match patch.and_then(|p| p.nonempty_str("error")) {
+        Some(e) => format!("{what} {status}: {e}"),
+        None => format!("{what} {status}"),
+    }
+}
+
+/// `modelUsage` per model (`inputTokens` leaves the cache reads and writes
+/// out, as the API's `input_tokens` does).
+fn model_usage(raw: &RawValue) -> Option<Vec<(String, Usage)>> {
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct M {
+        #[serde(default)]
+        input_tokens: LaxInt,
+        #[serde(default)]
+        output_tokens: LaxInt,
+        #[serde(default)]
+        cache_read_input_tokens: LaxInt,
+        #[serde(default)]
+        cache_creation_input_tokens: LaxInt,
+    }
+    let map: Vec<(String, M)> =
+        serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(raw.get())
+            .ok()?
+            .into_iter()
+            .filter_map(|(k, v)| Some((k, serde_json::from_value::<M>(v).ok()?)))
+            .collect();
+    let n = |v: LaxInt| v.0.and_then(|v| u64::try_from(v).ok());
+    Some(
+        map.into_iter()
+            .map(|(k, m)| {
+                let u = Usage::cache_apart(
+                    n(m.input_tokens).unwrap_or(0),
+                    n(m.output_tokens).unwrap_or(0),
+                    n(m.cache_read_input_tokens),
+                    n(m.cache_creation_input_tokens),
+                );
+                (k, u)
+            })
+            .collect(),
+    )
+}
+
+/// What the running totals `now` add to `prev`, over all models. A model
+/// whose total went down means the count started again (a new process, a
+/// `/clear`): then `now` is all this turn's.
+fn usage_added(prev: &[(String, Usage)], now: &[(String, Usage)]) -> Usage {
+    let before = |k: &str| prev.iter().find(|(p, _)| p == k).map(|(_, u)| *u);
+    let restarted = now
+        .iter()
+        .any(|(k, u)| before(k).is_some_and(|b| u.input < b.input || u.output < b.output));
+    now.iter().fold(Usage::default(), |acc, (k, u)| {
+        let add = match before(k) {
+            Some(b) if !restarted => u.minus(&b),
+            _ => *u,
+        };
+        acc.add(&add)
+    })
 }
 
 /// The `result` line.

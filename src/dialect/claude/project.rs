@@ -27,14 +27,20 @@
 //!   when the block ended: the input and cache counts are final from the
 //!   message's start, the output count is final only on a line with a
 //!   `stop_reason`. Usage is counted once per message (`message.id`, else
-//!   `requestId`), output from such a line; without one, from a line whose
+//!   `requestId`; lines with neither are counted too, consecutive ones with
+//!   the same input and cache counts as one message, and a notice at the end
+//!   says how many), output from such a line; without one, from a line whose
 //!   count grew past the first line's (only the model's usage update makes
 //!   it grow). A message whose lines all hold the placeholder adds its input
 //!   and cache, and a notice at the end says how many output counts the
 //!   file did not have.
 //! - **Bookkeeping records** (`summary`, `file-history-snapshot`,
 //!   `queue-operation`, `progress`, `attachment`, `system` lines other than
-//!   compaction) carry nothing the event model shows: known, and skipped.
+//!   compaction) carry nothing the event model shows: known, and skipped;
+//!   except a **queued prompt** (typed while the agent worked): a
+//!   `queued_command` attachment, or before those existed the
+//!   `queue-operation` `remove` that took it out of the queue, is a
+//!   `user_message` where the agent took it in.
 //! - **Compaction**: `system`/`compact_boundary` starts a new chain
 //!   (`parentUuid: null`); the summary Claude Code wrote for itself
 //!   (`isCompactSummary`) becomes a completed `summary`, not a prompt.
@@ -62,7 +68,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::offload;
-use crate::dialect::claude::ClaudeParser;
+use crate::dialect::claude::{ClaudeParser, UserText, user_text};
 use crate::dialect::common::anthropic_usage;
 use crate::dialect::{Item, Out, Parser, Probe, read_line};
 use crate::event::{Event, Json, Kind, SessionParent, SummaryPhase, Text, Usage};
@@ -126,6 +132,18 @@ struct Line<'a> {
     compact_metadata: Option<&'a RawValue>,
     #[serde(rename = "toolUseResult", borrow, default)]
     tool_use_result: Option<&'a RawValue>,
+    /// `queue-operation`: `enqueue`, `dequeue`, `remove`, `popAll`; the
+    /// queued text, and why it left the queue.
+    #[serde(borrow, default)]
+    operation: LaxStr<'a>,
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    reason: LaxStr<'a>,
+    /// `attachment`: a `queued_command` is a prompt typed while the agent
+    /// worked, delivered where it took it in.
+    #[serde(borrow, default)]
+    attachment: Option<&'a RawValue>,
 }
 
 use crate::dialect::claude::Message;
@@ -133,6 +151,8 @@ use crate::dialect::claude::Message;
 /// A message's usage while its lines come in.
 struct MsgUsage {
     id: String,
+    /// Its lines have neither `message.id` nor `requestId`.
+    anonymous: bool,
     /// The first snapshot: its input and cache counts are final.
     base: Usage,
     /// The output count from a line with a `stop_reason`.
@@ -152,14 +172,15 @@ struct Held {
     usage: Option<LineUsage>,
     /// The offloaded outputs its tool results name: (call id, path).
     offloads: Vec<(String, String)>,
-    /// A compaction's text: the boundary's token count, the summary.
+    /// A compaction's text: the boundary's token count, the summary; a
+    /// queued prompt's text.
     summary: Option<String>,
 }
 
 /// One assistant line's usage snapshot, keyed by its message.
 struct LineUsage {
-    /// `message.id`, else `requestId`.
-    id: String,
+    /// `message.id`, else `requestId`; `None` when the line has neither.
+    id: Option<String>,
     usage: Usage,
     /// The line has a `stop_reason`: its output count is final.
     last: bool,
@@ -170,14 +191,14 @@ impl LineUsage {
         if line.ty.as_deref() != Some("assistant") {
             return None;
         }
-        let id = m.id.as_deref().or(line.request_id.as_deref())?;
+        let id = m.id.as_deref().or(line.request_id.as_deref());
         let usage = m
             .usage
             .and_then(Members::of)
             .as_ref()
             .and_then(anthropic_usage)?;
         Some(LineUsage {
-            id: id.to_owned(),
+            id: id.map(str::to_owned),
             usage,
             last: m.stop_reason.0.is_some(),
         })
@@ -222,12 +243,18 @@ pub struct ClaudeProjectParser {
     total: Usage,
     messages: u64,
     without_output: u64,
+    /// Messages whose lines had no id to count them by.
+    without_id: u64,
     /// The transcript's file, where its offloaded tool results are looked
     /// for (`None` for standard input).
     source: Option<PathBuf>,
     /// A sub-agent's file: its parent's session id, its `agentId` and its
     /// first prompt (what links it to the call that spawned it).
     subagent: Option<(String, Option<String>, Option<String>)>,
+    /// A queued prompt a `queue-operation` `remove` took out of the queue,
+    /// and when: a prompt, unless the `queued_command` attachment that
+    /// delivers it (2.1.10x on) comes next.
+    removed: Option<(String, Option<i64>)>,
 }
 
 /// What a record is, for the chain and for usage.
@@ -239,6 +266,10 @@ enum Role {
     Conversation,
     /// The summary of a compaction.
     CompactSummary,
+    /// A prompt typed while the agent worked, where the agent took it in
+    /// (its text in [`Held::summary`]): it does not begin a turn of the
+    /// chain, it is part of the one it came in.
+    Queued,
     /// `system`/`compact_boundary`.
     CompactBoundary,
     /// Bookkeeping: nothing to show.
@@ -259,21 +290,36 @@ impl ClaudeProjectParser {
                 let Some(content) = msg.and_then(|m| m.content) else {
                     return Role::Skip;
                 };
-                if raw_as_str(content).is_some() {
-                    return Role::Prompt;
+                // A line of tool results continues the turn, and so does a
+                // user line that is not a prompt (a command's echo or
+                // output, an interruption, a caveat, reminders: the stream
+                // reader shows it as a `user_event`); the rest (a string,
+                // text blocks, a prompt with an image) was typed by the user.
+                if raw_as_str(content).is_none() && content.get().contains("\"tool_result\"") {
+                    return Role::Conversation;
                 }
-                // A line of tool results continues the turn; text blocks
-                // alone (an interruption notice, a prompt with an image)
-                // are typed by the user.
-                if content.get().contains("\"tool_result\"") {
-                    Role::Conversation
-                } else {
-                    Role::Prompt
+                match compact_text(content) {
+                    Some(t) if user_text(&t) != UserText::Prompt => Role::Conversation,
+                    _ => Role::Prompt,
                 }
             }
             (Some("system"), Some("compact_boundary")) => Role::CompactBoundary,
+            (Some("attachment"), _) if queued_prompt(line).is_some() => Role::Queued,
             _ => Role::Skip,
         }
+    }
+
+    /// Hold a queued prompt in the turn it came in.
+    fn hold_queued(&mut self, text: String, ts: Option<i64>) {
+        self.held_bytes += text.len();
+        self.held.push(Held {
+            rec: String::new(),
+            role: Role::Queued,
+            ts,
+            usage: None,
+            offloads: Vec::new(),
+            summary: Some(text),
+        });
     }
 
     /// Write the held turn out.
@@ -351,6 +397,15 @@ impl ClaudeProjectParser {
                     },
                 )))?;
             }
+            Role::Queued => {
+                let text = h.summary.as_deref().unwrap_or_default();
+                out(Item::Event(Event::at(
+                    ts,
+                    Kind::UserMessage {
+                        text: Cow::Borrowed(text),
+                    },
+                )))?;
+            }
             Role::Prompt | Role::Conversation => {
                 if let Some(u) = &h.usage {
                     self.usage_line(u, ts, out)?;
@@ -396,6 +451,7 @@ impl ClaudeProjectParser {
                 .and_then(|m| m.content)
                 .and_then(compact_text)
                 .map(Cow::into_owned),
+            Role::Queued => queued_prompt(line),
             _ => None,
         }
     }
@@ -512,7 +568,25 @@ impl ClaudeProjectParser {
         ts: Option<i64>,
         out: Out<'_, 'a>,
     ) -> io::Result<()> {
-        let id = u.id.as_str();
+        // A line without an id is counted all the same (its tokens were
+        // spent): lines that follow one another with the same input and
+        // cache counts are one message's blocks (each repeats the message's
+        // usage), as the ids would have said.
+        let anon;
+        let id = match &u.id {
+            Some(id) => id.as_str(),
+            None => {
+                anon = match &self.cur {
+                    Some(c) if c.anonymous && same_input(&c.base, &u.usage) => c.id.clone(),
+                    _ => {
+                        self.without_id += 1;
+                        // NUL: no real id has one.
+                        format!("\0line {}", self.without_id)
+                    }
+                };
+                anon.as_str()
+            }
+        };
         if self.counted.iter().any(|c| c == id) {
             return Ok(());
         }
@@ -527,6 +601,7 @@ impl ClaudeProjectParser {
                 self.settle(ts, out)?;
                 self.cur = Some(MsgUsage {
                     id: id.to_owned(),
+                    anonymous: u.id.is_none(),
                     base: u.usage,
                     output: u.last.then_some(u.usage.output),
                     largest: u.usage.output,
@@ -574,6 +649,36 @@ impl ClaudeProjectParser {
     }
 }
 
+/// The prompt of a `queued_command` attachment typed by the user (not a task
+/// notification or another agent's message): its text, or its text blocks
+/// (an image pasted while queued leaves its text).
+fn queued_prompt(line: &Line<'_>) -> Option<String> {
+    if line.ty.as_deref() != Some("attachment") {
+        return None;
+    }
+    let a = line.attachment.and_then(Members::of)?;
+    if a.str("type").as_deref() != Some("queued_command") {
+        return None;
+    }
+    if a.str("commandMode").is_some_and(|m| m != "prompt") {
+        return None;
+    }
+    let origin = a.get("origin").and_then(Members::of);
+    if origin
+        .and_then(|o| o.str("kind").map(Cow::into_owned))
+        .is_some_and(|k| k != "human")
+    {
+        return None;
+    }
+    let text = compact_text(a.get("prompt")?)?;
+    (!text.trim().is_empty()).then(|| text.into_owned())
+}
+
+/// The input and cache counts agree: the same message's lines.
+fn same_input(a: &Usage, b: &Usage) -> bool {
+    a.input == b.input && a.cache_read == b.cache_read && a.cache_write == b.cache_write
+}
+
 /// The text of a compaction summary's content (a string, or text blocks).
 fn compact_text(raw: &RawValue) -> Option<Cow<'_, str>> {
     if let Some(s) = raw_as_str(raw) {
@@ -600,9 +705,34 @@ impl Parser for ClaudeProjectParser {
             Ok(l) => l,
             Err(done) => return Ok(done),
         };
+        let ts = line.timestamp.as_deref().and_then(iso_ms);
+        if line.ty.as_deref() == Some("queue-operation") {
+            // The queue of prompts typed while the agent worked: `enqueue`
+            // then, when idle, `dequeue` and the prompt's own `user` line;
+            // mid-turn, `remove` and (2.1.10x on) a `queued_command`
+            // attachment where the agent took it in. A `remove` is the
+            // prompt only when no attachment delivers it; one that emptied
+            // the queue because the agent stopped delivered nothing.
+            if line.operation.as_deref() == Some("remove")
+                && line.reason.as_deref() != Some("agent_stopped")
+                && let Some(text) = line.content.and_then(compact_text)
+                && !text.trim().is_empty()
+            {
+                if let Some((t, at)) = self.removed.take() {
+                    self.hold_queued(t, at);
+                }
+                self.removed = Some((text.into_owned(), ts));
+            }
+            return Ok(Parsed::Done);
+        }
+        if let Some((text, at)) = self.removed.take()
+            && queued_prompt(&line).as_deref() != Some(text.as_str())
+        {
+            self.hold_queued(text, at);
+        }
         let Some(uuid) = line.uuid.as_deref() else {
-            // `summary`, `file-history-snapshot`, `queue-operation`: not
-            // part of the chain, nothing to show.
+            // `summary`, `file-history-snapshot`: not part of the chain,
+            // nothing to show.
             return Ok(Parsed::Done);
         };
         let sidechain = line.is_sidechain.0 == Some(true);
@@ -623,7 +753,6 @@ impl Parser for ClaudeProjectParser {
                 self.subagent = Some((sid.to_owned(), agent, None));
             }
         }
-        let ts = line.timestamp.as_deref().and_then(iso_ms);
         if self.start_ts.is_none() {
             self.start_ts = ts;
         }
@@ -722,6 +851,9 @@ impl Parser for ClaudeProjectParser {
     }
 
     fn finish(&mut self, out: Out<'_, 'static>) -> io::Result<()> {
+        if let Some((text, at)) = self.removed.take() {
+            self.hold_queued(text, at);
+        }
         self.flush(out)?;
         if !self.started && self.session_id.is_none() {
             return self.inner.finish(out);
@@ -733,6 +865,23 @@ impl Parser for ClaudeProjectParser {
                 "{} of {} messages were saved without their final output token count \
                  (only streaming placeholders): their output tokens are not counted",
                 self.without_output, self.messages
+            );
+            out(Item::Event(Event::new(Kind::Error {
+                message: Cow::Owned(message),
+                fatal: false,
+                source: Some(Cow::Borrowed("usage")),
+            })))?;
+        }
+        if self.without_id > 0 {
+            let n = self.without_id;
+            let message = format!(
+                "{n} {} no message id (nor requestId): each was counted once, taking \
+                 consecutive lines with the same input and cache counts as one message's",
+                if n == 1 {
+                    "message had"
+                } else {
+                    "messages had"
+                }
             );
             out(Item::Event(Event::new(Kind::Error {
                 message: Cow::Owned(message),

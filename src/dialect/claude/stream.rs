@@ -251,8 +251,9 @@ impl ClaudeParser {
                 });
                 if parent_s.is_none() {
                     self.enter_message(Some(&id), ts, out)?;
-                    self.usage_snapshot(&id, m.and_then(|m| m.usage), false, ts, out)?;
                 }
+                let sub = parent_s.is_some();
+                self.usage_snapshot(&id, m.and_then(|m| m.usage), false, sub, ts, out)?;
             }
             Some("content_block_start") => {
                 let b = se
@@ -396,10 +397,9 @@ impl ClaudeParser {
                 }
             }
             Some("message_delta") => {
-                if let Some(id) = msg_id(self)
-                    && parent_s.is_none()
-                {
-                    self.usage_snapshot(&id, se.usage, true, ts, out)?;
+                if let Some(id) = msg_id(self) {
+                    let sub = parent_s.is_some();
+                    self.usage_snapshot(&id, se.usage, true, sub, ts, out)?;
                 }
             }
             Some("message_stop") => {

@@ -37,6 +37,13 @@ impl MessageUsage {
             .fold(self.settled, |acc, (_, u, _)| acc.add(u))
     }
 
+    /// The total of every message so far.
+    pub(super) fn total(&self) -> Usage {
+        self.ring
+            .iter()
+            .fold(self.settled, |acc, (_, u, _)| acc.add(u))
+    }
+
     /// The final usage of message `id`, when `message_delta` reported it.
     pub(super) fn final_of(&self, id: &str) -> Option<Usage> {
         self.ring
@@ -46,7 +53,8 @@ impl MessageUsage {
     }
 }
 
-fn max_usage(a: &Usage, b: &Usage) -> Usage {
+/// Field-wise maximum.
+pub(super) fn max_usage(a: &Usage, b: &Usage) -> Usage {
     let m = |x: Option<u64>, y: Option<u64>| match (x, y) {
         (Some(x), Some(y)) => Some(x.max(y)),
         (x, y) => x.or(y),

@@ -15,7 +15,9 @@
 //!   the user line after the call's), completes the oldest call without one;
 //! - there is no usage: the result has none (absent, not zeros);
 //! - the prompt is the text inside `<user_query>`, and the `<timestamp>`
-//!   before it (`Tuesday, Sep 29, 2026, 2:29 AM (UTC-4)`) is its time.
+//!   before it (`Tuesday, Sep 29, 2026, 2:29 AM (UTC-4)`) is its time;
+//! - a `thinking` block is thinking; a `role: "system"` line is neither the
+//!   assistant's text nor a prompt: a `context` user event.
 
 use std::borrow::Cow;
 use std::collections::VecDeque;
@@ -26,7 +28,9 @@ use serde_json::value::RawValue;
 
 use crate::dialect::common::{fill_start_owned, normalize_tool_name};
 use crate::dialect::{Item, Out, Parser, Probe, keep_unknown, read_line};
-use crate::event::{Event, Json, Kind, SessionResult, ToolEnd, ToolStart, json_null};
+use crate::event::{
+    Event, Json, Kind, SessionResult, ToolEnd, ToolStart, UserEventKind, json_null,
+};
 use crate::input::Parsed;
 use crate::json::{LaxStr, Members, raw_as_str};
 
@@ -65,6 +69,8 @@ struct Block<'a> {
     ty: LaxStr<'a>,
     #[serde(borrow, default)]
     text: LaxStr<'a>,
+    #[serde(borrow, default)]
+    thinking: LaxStr<'a>,
     #[serde(borrow, default)]
     name: LaxStr<'a>,
     #[serde(borrow, default)]
@@ -213,6 +219,20 @@ impl CursorTranscriptParser {
                     let text = b.text.get().unwrap_or_default();
                     self.text(role, text, out)?;
                 }
+                Some("thinking") if role == "assistant" => {
+                    // The Anthropic block spells its text `thinking`; an
+                    // empty one (the text not kept) shows nothing.
+                    self.turn_open = true;
+                    let text = b
+                        .thinking
+                        .get()
+                        .or_else(|| b.text.get())
+                        .unwrap_or_default();
+                    if !text.is_empty() {
+                        self.emit(None, Kind::ThinkingDelta { text }, out)?;
+                        self.emit(None, Kind::ThinkingCompleted { duration_ms: None }, out)?;
+                    }
+                }
                 Some("tool_use") => {
                     self.calls += 1;
                     let id = format!("tool-{}", self.calls);
@@ -287,6 +307,27 @@ impl CursorTranscriptParser {
     }
 }
 
+/// A `system` line's text: a string, or its text blocks joined by blank
+/// lines; `None` when it has other blocks (kept as `unknown`).
+fn system_text(content: &RawValue) -> Option<Cow<'_, str>> {
+    if let Some(s) = raw_as_str(content) {
+        return Some(s);
+    }
+    let blocks: Vec<Block> = serde_json::from_str(content.get()).ok()?;
+    let mut out: Option<Cow<'_, str>> = None;
+    for b in blocks {
+        if b.ty.as_deref() != Some("text") {
+            return None;
+        }
+        let t = b.text.get().unwrap_or_default();
+        out = Some(match out {
+            None => t,
+            Some(o) => Cow::Owned(format!("{o}\n\n{t}")),
+        });
+    }
+    out
+}
+
 impl Parser for CursorTranscriptParser {
     fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
         let line: Line<'a> = match read_line(rec, out)? {
@@ -309,6 +350,30 @@ impl Parser for CursorTranscriptParser {
             self.open(None, out)?;
             return keep_unknown(rec, out);
         };
+        if role == "system" {
+            // Not the assistant's words, nor a prompt: text cursor-agent put
+            // on the user's side itself, a `context` user event. Like an
+            // assistant line, it shows that the calls before it got no
+            // result line.
+            self.close_calls(out)?;
+            return match system_text(content) {
+                Some(text) => {
+                    self.emit(
+                        None,
+                        Kind::UserEvent {
+                            what: UserEventKind::Context,
+                            text,
+                        },
+                        out,
+                    )?;
+                    Ok(Parsed::Done)
+                }
+                None => {
+                    self.open(None, out)?;
+                    keep_unknown(rec, out)
+                }
+            };
+        }
         let role = if role == "user" { "user" } else { "assistant" };
         if role == "assistant" {
             // A result would have come on the user line right after the

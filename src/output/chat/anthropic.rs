@@ -14,8 +14,18 @@
 //! a text or thinking block starts empty and its deltas append to it; a
 //! `tool_use` block's `input_json_delta` fragments concatenate to the call's
 //! JSON arguments; a failed session ends with an `error` event; the stream
-//! ends at `message_stop` with no `[DONE]`. Thinking blocks carry no
-//! `signature`: the agents' streams give none, and one cannot be invented.
+//! ends at `message_stop` with no `[DONE]`. A thinking block carries
+//! `"signature": ""`, as the API's `content_block_start` does: the SDKs'
+//! typed models require the field (anthropic-python's `ThinkingBlock`,
+//! `@ai-sdk/anthropic`'s schema of a whole `Message`). No `signature_delta`
+//! follows, although the API sends one before `content_block_stop`: the
+//! agents' streams give no signature (and a run of reasoning here may join
+//! several thinking blocks and tool lines, which no one signature covers),
+//! one cannot be invented, and an empty `signature_delta` would make the AI
+//! SDK keep `""` as the block's signature and send it back to the API, which
+//! rejects it, where without one it leaves the block out of the next request.
+//! The error event's `type` is `api_error`, one of the API's own error types:
+//! anthropic-python's `ErrorResponse` accepts no other.
 
 use std::io::{self, Write};
 
@@ -45,12 +55,14 @@ fn stop_reason(stop: Stop) -> &'static str {
     }
 }
 
-/// The error's `type` (the same names the OpenAI formats use).
-fn error_type(kind: Failure) -> &'static str {
-    match kind {
-        Failure::Agent => "agent_error",
-        Failure::Incomplete => "incomplete_stream",
-    }
+/// The error's `type`: `api_error` for both kinds. The API's error types are
+/// a closed set that anthropic-python's `ErrorResponse` validates against
+/// (the OpenAI formats' `agent_error`/`incomplete_stream` fail it), and of
+/// that set only `api_error` ("an unexpected error" on the serving side)
+/// fits either. The message is the same as in the OpenAI formats; which of
+/// the two it was is not told apart here (`--to events` tells it).
+fn error_type(_kind: Failure) -> &'static str {
+    "api_error"
 }
 
 /// `usage` as Anthropic writes it: `input_tokens` leaves out the cache reads
@@ -119,11 +131,19 @@ struct MessageOut<'a, C: Serialize> {
     usage: UsageOut,
 }
 
-/// The arguments as a JSON value to embed; a call whose arguments are not
-/// valid JSON (never expected: the chat core hands JSON text) becomes `{}`.
+/// The arguments as the JSON object `tool_use.input` must be (anthropic-python's
+/// `ToolUseBlock` rejects anything else): arguments that are JSON but not an
+/// object (a string where a saved session redacted them, an array) become
+/// `{"arguments": <them>}`, so that nothing is lost; arguments that are not
+/// valid JSON (never expected: the chat core hands JSON text) become `{}`.
 fn input_value(arguments: &str) -> Box<RawValue> {
-    RawValue::from_string(arguments.to_owned())
-        .unwrap_or_else(|_| RawValue::from_string("{}".to_owned()).expect("valid JSON"))
+    let Ok(v) = RawValue::from_string(arguments.to_owned()) else {
+        return RawValue::from_string("{}".to_owned()).expect("valid JSON");
+    };
+    if v.get().trim_start().starts_with('{') {
+        return v;
+    }
+    RawValue::from_string(format!("{{\"arguments\":{}}}", v.get())).expect("valid JSON")
 }
 
 // ------------------------------------------------------------ anthropic-sse
@@ -237,7 +257,9 @@ impl SseWire {
                 w,
                 match kind {
                     Open::Text => b"{\"type\":\"text\",\"text\":\"\"}",
-                    Open::Thinking => b"{\"type\":\"thinking\",\"thinking\":\"\"}",
+                    Open::Thinking => {
+                        b"{\"type\":\"thinking\",\"thinking\":\"\",\"signature\":\"\"}"
+                    }
                 },
             )?;
         }
@@ -326,6 +348,8 @@ pub fn sse_sink<W: Write>(w: W, opts: &OutputOptions) -> impl Sink + use<W> {
 enum BlockOut {
     Thinking {
         thinking: String,
+        /// Always empty: see the module's comment.
+        signature: &'static str,
     },
     Text {
         text: String,
@@ -354,10 +378,13 @@ impl ChatBody for MessageBody {
         let blocks = &mut self.blocks;
         match (p, blocks.last_mut()) {
             (Piece::Content(t), Some(BlockOut::Text { text })) => text.push_str(t),
-            (Piece::Reasoning(t), Some(BlockOut::Thinking { thinking })) => thinking.push_str(t),
+            (Piece::Reasoning(t), Some(BlockOut::Thinking { thinking, .. })) => {
+                thinking.push_str(t)
+            }
             (Piece::Content(t), _) => blocks.push(BlockOut::Text { text: t.to_owned() }),
             (Piece::Reasoning(t), _) => blocks.push(BlockOut::Thinking {
                 thinking: t.to_owned(),
+                signature: "",
             }),
             (
                 Piece::ToolCall {
