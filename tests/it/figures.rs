@@ -670,3 +670,22 @@ fn codex_commentary_and_final_answer_are_two_paragraphs() {
     let content = chat["choices"][0]["message"]["content"].as_str().unwrap();
     assert_eq!(content, "Looking now.\n\nAll done: the build is green.");
 }
+
+/// Two Claude Code messages (two ids) in one turn of a saved session are
+/// two paragraphs too.
+#[test]
+fn claude_messages_in_one_turn_are_two_paragraphs() {
+    let f = common::fixtures_dir().join("claude-project/two-messages-one-turn_2.1.214.jsonl");
+    for to in [
+        "text",
+        "markdown",
+        "documents",
+        "openai-json",
+        "anthropic-json",
+    ] {
+        let out = run(&f, &["--to", to]);
+        assert!(!out.contains("Looking now.All done"), "--to {to}: {out}");
+    }
+    let o = outputs_of("claude-two", &["--to", "events", f.to_str().unwrap()], b"");
+    assert_eq!(o["turns"], "1");
+}
