@@ -292,7 +292,9 @@ pub struct Normalizer {
     opts: NormalizeOptions,
     cur: Option<SessionState>,
     /// Items before this input's first init.
-    held: Vec<Item<'static>>,
+    /// Each with the input line it came from (a warning about it names
+    /// that line, not the one that released it).
+    held: Vec<(u64, Item<'static>)>,
     held_bytes: usize,
     /// The session id the source's lines carry (for a session without init).
     hint: Option<String>,
@@ -308,7 +310,8 @@ pub struct Normalizer {
     /// The input line being read (for warnings).
     pub line: u64,
     /// Warnings raised while handling an item, reported after it.
-    warnings: Vec<String>,
+    /// Warnings and the line each is about.
+    warnings: Vec<(u64, String)>,
     /// The call whose repeated start was just dropped (its completion
     /// needs no warning of its own).
     dropped_start: Option<String>,
@@ -382,8 +385,8 @@ impl Normalizer {
     ) -> io::Result<()> {
         let r = self.take(item, sink, diag);
         if !self.warnings.is_empty() {
-            for w in self.warnings.drain(..) {
-                diag.warn(Warn::Format, self.line, w);
+            for (line, w) in self.warnings.drain(..) {
+                diag.warn(Warn::Format, line, w);
             }
         }
         r
@@ -398,7 +401,8 @@ impl Normalizer {
         self.input_has_items = true;
         match item {
             Item::Warning(msg) => {
-                self.warnings.push(std::mem::take(msg).into_owned());
+                self.warnings
+                    .push((self.line, std::mem::take(msg).into_owned()));
                 Ok(())
             }
             Item::Verbatim => {
@@ -438,7 +442,7 @@ impl Normalizer {
             _ if self.holding() => {
                 let item = std::mem::replace(item, Item::Verbatim);
                 self.held_bytes += item_size(&item);
-                self.held.push(item.into_owned());
+                self.held.push((self.line, item.into_owned()));
                 if self.held.len() > MAX_HELD_ITEMS || self.held_bytes > MAX_HELD_BYTES {
                     let file = diag.file.clone();
                     diag.note(format_args!(
@@ -463,7 +467,7 @@ impl Normalizer {
         // stdout/stderr, such as Gemini CLI's "Loaded cached credentials.")
         // come before its init, often with a pause: alone they wait.
         let notice = |i: &Item<'_>| matches!(i, Item::Event(Event { kind: Kind::Error { source: Some(s), .. }, .. }) if s == "stdout");
-        if self.held.iter().all(notice) {
+        if self.held.iter().all(|(_, i)| notice(i)) {
             return Ok(());
         }
         self.release_held(sink)
@@ -537,9 +541,16 @@ impl Normalizer {
     fn replay(&mut self, sink: &mut dyn Sink) -> io::Result<()> {
         let held = std::mem::take(&mut self.held);
         self.held_bytes = 0;
-        for mut item in held {
-            self.process(&mut item, sink)?;
+        let now = self.line;
+        for (line, mut item) in held {
+            self.line = line;
+            let r = self.process(&mut item, sink);
+            if r.is_err() {
+                self.line = now;
+                return r;
+            }
         }
+        self.line = now;
         Ok(())
     }
 
@@ -759,7 +770,7 @@ impl Normalizer {
             } else {
                 format!("{what} of call {id:?}, which already completed: dropped")
             };
-            self.warnings.push(msg);
+            self.warnings.push((self.line, msg));
             return Ok(());
         }
         // A second start for a call that is still open announces it again

@@ -167,9 +167,11 @@ fn tool_calls_in(path: &Path) -> u64 {
         }
         let id = v["call_id"].as_str().unwrap_or("").to_owned();
         match v["subtype"].as_str() {
+            // A call started again (a repeated line) is still one call.
             Some("started") => {
-                started.insert(id);
-                n += 1;
+                if started.insert(id) {
+                    n += 1;
+                }
             }
             Some("completed") if !started.contains(&id) => n += 1,
             _ => {}

@@ -63,3 +63,19 @@ fn repeated_start_becomes_progress() {
     );
     assert!(out.contains(r#""partial":{"path":"a","limit":5}"#), "{out}");
 }
+
+/// A warning about an item held for an init names the line the item came
+/// from: the repeated start on line 3, not the init on line 5 that
+/// released it (issue 26 #13).
+#[test]
+fn a_held_items_warning_names_its_own_line() {
+    let f = crate::common::fixtures_dir()
+        .join("cursor/repeated-call-before-init_warning-names-the-repeat.jsonl");
+    let run = crate::common::cstream_file(&["--to", "events"], &f);
+    assert!(
+        run.stderr
+            .contains("repeated-call-before-init_warning-names-the-repeat.jsonl:3: start of call"),
+        "{}",
+        run.stderr
+    );
+}
