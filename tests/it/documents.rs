@@ -168,11 +168,7 @@ fn tool_calls_in(path: &Path) -> u64 {
         let id = v["call_id"].as_str().unwrap_or("").to_owned();
         match v["subtype"].as_str() {
             // A call started again (a repeated line) is still one call.
-            Some("started") => {
-                if started.insert(id) {
-                    n += 1;
-                }
-            }
+            Some("started") if started.insert(id.clone()) => n += 1,
             Some("completed") if !started.contains(&id) => n += 1,
             _ => {}
         }
