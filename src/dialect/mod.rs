@@ -15,6 +15,7 @@ pub mod cursor;
 pub mod cursor_sdk;
 pub mod events;
 pub mod gemini;
+pub mod pi;
 pub mod sessions;
 
 use std::io;
@@ -227,13 +228,15 @@ pub enum Dialect {
     GeminiChat,
     /// cursor-agent's saved transcripts (`~/.cursor/projects/*/agent-transcripts`).
     CursorTranscript,
+    /// Pi's saved sessions (`~/.pi/agent/sessions`).
+    Pi,
 }
 
 impl Dialect {
     /// Every dialect, in the order `--help` lists them (after `auto`). The
     /// command line, the man page, the completions and the tests derive
     /// from this list.
-    pub const ALL: [Dialect; 11] = [
+    pub const ALL: [Dialect; 12] = [
         Dialect::Cursor,
         Dialect::Claude,
         Dialect::Codex,
@@ -245,6 +248,7 @@ impl Dialect {
         Dialect::CodexRollout,
         Dialect::GeminiChat,
         Dialect::CursorTranscript,
+        Dialect::Pi,
     ];
 
     /// One line for `--help`.
@@ -265,6 +269,7 @@ impl Dialect {
             Dialect::CursorTranscript => {
                 "cursor-agent saved transcripts (~/.cursor/projects/*/agent-transcripts/*/*.jsonl)"
             }
+            Dialect::Pi => "Pi saved sessions (~/.pi/agent/sessions/*/*.jsonl)",
         }
     }
 
@@ -287,6 +292,7 @@ impl Dialect {
             Dialect::CodexRollout => sessions::codex_rollout::NAME,
             Dialect::GeminiChat => sessions::gemini_chat::NAME,
             Dialect::CursorTranscript => sessions::cursor_transcript::NAME,
+            Dialect::Pi => pi::NAME,
         }
     }
 
@@ -310,6 +316,7 @@ impl Dialect {
             Dialect::CursorTranscript => {
                 Box::new(sessions::cursor_transcript::CursorTranscriptParser::default())
             }
+            Dialect::Pi => Box::new(pi::PiParser::default()),
         }
     }
 
@@ -429,6 +436,13 @@ struct Probe<'a> {
     project_hash: Has,
     #[serde(default)]
     role: Has,
+    // Pi.
+    #[serde(default)]
+    version: Has,
+    #[serde(default)]
+    cwd: Has,
+    #[serde(rename = "parentId", default)]
+    parent_id: sessions::Present,
 }
 
 impl Probe<'_> {
@@ -470,6 +484,7 @@ const DETECTION: &[(Dialect, Rule)] = &[
         Dialect::CursorTranscript,
         sessions::cursor_transcript::sniff,
     ),
+    (Dialect::Pi, pi::sniff),
     (Dialect::Events, events::sniff),
     (Dialect::Codex, codex::sniff),
     (Dialect::CursorSdk, cursor_sdk::sniff),
