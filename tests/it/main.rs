@@ -30,6 +30,7 @@ mod images;
 mod invariants;
 mod jobs;
 mod layout;
+mod new_agents;
 mod openai;
 mod outdir;
 mod progress;
