@@ -16,6 +16,7 @@ pub mod cursor;
 pub mod cursor_sdk;
 pub mod events;
 pub mod gemini;
+pub mod pi;
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -227,13 +228,15 @@ pub enum Dialect {
     GeminiChat,
     /// cursor-agent's saved transcripts (`~/.cursor/projects/*/agent-transcripts`).
     CursorTranscript,
+    /// Pi's saved sessions (`~/.pi/agent/sessions`).
+    Pi,
 }
 
 impl Dialect {
     /// Every dialect, in the order `--help` lists them (after `auto`). The
     /// command line, the man page, the completions and the tests derive
     /// from this list.
-    pub const ALL: [Dialect; 11] = [
+    pub const ALL: [Dialect; 12] = [
         Dialect::Cursor,
         Dialect::Claude,
         Dialect::Codex,
@@ -245,6 +248,7 @@ impl Dialect {
         Dialect::CodexRollout,
         Dialect::GeminiChat,
         Dialect::CursorTranscript,
+        Dialect::Pi,
     ];
 
     /// One line for `--help`.
@@ -265,6 +269,7 @@ impl Dialect {
             Dialect::CursorTranscript => {
                 "cursor-agent saved transcripts (~/.cursor/projects/*/agent-transcripts/*/*.jsonl)"
             }
+            Dialect::Pi => "Pi saved sessions (~/.pi/agent/sessions/*/*.jsonl)",
         }
     }
 
@@ -287,6 +292,7 @@ impl Dialect {
             Dialect::CodexRollout => codex::rollout::NAME,
             Dialect::GeminiChat => gemini::chat::NAME,
             Dialect::CursorTranscript => cursor::transcript::NAME,
+            Dialect::Pi => pi::NAME,
         }
     }
 
@@ -306,6 +312,7 @@ impl Dialect {
             Dialect::CursorTranscript => {
                 Box::new(cursor::transcript::CursorTranscriptParser::default())
             }
+            Dialect::Pi => Box::new(pi::PiParser::default()),
         }
     }
 
@@ -425,6 +432,13 @@ struct Probe<'a> {
     project_hash: Has,
     #[serde(default)]
     role: Has,
+    // Pi.
+    #[serde(default)]
+    version: Has,
+    #[serde(default)]
+    cwd: Has,
+    #[serde(rename = "parentId", default)]
+    parent_id: common::Present,
 }
 
 impl Probe<'_> {
@@ -463,6 +477,7 @@ const DETECTION: &[(Dialect, Rule)] = &[
     (Dialect::CodexRollout, codex::rollout::sniff),
     (Dialect::GeminiChat, gemini::chat::sniff),
     (Dialect::CursorTranscript, cursor::transcript::sniff),
+    (Dialect::Pi, pi::sniff),
     (Dialect::Events, events::sniff),
     (Dialect::Codex, codex::sniff),
     (Dialect::CursorSdk, cursor_sdk::sniff),

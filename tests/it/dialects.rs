@@ -115,6 +115,15 @@ fn every_dialect_is_detected_from_its_first_lines() {
             "claude",
         ),
         (r#"{"type":"thread.started","thread_id":"t"}"#, "codex"),
+        (
+            r#"{"type":"session","version":3,"id":"p","timestamp":"2026-01-01T00:00:00Z","cwd":"/"}"#,
+            "pi",
+        ),
+        // A Pi entry alone (its header cut off): Gemini's rule would take it.
+        (
+            r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi"}}"#,
+            "pi",
+        ),
         (r#"{"id":"0","msg":{"type":"task_started"}}"#, "codex"),
         (
             r#"{"type":"init","timestamp":"2026-01-01T00:00:00Z","session_id":"g","model":"gemini-2.5-pro"}"#,

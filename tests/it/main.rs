@@ -31,6 +31,7 @@ mod images;
 mod invariants;
 mod jobs;
 mod layout;
+mod new_agents;
 mod openai;
 mod outdir;
 mod progress;
