@@ -71,8 +71,12 @@ impl Figures {
             Kind::TextDelta { .. }
             | Kind::AssistantMessage { .. }
             | Kind::ThinkingDelta { .. }
-            | Kind::Thinking { .. }
-            | Kind::ToolCallStarted(_) => self.answer(),
+            | Kind::Thinking { .. } => self.answer(),
+            Kind::ToolCallStarted(t) => {
+                self.answer();
+                self.tool_calls += 1;
+                self.open.insert(&t.call_id, ());
+            }
             Kind::ToolCall(b) => {
                 self.answer();
                 self.tool_calls += 1;
@@ -101,10 +105,6 @@ impl Figures {
                 }
             }
             _ => {}
-        }
-        if let Kind::ToolCallStarted(t) = &ev.kind {
-            self.tool_calls += 1;
-            self.open.insert(&t.call_id, ());
         }
     }
 
