@@ -7,6 +7,7 @@
 //! warning is shown at most [`WARNINGS_SHOWN_PER_KIND`] times; the rest are
 //! counted and summarized once at the end.
 
+use std::collections::BTreeMap;
 use std::fmt::Display;
 use std::io::Write;
 
@@ -79,6 +80,22 @@ pub enum Message {
     Note(String),
     Session(String),
     Error(String),
+    /// A record its dialect's reader did not understand (kept as an
+    /// `unknown` event): the dialect, what the record is, and its line.
+    NotUnderstood {
+        dialect: &'static str,
+        what: String,
+        line: u64,
+    },
+}
+
+/// The records of one dialect and type that were not understood.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Drift {
+    /// How many.
+    pub records: u64,
+    /// The first one: its file and line.
+    pub first: (String, u64),
 }
 
 /// Collects diagnostics for one run, written to `out` (which lives for `'w`:
@@ -100,6 +117,9 @@ pub struct Diag<'w> {
     pub redact: Option<Redact>,
     /// Messages go here, uncounted and uncapped, instead of to `out`.
     record: Option<Box<dyn FnMut(Message) + 'w>>,
+    /// Records not understood, per dialect and record type
+    /// (docs/dialects.md#drift): reported once, at the end.
+    drift: BTreeMap<(&'static str, String), Drift>,
 }
 
 impl<'w> Diag<'w> {
@@ -115,6 +135,7 @@ impl<'w> Diag<'w> {
             shared_terminal: None,
             redact: None,
             record: None,
+            drift: BTreeMap::new(),
         }
     }
 
@@ -135,6 +156,11 @@ impl<'w> Diag<'w> {
             Message::Note(msg) => self.note(msg),
             Message::Session(msg) => self.session(msg),
             Message::Error(msg) => self.error(msg),
+            Message::NotUnderstood {
+                dialect,
+                what,
+                line,
+            } => self.not_understood(dialect, what, line),
         }
     }
 
@@ -236,6 +262,38 @@ impl<'w> Diag<'w> {
         );
     }
 
+    /// Count a record of `dialect` at `line` of the current file that its
+    /// reader did not understand (`what`: the record's type, as
+    /// [`crate::dialect::record_kind`] names it). Nothing is printed now:
+    /// [`Diag::finish`] says once per dialect and type how many there were.
+    pub fn not_understood(&mut self, dialect: &'static str, what: String, line: u64) {
+        if let Some(r) = &mut self.record {
+            return r(Message::NotUnderstood {
+                dialect,
+                what,
+                line,
+            });
+        }
+        let file = &self.file;
+        self.drift
+            .entry((dialect, what))
+            .and_modify(|d| d.records += 1)
+            .or_insert_with(|| Drift {
+                records: 1,
+                first: (file.clone(), line),
+            });
+    }
+
+    /// The records not understood so far, per dialect and type, in name order.
+    pub fn drift(&self) -> impl Iterator<Item = (&'static str, &str, &Drift)> {
+        self.drift.iter().map(|((d, w), n)| (*d, w.as_str(), n))
+    }
+
+    /// How many records were not understood in all.
+    pub fn not_understood_count(&self) -> u64 {
+        self.drift.values().map(|d| d.records).sum()
+    }
+
     /// Print an informational line (`cstream: MSG`), never capped.
     pub fn info(&mut self, msg: impl Display) {
         self.own_line();
@@ -248,6 +306,22 @@ impl<'w> Diag<'w> {
     pub fn finish(&mut self) {
         let cap = self.shown_per_kind();
         self.own_line();
+        // Drift first: one line per dialect and record type, even with
+        // `-q` (a vendor's format change is never silent).
+        for ((dialect, what), d) in &self.drift {
+            let (file, line) = &d.first;
+            let records = if d.records == 1 { "record" } else { "records" };
+            put(
+                &mut self.out,
+                &self.redact,
+                format_args!(
+                    "cstream: warning: {dialect}: {} {records} of type {} not understood \
+                     (kept as unknown events; first at {file}:{line})",
+                    d.records,
+                    crate::diag::excerpt(&format!("{what:?}"), 80),
+                ),
+            );
+        }
         for kind in [
             Warn::NotJson,
             Warn::InvalidUtf8,

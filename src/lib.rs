@@ -162,6 +162,17 @@ fn reporting<'a>(file: &str, on_warning: &'a mut dyn FnMut(Warning)) -> diag::Di
             diag::Message::Warn(_, line, msg) => (Some(line), msg, false),
             diag::Message::Note(msg) | diag::Message::Session(msg) => (None, unnamed(msg), false),
             diag::Message::Error(msg) => (None, unnamed(msg), true),
+            diag::Message::NotUnderstood {
+                dialect,
+                what,
+                line,
+            } => (
+                Some(line),
+                format!(
+                    "a record of type {what:?} that the {dialect} reader does not understand (kept as an unknown event)"
+                ),
+                false,
+            ),
         };
         on_warning(Warning {
             file: file.clone(),

@@ -86,6 +86,12 @@ pub enum Item<'a> {
     /// A problem with the input that the parser worked around (the run
     /// reports it as a warning at the record's line; nothing is emitted).
     Warning(Str<'a>),
+    /// The record, of the type named, is one the reader does not understand
+    /// (docs/dialects.md#drift): counted at the record's line by the run. A
+    /// reader that keeps records to emit later says so when it reads them,
+    /// and declares [`Parser::counts_drift`] so that the `unknown` events it
+    /// emits then are not counted again.
+    NotUnderstood(Str<'a>),
     /// A `tool_call_started` made from what a completion repeats (its args),
     /// sent just before that completion: the transform passes it on only when
     /// the call is not open, so a completion whose start was cut off (a
@@ -102,7 +108,11 @@ impl Item<'_> {
             | Item::BlockRecap { ts, .. }
             | Item::UsageTotal { ts, .. }
             | Item::OutputSnapshot { ts, .. } => Some(ts),
-            Item::Resume { .. } | Item::IdHint(_) | Item::Verbatim | Item::Warning(_) => None,
+            Item::Resume { .. }
+            | Item::IdHint(_)
+            | Item::Verbatim
+            | Item::Warning(_)
+            | Item::NotUnderstood(_) => None,
         }
     }
 
@@ -134,6 +144,7 @@ impl Item<'_> {
             },
             Item::IdHint(s) => Item::IdHint(own(s)),
             Item::Warning(s) => Item::Warning(own(s)),
+            Item::NotUnderstood(s) => Item::NotUnderstood(own(s)),
             Item::Verbatim => Item::Verbatim,
             Item::OutputSnapshot {
                 ts,
@@ -169,6 +180,14 @@ pub trait Parser {
     /// Saved sessions keep parts of themselves in files beside the
     /// transcript; the stream dialects ignore this.
     fn set_source(&mut self, _path: &Path) {}
+
+    /// The reader reports the records it does not understand itself, with
+    /// [`Item::NotUnderstood`] at their lines, so the `unknown` events it
+    /// emits are not counted again (a reader that holds its records until
+    /// the end, where an event's line is the last one).
+    fn counts_drift(&self) -> bool {
+        false
+    }
 }
 
 /// Read a record as a dialect's line type `T`, or say what the record is
@@ -200,6 +219,37 @@ pub(crate) fn keep_unknown<'a>(rec: &'a str, out: Out<'_, 'a>) -> io::Result<Par
         Err(e) if e.is_eof() => Ok(Parsed::Incomplete),
         Err(_) => Ok(Parsed::Invalid),
     }
+}
+
+/// What a record that no rule understood is, for the drift report
+/// (docs/dialects.md#drift): its `type` (with the `subtype`, or a Codex
+/// `payload`'s `type`, after a `/`), else its `event`, `kind` or `method`,
+/// else its keys. Read only for records kept as `unknown`, so off the hot
+/// path.
+pub fn record_kind(raw: &str) -> String {
+    use serde_json::Value;
+    let Ok(Value::Object(m)) = serde_json::from_str::<Value>(raw) else {
+        return match serde_json::from_str::<Value>(raw) {
+            Ok(Value::Array(_)) => "(an array)".to_owned(),
+            _ => "(not an object)".to_owned(),
+        };
+    };
+    let s = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_owned);
+    for key in ["type", "event", "kind", "method", "record_type"] {
+        if let Some(t) = s(m.get(key)) {
+            let sub =
+                s(m.get("subtype")).or_else(|| s(m.get("payload").and_then(|p| p.get("type"))));
+            return match sub {
+                Some(sub) => format!("{t}/{sub}"),
+                None => t,
+            };
+        }
+    }
+    let mut keys: Vec<&str> = m.keys().map(String::as_str).take(4).collect();
+    if m.len() > 4 {
+        keys.push("…");
+    }
+    format!("{{{}}}", keys.join(", "))
 }
 
 /// The input dialects (`--from`).
@@ -646,6 +696,12 @@ impl AutoParser {
         inner.parse(rec, &mut |mut i| out(line, &mut i))
     }
 
+    /// The dialect's reader counts its own records not understood
+    /// ([`Parser::counts_drift`]).
+    pub fn counts_drift(&self) -> bool {
+        self.inner.as_ref().is_some_and(|p| p.counts_drift())
+    }
+
     /// The input ended: read what is still kept, and emit what the parser
     /// still holds back.
     pub fn finish(&mut self, out: LineOut<'_, 'static>) -> io::Result<()> {
@@ -682,5 +738,28 @@ mod tests {
         assert_eq!(detect_record(shared), Detected::Is(Dialect::Claude));
         let cursor = r#"{"type":"system","subtype":"init","apiKeySource":"login"}"#;
         assert_eq!(detect_record(cursor), Detected::Is(Dialect::Cursor));
+    }
+
+    #[test]
+    fn record_kinds_name_what_a_reader_would_switch_on() {
+        assert_eq!(
+            record_kind(r#"{"type":"system","subtype":"new_one"}"#),
+            "system/new_one"
+        );
+        assert_eq!(
+            record_kind(r#"{"type":"event_msg","payload":{"type":"item_completed"}}"#),
+            "event_msg/item_completed"
+        );
+        assert_eq!(
+            record_kind(r#"{"event":"step_update","step_update":{}}"#),
+            "step_update"
+        );
+        assert_eq!(record_kind(r#"{"$set":{"a":1}}"#), "{$set}");
+        assert_eq!(
+            record_kind(r#"{"e":1,"d":2,"c":3,"b":4,"a":5}"#),
+            "{a, b, c, d, …}"
+        );
+        assert_eq!(record_kind("[1,2]"), "(an array)");
+        assert_eq!(record_kind("42"), "(not an object)");
     }
 }

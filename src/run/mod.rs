@@ -727,6 +727,39 @@ impl<'s> Pipeline<'s> {
         }
     }
 
+    /// Count the records the reader did not understand; with `--strict`,
+    /// the first of them stops the run (a CI job learns the day a vendor
+    /// changes its format).
+    #[cold]
+    fn drifted(&mut self, drift: Vec<(u64, String, bool)>, diag: &mut Diag) {
+        // cstream's own `unknown` events were counted by the run that made them.
+        let dialect = match self.parser.chosen {
+            Some(Dialect::Events) => return,
+            Some(d) => d.name(),
+            None => "unknown",
+        };
+        let own = self.parser.counts_drift();
+        for (line, what, said) in drift {
+            // A reader that counts its own never has its events counted.
+            if own && !said {
+                continue;
+            }
+            if self.strict && !self.stop {
+                self.stop = true;
+                diag.warn(
+                    Warn::Format,
+                    line,
+                    format_args!(
+                        "a record of type {} that the {dialect} reader does not understand; \
+                         --strict stops here",
+                        crate::diag::excerpt(&format!("{what:?}"), 80)
+                    ),
+                );
+            }
+            diag.not_understood(dialect, what, line);
+        }
+    }
+
     /// The `--stats` figures so far (None without `--stats`).
     fn stats(&self, framer: &Framer, diag: &Diag) -> Option<Stats> {
         let c = self.counters.as_ref()?;
@@ -742,6 +775,7 @@ impl<'s> Pipeline<'s> {
             events: c.events(),
             redacted: self.redacted.as_ref().map(RedactCounts::nonzero),
             files: self.files.clone(),
+            not_understood: diag.not_understood_count(),
             elapsed: self.started.elapsed(),
         })
     }
@@ -786,16 +820,21 @@ impl<'s> Pipeline<'s> {
         let (mut unknown, mut known) = (false, false);
         let judge = self.forced.is_some() && !self.dialect_checked;
         let mut held = std::mem::take(&mut self.held);
+        let mut drift = Vec::new();
         for (line, mut item) in held.drain(..) {
             if judge {
                 judge_item(&item, &mut unknown, &mut known);
             }
+            note_unknown(&item, line, &mut drift);
             drop_impossible_ts(&mut item, line, diag);
             self.norm.line = line;
             self.norm.item(&mut item, &mut *self.sink, diag)?;
         }
         // The emptied list keeps its (small) capacity for the next one.
         self.held = held;
+        if !drift.is_empty() {
+            self.drifted(drift, diag);
+        }
         self.recorded(parsed, unknown && !known, diag)
     }
 
@@ -840,6 +879,20 @@ fn report_ended_one(e: &crate::transform::Ended, diag: &mut Diag) {
         (false, None) => diag.session(format_args!(
             "session {id} ended without a result (cut off?)"
         )),
+    }
+}
+
+/// Keep the line and type of a record the reader kept as `unknown` (for
+/// the drift report, docs/dialects.md#drift).
+#[inline(always)]
+fn note_unknown(item: &Item<'_>, line: u64, drift: &mut Vec<(u64, String, bool)>) {
+    match item {
+        Item::Event(Event {
+            kind: Kind::Unknown { raw },
+            ..
+        }) => drift.push((line, crate::dialect::record_kind(raw.get()), false)),
+        Item::NotUnderstood(what) => drift.push((line, what.to_string(), true)),
+        _ => {}
     }
 }
 
@@ -900,14 +953,19 @@ impl Handler for Pipeline<'_> {
         // Each item comes with the line of its record: a record detection
         // kept until a later one told the dialect is not this one.
         // Items come by reference: an event is not copied on its way.
+        let mut drift = Vec::new();
         let parsed = self.parser.parse(rec, line, &mut |line, item| {
             if judge {
                 judge_item(item, &mut unknown, &mut known);
             }
+            note_unknown(item, line, &mut drift);
             drop_impossible_ts(item, line, diag);
             norm.line = line;
             norm.item(item, sink, diag)
         })?;
+        if !drift.is_empty() {
+            self.drifted(drift, diag);
+        }
         self.recorded(parsed, unknown && !known, diag)?;
         Ok(parsed)
     }
@@ -1196,11 +1254,16 @@ fn one_input<R: Read>(
         // waiting for its repeat) belong to this input.
         let norm = &mut p.norm;
         let sink = &mut *p.sink;
+        let mut drift = Vec::new();
         p.parser.finish(&mut |line, item| {
+            note_unknown(item, line, &mut drift);
             drop_impossible_ts(item, line, diag);
             norm.line = line;
             norm.item(item, sink, diag)
         })?;
+        if !drift.is_empty() {
+            p.drifted(drift, diag);
+        }
     }
     if let Some(line) = p.parser.guessed_at() {
         diag.warn(
@@ -1272,6 +1335,10 @@ fn finish(
         let mut st = st.borrow_mut();
         st.end_session();
         st.fold_saved();
+        st.not_understood = diag
+            .drift()
+            .map(|(d, w, n)| (d.to_owned(), w.to_owned(), n.records))
+            .collect();
         let redact = |text: String| match &p.summary_redactor {
             Some(r) => r.redact(&text).unwrap_or(text),
             None => text,

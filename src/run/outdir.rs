@@ -194,6 +194,8 @@ pub(super) fn run(
     diag.finish();
     let stats = total.map(|mut s| {
         s.files = files;
+        // The workers' counts came to this run's diagnostics.
+        s.not_understood = diag.not_understood_count();
         s.elapsed = started.elapsed();
         s
     });

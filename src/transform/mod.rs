@@ -398,7 +398,11 @@ impl Normalizer {
         sink: &mut dyn Sink,
         diag: &mut Diag,
     ) -> io::Result<()> {
-        self.input_has_items = true;
+        match item {
+            // Counted by the run; nothing to normalize.
+            Item::NotUnderstood(_) => return Ok(()),
+            _ => self.input_has_items = true,
+        }
         match item {
             Item::Warning(msg) => {
                 self.warnings
@@ -610,7 +614,11 @@ impl Normalizer {
         let dedupe = self.dedupe();
         match item {
             Item::Event(ev) => self.event(ev, sink),
-            Item::IdHint(_) | Item::Resume { .. } | Item::Verbatim | Item::Warning(_) => Ok(()),
+            Item::IdHint(_)
+            | Item::Resume { .. }
+            | Item::Verbatim
+            | Item::Warning(_)
+            | Item::NotUnderstood(_) => Ok(()),
             Item::Recap { ts, channel, text } => {
                 let (ts, channel) = (*ts, *channel);
                 if !dedupe {

@@ -41,6 +41,9 @@ pub struct Stats {
     /// Files read per dialect and skipped (`None` unless a directory was
     /// walked).
     pub files: Option<FileCounts>,
+    /// Records the readers did not understand (kept as `unknown` events;
+    /// the warnings at the end of the run name their dialects and types).
+    pub not_understood: u64,
     /// Wall time of the run.
     pub elapsed: Duration,
 }
@@ -56,6 +59,7 @@ impl Stats {
         self.sessions += o.sessions;
         self.failed += o.failed;
         self.incomplete += o.incomplete;
+        self.not_understood += o.not_understood;
         for (a, b) in self.events.iter_mut().zip(o.events) {
             *a += b;
         }
@@ -112,6 +116,9 @@ impl fmt::Display for Stats {
             for (kind, n) in r {
                 write!(f, " redacted_{kind}={n}")?;
             }
+        }
+        if self.not_understood > 0 {
+            write!(f, " not_understood={}", self.not_understood)?;
         }
         if let Some(files) = &self.files {
             write!(f, " {files}")?;

@@ -152,6 +152,9 @@ pub struct RunSummary {
     /// The copy of each saved session that counts, added to the totals
     /// when the run ends ([`RunSummary::fold_saved`]).
     saved: Vec<Contrib>,
+    /// Records the readers did not understand, per dialect and type: set
+    /// by the run when it ends (docs/dialects.md#drift).
+    pub not_understood: Vec<(String, String, u64)>,
 }
 
 /// The dialects of saved session files: each file is one whole session,
@@ -163,6 +166,7 @@ const SAVED: &[&str] = &[
     "codex-rollout",
     "gemini-chat",
     "cursor-transcript",
+    "pi",
 ];
 
 /// What one session adds to the totals.
@@ -361,6 +365,18 @@ impl RunSummary {
             cost(t.cost_usd),
             duration(t.duration_ms)
         );
+        if !self.not_understood.is_empty() {
+            m.push_str("\n**Not understood** (kept as unknown events; the agent's format may have changed):\n\n");
+            for (dialect, what, n) in &self.not_understood {
+                let _ = writeln!(
+                    m,
+                    "- {}: {n} record{} of type {}",
+                    cell(dialect),
+                    if *n == 1 { "" } else { "s" },
+                    code(what)
+                );
+            }
+        }
         for s in &self.sessions {
             if let Some(e) = s.error() {
                 let _ = writeln!(m, "\n**Error** in session {}:\n", code(&s.id));

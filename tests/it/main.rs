@@ -32,6 +32,7 @@ mod invariants;
 mod jobs;
 mod layout;
 mod new_agents;
+mod not_understood;
 mod openai;
 mod outdir;
 mod progress;

@@ -903,7 +903,17 @@ fn cursor_transcripts_say_what_they_do_not_record() {
         let name = name(&path);
         let run = cstream_file(&["--to", "events"], &path);
         assert_eq!(run.code, 0, "{name}: exit {}: {}", run.code, run.stderr);
-        assert!(run.stderr.is_empty(), "{name}: warned: {}", run.stderr);
+        // Only the fixture with a block of an unknown type says so.
+        let drift = "cstream: warning: cursor-transcript: 1 record of type \"redacted_thinking\" not understood";
+        let warned: Vec<&str> = run.stderr.lines().collect();
+        if name.contains("unknown-block") {
+            assert!(
+                warned.len() == 1 && warned[0].starts_with(drift),
+                "{name}: {warned:?}"
+            );
+        } else {
+            assert!(warned.is_empty(), "{name}: warned: {}", run.stderr);
+        }
         let evs = events(&run.out());
         assert_eq!(
             evs.first().map(|e| e["dialect"].clone()),

@@ -724,10 +724,22 @@ fn pi_diff_lines(diff: &str) -> (u64, u64) {
 }
 
 impl Parser for PiParser {
+    fn counts_drift(&self) -> bool {
+        // Entries are emitted when the path is read, at the end.
+        true
+    }
+
     fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
         let e: Envelope<'a> = match read_line(rec, out)? {
             Ok(e) => e,
-            Err(done) => return Ok(done),
+            Err(Parsed::Done) => {
+                // Kept as unknown now; counted here, as this reader does.
+                out(Item::NotUnderstood(Cow::Owned(
+                    crate::dialect::record_kind(rec),
+                )))?;
+                return Ok(Parsed::Done);
+            }
+            Err(other) => return Ok(other),
         };
         let ts = e.timestamp.as_deref().and_then(iso_ms);
         if ts.is_some() {
@@ -756,9 +768,8 @@ impl Parser for PiParser {
             self.start_ts = ts;
         }
         if !ENTRY_TYPES.contains(&ty) {
-            out(Item::Warning(Cow::Owned(format!(
-                "pi: an entry of type {ty:?} is not one this reader knows: kept as an unknown event"
-            ))))?;
+            // Its unknown event comes when the path is read, at the end.
+            out(Item::NotUnderstood(Cow::Owned(ty.to_owned())))?;
         }
         if !self.started {
             if self.model.is_none() {
