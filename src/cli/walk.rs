@@ -114,7 +114,8 @@ fn walk(dir: &Path, sniff_now: bool, diag: &mut Diag, out: &mut Expanded) {
     }
     for (path, sniffed) in candidates.iter().zip(sniff_all(&candidates)) {
         match sniffed {
-            Ok(Sniff::Session) => {
+            // Another agent's file is read to be said to be one.
+            Ok(Sniff::Session | Sniff::Foreign(_)) => {
                 out.inputs.push(Input::Path(path.clone()));
                 let name = path.strip_prefix(dir).unwrap_or(path);
                 out.names.push(name.to_path_buf());

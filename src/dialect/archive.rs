@@ -19,6 +19,9 @@ pub enum Sniff {
     Session,
     /// Not one: skipped (and counted), for this reason.
     Skip(&'static str),
+    /// A file of an agent cstream does not read (named): opened, to be
+    /// reported as one.
+    Foreign(&'static str),
 }
 
 #[cfg(feature = "cli")]
@@ -59,7 +62,21 @@ pub fn sniff(block: &[u8], whole: bool) -> Sniff {
     match block.get(start) {
         None => return Sniff::Skip("empty"),
         Some(b'{' | b'[') => {}
-        Some(_) => return Sniff::Skip("not JSON"),
+        Some(_) => {
+            return match super::foreign::sniff_text(block) {
+                Some(agent) => Sniff::Foreign(agent),
+                None => Sniff::Skip("not JSON"),
+            };
+        }
+    }
+    // A whole file that is one JSON array (a message list) says what it
+    // is as a whole.
+    if whole
+        && block[start] == b'['
+        && let Ok(text) = std::str::from_utf8(&block[start..])
+        && let Some(agent) = super::foreign::sniff(text)
+    {
+        return Sniff::Foreign(agent);
     }
     let mut records = 0;
     let mut rest = &block[start..];
@@ -81,6 +98,7 @@ pub fn sniff(block: &[u8], whole: bool) -> Sniff {
         };
         match detect_record(line) {
             Detected::Is(_) => return Sniff::Session,
+            Detected::Foreign(agent) => return Sniff::Foreign(agent),
             Detected::Incomplete if records == 1 => return names_session(block),
             Detected::Undecided | Detected::Invalid | Detected::Incomplete => {}
         }

@@ -15,6 +15,7 @@ pub mod common;
 pub mod cursor;
 pub mod cursor_sdk;
 pub mod events;
+pub(crate) mod foreign;
 pub mod gemini;
 pub mod pi;
 
@@ -541,6 +542,8 @@ const DETECTION: &[(Dialect, Rule)] = &[
 pub enum Detected {
     /// The record shows which agent wrote it.
     Is(Dialect),
+    /// The record is from an agent cstream does not read (named).
+    Foreign(&'static str),
     /// Valid JSON, but shared by several dialects (or unknown to all).
     Undecided,
     /// Not a complete JSON value yet (it may continue on the next line).
@@ -555,6 +558,10 @@ pub enum Detected {
 /// and `result` lines): a line with none of the keys that tell them apart
 /// is left undecided for the next lines to settle.
 pub fn detect_record(rec: &str) -> Detected {
+    // First: agents whose lines look like a supported one's.
+    if let Some(agent) = foreign::sniff(rec) {
+        return Detected::Foreign(agent);
+    }
     let p: Probe = match serde_json::from_str(rec) {
         Ok(p) => p,
         Err(e) if e.is_eof() => return Detected::Incomplete,
@@ -605,6 +612,9 @@ pub struct AutoParser {
     guessed: Option<u64>,
     /// The file being read, when it is one ([`Parser::set_source`]).
     source: Option<PathBuf>,
+    /// The input is from an agent cstream does not read: which, and the
+    /// line that showed it. Nothing of it is read.
+    foreign: Option<(&'static str, u64)>,
 }
 
 /// How many undecided JSON records detection keeps before it assumes cursor-agent.
@@ -624,7 +634,19 @@ impl AutoParser {
             chosen: fixed,
             guessed: None,
             source: None,
+            foreign: None,
         }
+    }
+
+    /// The dialect is detected (not given with `--from`).
+    pub fn detecting(&self) -> bool {
+        self.fixed.is_none()
+    }
+
+    /// The input is from an agent cstream does not read: the agent it looks
+    /// like, and the line that showed it.
+    pub fn foreign(&self) -> Option<(&'static str, u64)> {
+        self.foreign
     }
 
     /// Start over for a new input (read from the file at `source`, or from
@@ -672,10 +694,20 @@ impl AutoParser {
         out: LineOut<'_, 'a>,
     ) -> io::Result<Parsed> {
         if self.inner.is_none() {
+            if self.foreign.is_some() {
+                return Ok(Parsed::Done);
+            }
             let d = match self.fixed {
                 Some(d) => d,
                 None => match detect_record(rec) {
                     Detected::Is(d) => d,
+                    Detected::Foreign(agent) => {
+                        // What was kept is that agent's too: dropped with it.
+                        self.foreign = Some((agent, line));
+                        self.held.clear();
+                        self.held_bytes = 0;
+                        return Ok(Parsed::Done);
+                    }
                     Detected::Incomplete => return Ok(Parsed::Incomplete),
                     Detected::Invalid => return Ok(Parsed::Invalid),
                     Detected::Undecided => {
@@ -705,7 +737,7 @@ impl AutoParser {
     /// The input ended: read what is still kept, and emit what the parser
     /// still holds back.
     pub fn finish(&mut self, out: LineOut<'_, 'static>) -> io::Result<()> {
-        if self.inner.is_none() && !self.held.is_empty() {
+        if self.inner.is_none() && self.foreign.is_none() && !self.held.is_empty() {
             self.choose(Dialect::Cursor, true, out)?;
         }
         let line = self.last_line;

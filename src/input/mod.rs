@@ -1087,6 +1087,11 @@ impl Framer {
         if self.array.active && self.doc_array || self.tail.active {
             return self.document_cut(last_line, size, h, diag);
         }
+        if self.array.active && h.stop() {
+            // The handler stopped reading (`--strict`, another agent's
+            // file): the array was not cut short, reading it was.
+            self.array = ArrayState::default();
+        }
         if self.array.active {
             if self.array.in_elem && !self.array.elem.is_empty() {
                 let elem = std::mem::take(&mut self.array.elem);

@@ -1021,7 +1021,8 @@ impl Handler for Pipeline<'_> {
     }
 
     fn stop(&self) -> bool {
-        self.stop
+        // A file of an agent cstream does not read is not read on.
+        self.stop || self.parser.foreign().is_some()
     }
 }
 
@@ -1220,6 +1221,13 @@ fn one_input<R: Read>(
             }
             return Ok(false);
         }
+        Ok(first)
+            if p.parser.detecting() && crate::dialect::foreign::sniff_text(&first).is_some() =>
+        {
+            let agent = crate::dialect::foreign::sniff_text(&first).expect("checked");
+            not_read(agent, 1, diag);
+            Ok(())
+        }
         Ok(mut first) => match memchr::memchr(0, &first) {
             // Not valid input: counted like a bad line (exit status 1), and
             // nothing of it is read; it ends like an input without events
@@ -1265,6 +1273,9 @@ fn one_input<R: Read>(
             p.drifted(drift, diag);
         }
     }
+    if let Some((agent, line)) = p.parser.foreign() {
+        not_read(agent, line, diag);
+    }
     if let Some(line) = p.parser.guessed_at() {
         diag.warn(
             Warn::Format,
@@ -1286,6 +1297,20 @@ fn one_input<R: Read>(
     Ok(true)
 }
 
+/// Skip an input of an agent cstream does not read, as a binary one is
+/// (exit status 1): reading it as another agent would make nonsense of it.
+fn not_read(agent: &str, line: u64, diag: &mut Diag) {
+    diag.bad_lines += 1;
+    diag.warn(
+        Warn::Format,
+        line,
+        format_args!(
+            "not a format cstream reads: this looks like {agent}; skipping this input \
+             (docs/dialects.md#not-a-format-cstream-reads)"
+        ),
+    );
+}
+
 /// Whether a walked file whose first block is `first` is a session: the
 /// sniffing rule wants to know whether the file goes on past the block, so
 /// one byte more is read when the block is full (kept in `rest`).
@@ -1295,7 +1320,11 @@ fn found_session<R: Read>(first: &[u8], reader: &mut R, rest: &mut Vec<u8>) -> b
         let _ = reader.by_ref().take(1).read_to_end(rest);
         rest.is_empty()
     };
-    crate::dialect::archive::sniff(first, whole) == crate::dialect::archive::Sniff::Session
+    // Another agent's file is opened, to be said to be one.
+    !matches!(
+        crate::dialect::archive::sniff(first, whole),
+        crate::dialect::archive::Sniff::Skip(_)
+    )
 }
 
 /// The first block of an input: for a live stream, one read of up to

@@ -32,6 +32,7 @@ mod invariants;
 mod jobs;
 mod layout;
 mod new_agents;
+mod not_read;
 mod not_understood;
 mod openai;
 mod outdir;
