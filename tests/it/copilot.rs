@@ -261,3 +261,29 @@ fn shutdown_after_per_call_usage_is_not_counted_twice() {
     let result = of_type(&evs, "result")[0];
     assert_eq!(result["usage"]["inputTokens"], 130);
 }
+
+/// Bad input: a line that is not JSON, a `data` that is no object, a
+/// cut-off last line. Each is reported or kept; nothing else is lost, and
+/// a `source` of `user` is still a prompt.
+#[test]
+fn bad_lines_are_reported_or_kept() {
+    let input = concat!(
+        r#"{"type":"session.start","data":{"sessionId":"s9","version":1,"producer":"copilot-agent","copilotVersion":"1.0.88","startTime":"2026-09-01T00:00:00Z","selectedModel":"gpt-5.4","context":{"cwd":"/"}},"id":"a","timestamp":"2026-09-01T00:00:00Z","parentId":null}"#,
+        "\n",
+        "not json at all\n",
+        r#"{"type":"assistant.message","data":5,"id":"b","timestamp":"2026-09-01T00:00:01Z","parentId":"a"}"#,
+        "\n",
+        r#"{"type":"user.message","data":{"content":"hi","source":"user"},"id":"c","timestamp":"2026-09-01T00:00:02Z","parentId":"b"}"#,
+        "\n",
+        r#"{"type":"assistant.message","data":{"messageId":"m","content":"cut"#,
+    );
+    let run = cstream(&["--to", "events"], input.as_bytes());
+    assert_eq!(run.code, 1, "bad lines make the run's status 1");
+    assert!(run.stderr.contains(":2: not JSON"), "{}", run.stderr);
+    assert!(run.stderr.contains(":5: not JSON"), "{}", run.stderr);
+    let evs = events(&run.out());
+    assert_eq!(evs[0]["model"], "gpt-5.4");
+    assert_eq!(of_type(&evs, "unknown").len(), 1);
+    assert_eq!(of_type(&evs, "user_message").len(), 1);
+    assert!(of_type(&evs, "result").is_empty());
+}

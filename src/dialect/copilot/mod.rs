@@ -573,7 +573,7 @@ impl CopilotParser {
                 self.close_thinking(ts, out)?;
                 self.conversed = true;
                 let kind = match d.source.as_deref() {
-                    Some(s) if !s.is_empty() => Kind::UserEvent {
+                    Some(s) if !s.is_empty() && s != "user" => Kind::UserEvent {
                         what: UserEventKind::Context,
                         text,
                     },
