@@ -12,6 +12,7 @@ pub(crate) mod archive;
 pub mod claude;
 pub mod codex;
 pub mod common;
+pub mod copilot;
 pub mod cursor;
 pub mod cursor_sdk;
 pub mod events;
@@ -281,13 +282,16 @@ pub enum Dialect {
     CursorTranscript,
     /// Pi's saved sessions (`~/.pi/agent/sessions`).
     Pi,
+    /// GitHub Copilot CLI: saved sessions (`~/.copilot/session-state`) and
+    /// `copilot -p --output-format json`.
+    Copilot,
 }
 
 impl Dialect {
     /// Every dialect, in the order `--help` lists them (after `auto`). The
     /// command line, the man page, the completions and the tests derive
     /// from this list.
-    pub const ALL: [Dialect; 12] = [
+    pub const ALL: [Dialect; 13] = [
         Dialect::Cursor,
         Dialect::Claude,
         Dialect::Codex,
@@ -300,6 +304,7 @@ impl Dialect {
         Dialect::GeminiChat,
         Dialect::CursorTranscript,
         Dialect::Pi,
+        Dialect::Copilot,
     ];
 
     /// One line for `--help`.
@@ -321,6 +326,9 @@ impl Dialect {
                 "cursor-agent saved transcripts (~/.cursor/projects/*/agent-transcripts/*/*.jsonl)"
             }
             Dialect::Pi => "Pi saved sessions (~/.pi/agent/sessions/*/*.jsonl)",
+            Dialect::Copilot => {
+                "GitHub Copilot CLI saved sessions (~/.copilot/session-state/*/events.jsonl) or -p --output-format json"
+            }
         }
     }
 
@@ -344,6 +352,7 @@ impl Dialect {
             Dialect::GeminiChat => gemini::chat::NAME,
             Dialect::CursorTranscript => cursor::transcript::NAME,
             Dialect::Pi => pi::NAME,
+            Dialect::Copilot => copilot::NAME,
         }
     }
 
@@ -364,6 +373,7 @@ impl Dialect {
                 Box::new(cursor::transcript::CursorTranscriptParser::default())
             }
             Dialect::Pi => Box::new(pi::PiParser::default()),
+            Dialect::Copilot => Box::new(copilot::CopilotParser::default()),
         }
     }
 
@@ -490,6 +500,11 @@ struct Probe<'a> {
     cwd: Has,
     #[serde(rename = "parentId", default)]
     parent_id: common::Present,
+    // GitHub Copilot CLI.
+    #[serde(default)]
+    data: Has,
+    #[serde(rename = "exitCode", default)]
+    exit_code: Has,
 }
 
 impl Probe<'_> {
@@ -529,6 +544,7 @@ const DETECTION: &[(Dialect, Rule)] = &[
     (Dialect::GeminiChat, gemini::chat::sniff),
     (Dialect::CursorTranscript, cursor::transcript::sniff),
     (Dialect::Pi, pi::sniff),
+    (Dialect::Copilot, copilot::sniff),
     (Dialect::Events, events::sniff),
     (Dialect::Codex, codex::sniff),
     (Dialect::CursorSdk, cursor_sdk::sniff),

@@ -167,6 +167,9 @@ const SAVED: &[&str] = &[
     "gemini-chat",
     "cursor-transcript",
     "pi",
+    // Saved `events.jsonl` (a resume appends to the same file) and live
+    // runs, each under its own session id.
+    "copilot",
 ];
 
 /// What one session adds to the totals.

@@ -125,6 +125,20 @@ fn every_dialect_is_detected_from_its_first_lines() {
             "pi",
         ),
         (r#"{"id":"0","msg":{"type":"task_started"}}"#, "codex"),
+        // GitHub Copilot CLI: a saved session's first line, a live line
+        // without the envelope's ids, and the live output's last line.
+        (
+            r#"{"type":"session.start","data":{"sessionId":"c","version":1,"producer":"copilot-agent","copilotVersion":"1.0.88","startTime":"2026-01-01T00:00:00Z","context":{"cwd":"/"}},"id":"e1","timestamp":"2026-01-01T00:00:00Z","parentId":null}"#,
+            "copilot",
+        ),
+        (
+            r#"{"type":"assistant.message_delta","data":{"messageId":"m","deltaContent":"hi"}}"#,
+            "copilot",
+        ),
+        (
+            r#"{"type":"result","sessionId":"c","exitCode":0,"usage":{"premiumRequests":1}}"#,
+            "copilot",
+        ),
         (
             r#"{"type":"init","timestamp":"2026-01-01T00:00:00Z","session_id":"g","model":"gemini-2.5-pro"}"#,
             "gemini",

@@ -21,6 +21,7 @@ mod chat_core;
 mod claude_fidelity;
 mod cli;
 mod codex_fidelity;
+mod copilot;
 mod dialects;
 mod documents;
 mod exit_status;
