@@ -19,7 +19,7 @@ acp\t'Agent Client Protocol traffic (JSON-RPC session/update)'
 cursor-sdk\t'Cursor SDK InteractionUpdate deltas or SDKMessage run stream'
 events\t'cstream\'s own --to events output'
 claude-project\t'Claude Code saved transcripts (~/.claude/projects/*/*.jsonl)'
-codex-rollout\t'Codex saved rollouts (~/.codex/sessions/**/rollout-*.jsonl)'
+codex-rollout\t'Codex saved rollouts (~/.codex/sessions/**/rollout-*.jsonl, .jsonl.zst)'
 gemini-chat\t'Gemini CLI saved chats (~/.gemini/tmp/*/chats/session-*.json)'
 cursor-transcript\t'cursor-agent saved transcripts (~/.cursor/projects/*/agent-transcripts/*/*.jsonl)'
 pi\t'Pi saved sessions (~/.pi/agent/sessions/*/*.jsonl)'"

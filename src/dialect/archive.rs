@@ -25,11 +25,18 @@ pub enum Sniff {
 /// File names a session file can have: the cheap filter that keeps a walk
 /// from opening a Claude session's `tool-results/*.txt` or an agent's
 /// SQLite stores. Every saved-session format cstream reads is JSON Lines or
-/// one JSON document.
+/// one JSON document, possibly zstd-compressed (`.jsonl.zst`: Codex's idle
+/// rollouts).
 pub fn session_name(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| matches!(e, "jsonl" | "json" | "ndjson"))
+    let json = |p: &Path| {
+        p.extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| matches!(e, "jsonl" | "json" | "ndjson"))
+    };
+    if path.extension().is_some_and(|e| e == "zst") {
+        return json(Path::new(path.file_stem().unwrap_or_default()));
+    }
+    json(path)
 }
 
 /// Whether the first block of a file (up to 64 KiB;

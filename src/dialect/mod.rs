@@ -264,7 +264,9 @@ impl Dialect {
             Dialect::ClaudeProject => {
                 "Claude Code saved transcripts (~/.claude/projects/*/*.jsonl)"
             }
-            Dialect::CodexRollout => "Codex saved rollouts (~/.codex/sessions/**/rollout-*.jsonl)",
+            Dialect::CodexRollout => {
+                "Codex saved rollouts (~/.codex/sessions/**/rollout-*.jsonl, .jsonl.zst)"
+            }
             Dialect::GeminiChat => "Gemini CLI saved chats (~/.gemini/tmp/*/chats/session-*.json)",
             Dialect::CursorTranscript => {
                 "cursor-agent saved transcripts (~/.cursor/projects/*/agent-transcripts/*/*.jsonl)"
