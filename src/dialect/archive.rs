@@ -155,6 +155,15 @@ mod tests {
         let claude = br#"{"type":"user","uuid":"u1","parentUuid":null,"isSidechain":false,"sessionId":"s","timestamp":"2025-01-01T00:00:00Z","message":{"role":"user","content":"hi"}}
 "#;
         assert_eq!(sniff(claude, true), Sniff::Session);
+        for (name, session) in [
+            ("rollout-a.jsonl.zst", true),
+            ("a.json.zst", true),
+            ("a.txt.zst", false),
+            ("a.zst", false),
+            ("a.jsonl", true),
+        ] {
+            assert_eq!(session_name(Path::new(name)), session, "{name}");
+        }
         assert_eq!(sniff(b"\x00\x01", true), Sniff::Skip("binary"));
         assert_eq!(sniff(b"  \n", true), Sniff::Skip("empty"));
         assert_eq!(sniff(b"# notes\n", true), Sniff::Skip("not JSON"));

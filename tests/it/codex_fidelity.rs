@@ -675,3 +675,27 @@ fn a_flat_turn_completed_has_no_usage() {
     assert_eq!(results[1]["error"], "the turn was interrupted");
     assert_eq!(results[1]["durationMs"], 15022);
 }
+
+/// `--output-dir` names a compressed rollout's output after its plain name
+/// (`x.jsonl.zst` → `x.txt`, as `x.jsonl` → `x.txt`).
+#[test]
+fn output_dir_names_a_compressed_rollout_as_its_plain_name() {
+    let dir = scratch("outdir");
+    let (input, output) = (dir.join("in"), dir.join("out"));
+    std::fs::create_dir_all(&input).unwrap();
+    std::fs::copy(rollout(COMPRESSED), input.join("rollout-a.jsonl.zst")).unwrap();
+    let run = cstream(
+        &[
+            "--to",
+            "text",
+            "--output-dir",
+            output.to_str().unwrap(),
+            input.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let text = std::fs::read_to_string(output.join("rollout-a.txt")).unwrap();
+    assert!(text.contains("37 rows were skipped"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
