@@ -102,6 +102,13 @@ fn walk(dir: &Path, sniff_now: bool, diag: &mut Diag, out: &mut Expanded) {
             out.skipped += 1;
             continue;
         }
+        // Codex keeps the plain rollout while it still appends to it and
+        // may leave a compressed copy beside it for a moment: the plain
+        // file is the session (as Codex itself reads it).
+        if compressed_twin(path) {
+            out.skipped += 1;
+            continue;
+        }
         candidates.push(entry.into_path());
     }
     if !sniff_now {
@@ -124,6 +131,11 @@ fn walk(dir: &Path, sniff_now: bool, diag: &mut Diag, out: &mut Expanded) {
             Err(e) => diag.error(format_args!("{}: {e}", name(path))),
         }
     }
+}
+
+/// `x.jsonl.zst` beside an `x.jsonl`.
+fn compressed_twin(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "zst") && path.with_extension("").is_file()
 }
 
 /// What the sniffing rule makes of each file, in order. Reading the first
@@ -152,11 +164,24 @@ fn sniff_all(paths: &[PathBuf]) -> Vec<io::Result<Sniff>> {
 }
 
 /// The first block of `path`, and whether it is the whole file.
+///
+/// A zstd-compressed file's block is the first block of what it
+/// decompresses to (`crate::input::zstd`), so that the rule sees its lines.
 fn first_block(path: &Path) -> io::Result<(Vec<u8>, bool)> {
     let f = File::open(path)?;
+    let (block, whole) = block_of(f)?;
+    #[cfg(feature = "zstd")]
+    if crate::input::zstd::is_zstd(&block) {
+        let f = io::BufReader::new(File::open(path)?);
+        return block_of(crate::input::zstd::Decompress::new(f));
+    }
+    Ok((block, whole))
+}
+
+fn block_of(r: impl Read) -> io::Result<(Vec<u8>, bool)> {
     let mut block = Vec::with_capacity(8 * 1024);
     // One byte more than the block tells whether the file goes on.
-    f.take(BINARY_SNIFF_BYTES as u64 + 1)
+    r.take(BINARY_SNIFF_BYTES as u64 + 1)
         .read_to_end(&mut block)?;
     let whole = block.len() <= BINARY_SNIFF_BYTES;
     block.truncate(BINARY_SNIFF_BYTES);

@@ -28,11 +28,18 @@ pub enum Sniff {
 /// File names a session file can have: the cheap filter that keeps a walk
 /// from opening a Claude session's `tool-results/*.txt` or an agent's
 /// SQLite stores. Every saved-session format cstream reads is JSON Lines or
-/// one JSON document.
+/// one JSON document, possibly zstd-compressed (`.jsonl.zst`: Codex's idle
+/// rollouts).
 pub fn session_name(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| matches!(e, "jsonl" | "json" | "ndjson"))
+    let json = |p: &Path| {
+        p.extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| matches!(e, "jsonl" | "json" | "ndjson"))
+    };
+    if path.extension().is_some_and(|e| e == "zst") {
+        return json(Path::new(path.file_stem().unwrap_or_default()));
+    }
+    json(path)
 }
 
 /// Whether the first block of a file (up to 64 KiB;
@@ -166,6 +173,15 @@ mod tests {
         let claude = br#"{"type":"user","uuid":"u1","parentUuid":null,"isSidechain":false,"sessionId":"s","timestamp":"2025-01-01T00:00:00Z","message":{"role":"user","content":"hi"}}
 "#;
         assert_eq!(sniff(claude, true), Sniff::Session);
+        for (name, session) in [
+            ("rollout-a.jsonl.zst", true),
+            ("a.json.zst", true),
+            ("a.txt.zst", false),
+            ("a.zst", false),
+            ("a.jsonl", true),
+        ] {
+            assert_eq!(session_name(Path::new(name)), session, "{name}");
+        }
         assert_eq!(sniff(b"\x00\x01", true), Sniff::Skip("binary"));
         assert_eq!(sniff(b"  \n", true), Sniff::Skip("empty"));
         assert_eq!(sniff(b"# notes\n", true), Sniff::Skip("not JSON"));

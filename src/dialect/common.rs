@@ -397,7 +397,8 @@ pub(crate) fn openai_usage(m: &Members<'_>) -> Option<Usage> {
     Some(Usage {
         input: get("input_tokens")?,
         output: get("output_tokens")?,
-        cache_read: get("cached_input_tokens"),
+        // Some Codex builds spell it `cache_read_input_tokens`.
+        cache_read: get("cached_input_tokens").or_else(|| get("cache_read_input_tokens")),
         cache_write: get("cache_write_input_tokens"),
         ..Usage::default()
     })

@@ -239,11 +239,16 @@ pub fn record_kind(raw: &str) -> String {
     let s = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_owned);
     for key in ["type", "event", "kind", "method", "record_type"] {
         if let Some(t) = s(m.get(key)) {
-            let sub =
-                s(m.get("subtype")).or_else(|| s(m.get("payload").and_then(|p| p.get("type"))));
-            return match sub {
-                Some(sub) => format!("{t}/{sub}"),
-                None => t,
+            let payload = m.get("payload");
+            let sub = s(m.get("subtype")).or_else(|| s(payload.and_then(|p| p.get("type"))));
+            // Codex's `item_completed` names its item's type too.
+            let item = s(payload
+                .and_then(|p| p.get("item"))
+                .and_then(|i| i.get("type")));
+            return match (sub, item) {
+                (Some(sub), Some(item)) => format!("{t}/{sub}/{item}"),
+                (Some(sub), None) => format!("{t}/{sub}"),
+                (None, _) => t,
             };
         }
     }
@@ -320,7 +325,9 @@ impl Dialect {
             Dialect::ClaudeProject => {
                 "Claude Code saved transcripts (~/.claude/projects/*/*.jsonl)"
             }
-            Dialect::CodexRollout => "Codex saved rollouts (~/.codex/sessions/**/rollout-*.jsonl)",
+            Dialect::CodexRollout => {
+                "Codex saved rollouts (~/.codex/sessions/**/rollout-*.jsonl, .jsonl.zst)"
+            }
             Dialect::GeminiChat => "Gemini CLI saved chats (~/.gemini/tmp/*/chats/session-*.json)",
             Dialect::CursorTranscript => {
                 "cursor-agent saved transcripts (~/.cursor/projects/*/agent-transcripts/*/*.jsonl)"
@@ -797,6 +804,12 @@ mod tests {
         assert_eq!(
             record_kind(r#"{"type":"event_msg","payload":{"type":"item_completed"}}"#),
             "event_msg/item_completed"
+        );
+        assert_eq!(
+            record_kind(
+                r#"{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"Plan"}}}"#
+            ),
+            "event_msg/item_completed/Plan"
         );
         assert_eq!(
             record_kind(r#"{"event":"step_update","step_update":{}}"#),

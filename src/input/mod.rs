@@ -21,6 +21,7 @@ use crate::diag::{Diag, Warn, excerpt};
 use crate::json::hex4;
 
 mod document;
+pub mod zstd;
 
 /// Read buffer size.
 pub const READ_BUFFER_BYTES: usize = 128 * 1024;

@@ -1210,43 +1210,17 @@ fn one_input<R: Read>(
     p.records = 0;
     p.unknown_records = 0;
     p.dialect_checked = false;
-    let mut rest = Vec::new();
     let framed = match first_block(&mut reader, p.live) {
         Err(e) => Err(FrameError::Read(e)),
-        Ok(first) if sniff && !found_session(&first, &mut reader, &mut rest) => {
-            // Not a session: skipped and counted, as if the walk had not
-            // listed it.
-            if let Some(files) = &mut p.files {
-                files.skipped += 1;
+        Ok(first) if crate::input::zstd::is_zstd(&first) => {
+            match compressed_input(p, framer, first, reader, diag, sniff) {
+                Some(r) => r,
+                None => return Ok(false),
             }
-            return Ok(false);
         }
-        Ok(first)
-            if p.parser.detecting() && crate::dialect::foreign::sniff_text(&first).is_some() =>
-        {
-            let agent = crate::dialect::foreign::sniff_text(&first).expect("checked");
-            not_read(agent, 1, diag);
-            Ok(())
-        }
-        Ok(mut first) => match memchr::memchr(0, &first) {
-            // Not valid input: counted like a bad line (exit status 1), and
-            // nothing of it is read; it ends like an input without events
-            // (a session without a result), so every format still gives
-            // one well-formed, empty session for it.
-            Some(at) => {
-                let line = 1 + memchr::memchr_iter(b'\n', &first[..at]).count() as u64;
-                diag.bad_lines += 1;
-                diag.warn(
-                    Warn::NotJson,
-                    line,
-                    format_args!("binary data (a NUL byte at offset {at}); skipping this input"),
-                );
-                Ok(())
-            }
-            None => {
-                first.append(&mut rest);
-                framer.run(io::Cursor::new(first).chain(reader), p, diag)
-            }
+        Ok(first) => match plain_input(p, framer, first, reader, diag, sniff) {
+            Some(r) => r,
+            None => return Ok(false),
         },
     };
     match framed {
@@ -1309,6 +1283,104 @@ fn not_read(agent: &str, line: u64, diag: &mut Diag) {
              (docs/dialects.md#not-a-format-cstream-reads)"
         ),
     );
+}
+
+/// Frame an input whose first block is `first` (and the rest `reader`):
+/// skipped unread when it is binary, or when it is a walked file (`sniff`)
+/// that is not a session (`None`: counted as skipped).
+fn plain_input<R: Read>(
+    p: &mut Pipeline<'_>,
+    framer: &mut Framer,
+    mut first: Vec<u8>,
+    mut reader: R,
+    diag: &mut Diag,
+    sniff: bool,
+) -> Option<Result<(), FrameError>> {
+    let mut rest = Vec::new();
+    if sniff && !found_session(&first, &mut reader, &mut rest) {
+        // Not a session: skipped and counted, as if the walk had not
+        // listed it.
+        if let Some(files) = &mut p.files {
+            files.skipped += 1;
+        }
+        return None;
+    }
+    if p.parser.detecting()
+        && let Some(agent) = crate::dialect::foreign::sniff_text(&first)
+    {
+        not_read(agent, 1, diag);
+        return Some(Ok(()));
+    }
+    Some(match memchr::memchr(0, &first) {
+        // Not valid input: counted like a bad line (exit status 1), and
+        // nothing of it is read; it ends like an input without events
+        // (a session without a result), so every format still gives
+        // one well-formed, empty session for it.
+        Some(at) => {
+            let line = 1 + memchr::memchr_iter(b'\n', &first[..at]).count() as u64;
+            diag.bad_lines += 1;
+            diag.warn(
+                Warn::NotJson,
+                line,
+                format_args!("binary data (a NUL byte at offset {at}); skipping this input"),
+            );
+            Ok(())
+        }
+        None => {
+            first.append(&mut rest);
+            framer.run(io::Cursor::new(first).chain(reader), p, diag)
+        }
+    })
+}
+
+/// A zstd-compressed input (`crate::input::zstd`): decompressed as it is
+/// read, and from then on read as [`plain_input`] reads any other (its
+/// first block sniffed, its lines framed). A decompression error is a read
+/// error naming the file, after the records before it.
+#[cfg(feature = "zstd")]
+fn compressed_input<R: Read>(
+    p: &mut Pipeline<'_>,
+    framer: &mut Framer,
+    first: Vec<u8>,
+    reader: R,
+    diag: &mut Diag,
+    sniff: bool,
+) -> Option<Result<(), FrameError>> {
+    let source = io::BufReader::with_capacity(
+        crate::input::READ_BUFFER_BYTES,
+        io::Cursor::new(first).chain(reader),
+    );
+    let mut decoded = crate::input::zstd::Decompress::new(source);
+    match first_block(&mut decoded, p.live) {
+        Err(e) => Some(Err(FrameError::Read(e))),
+        Ok(first) => plain_input(p, framer, first, decoded, diag, sniff),
+    }
+}
+
+/// Without the `zstd` feature a compressed input is reported and skipped
+/// (a walked one silently, like any file that is not a session).
+#[cfg(not(feature = "zstd"))]
+fn compressed_input<R: Read>(
+    p: &mut Pipeline<'_>,
+    _: &mut Framer,
+    _: Vec<u8>,
+    _: R,
+    diag: &mut Diag,
+    sniff: bool,
+) -> Option<Result<(), FrameError>> {
+    if sniff {
+        if let Some(files) = &mut p.files {
+            files.skipped += 1;
+        }
+        return None;
+    }
+    diag.bad_lines += 1;
+    diag.warn(
+        Warn::NotJson,
+        1,
+        "zstd-compressed input, and this build reads none (cargo feature `zstd`); skipping this input",
+    );
+    Some(Ok(()))
 }
 
 /// Whether a walked file whose first block is `first` is a session: the

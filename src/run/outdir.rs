@@ -81,7 +81,12 @@ fn targets(cfg: &Config, inputs: &[Input], od: &OutputDir) -> Vec<Result<PathBuf
             let (Input::Path(path) | Input::Found(path)) = input else {
                 return Err("standard input has no name to write under --output-dir".to_owned());
             };
-            let target = od.dir.join(name).with_extension(cfg.format.extension());
+            let mut target = od.dir.join(name);
+            // `x.jsonl.zst` is written as `x.<ext>`, as `x.jsonl` is.
+            if target.extension().is_some_and(|e| e == "zst") {
+                target.set_extension("");
+            }
+            let target = target.with_extension(cfg.format.extension());
             if let Some(first) = seen.insert(target.clone(), i) {
                 let (Input::Path(other) | Input::Found(other)) = &inputs[first] else {
                     unreachable!("only files have targets")

@@ -367,3 +367,348 @@ fn a_subagent_spawned_without_history_keeps_its_own_first_turn() {
         "a notice of a copy that is not there"
     );
 }
+
+// ------------------------------------------------ format drift, 2026
+
+/// The texts of the events of one type.
+fn texts_of(evs: &[Value], kind: &str) -> Vec<String> {
+    evs.iter()
+        .filter(|e| ty(e) == kind)
+        .map(|e| e["text"].as_str().unwrap_or("").to_owned())
+        .collect()
+}
+
+/// The assistant's text, each `turn_ended` a paragraph break.
+fn answer_text(evs: &[Value]) -> String {
+    let mut s = String::new();
+    for e in evs {
+        match ty(e) {
+            "text_delta" => s.push_str(e["text"].as_str().unwrap()),
+            "turn_ended" if !s.is_empty() && !s.ends_with('\n') => s.push('\n'),
+            _ => {}
+        }
+    }
+    s
+}
+
+/// A scratch directory of this test process.
+fn scratch(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("cstream-codex-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// 0.147: `item_completed` items say again what the history says (prompt,
+/// reasoning, command, answer), in either order: each is written once; a
+/// command only in an item is read from it; an item type cstream does not
+/// read is kept as `unknown`, not dropped.
+#[test]
+fn item_completed_items_are_said_once() {
+    let evs = file_events(&rollout(
+        "item-completed_prompt-reasoning-command-answer-once_0.147.jsonl",
+    ));
+    assert_eq!(
+        texts_of(&evs, "user_message"),
+        [
+            "Why does `cargo test` fail on the rounding module?",
+            "Fix it and rerun."
+        ]
+    );
+    assert_eq!(
+        texts_of(&evs, "thinking_delta"),
+        ["**Running the failing test first**"]
+    );
+    let answer = answer_text(&evs);
+    assert_eq!(answer.matches("rounds 2.5 up").count(), 1, "{answer}");
+    assert_eq!(
+        answer.matches("all 12 rounding tests pass").count(),
+        1,
+        "{answer}"
+    );
+    // The history's call, repeated by its item: once, failed with its code.
+    call(&evs, "tool_call_started", "call_Rt7x2");
+    let failed = call(&evs, "tool_call_completed", "call_Rt7x2");
+    assert_eq!(failed["ok"], false);
+    assert_eq!(failed["exitCode"], 101);
+    // Only in an item: the command (less its shell wrapper), exit code,
+    // output and duration come from it.
+    let start = call(&evs, "tool_call_started", "call_Q8m1");
+    assert_eq!(start["command"], "cargo test -p ledger rounding");
+    let end = call(&evs, "tool_call_completed", "call_Q8m1");
+    assert_eq!(end["ok"], true);
+    assert_eq!(end["exitCode"], 0);
+    assert_eq!(end["durationMs"], 1904);
+    assert!(end["output"].as_str().unwrap().contains("12 passed"));
+    // Usage: the last running total.
+    assert_eq!(usage_sums(&evs), (26040, 401));
+    // An item type cstream does not read (here a made-up `Extension`) is
+    // kept as an `unknown` event, not dropped.
+    let raw = std::fs::read_to_string(rollout(
+        "item-completed_prompt-reasoning-command-answer-once_0.147.jsonl",
+    ))
+    .unwrap();
+    let extension = r#"{"timestamp":"2026-08-12T10:01:03.010Z","type":"event_msg","payload":{"type":"item_completed","thread_id":"t","turn_id":"turn-2","item":{"type":"Extension","kind":"future.widget","id":"ext-1"}}}"#;
+    let with = format!("{raw}{extension}\n");
+    let run = cstream(
+        &["--to", "events", "--from", "codex-rollout"],
+        with.as_bytes(),
+    );
+    // …and said once at the end (docs/dialects.md#drift).
+    let last = with.lines().count();
+    assert_eq!(
+        run.stderr,
+        format!(
+            "cstream: warning: codex-rollout: 1 record of type \"event_msg/item_completed/Extension\" \
+             not understood (kept as unknown events; first at -:{last})\n"
+        )
+    );
+    let evs = events(&run.out());
+    let unknown: Vec<&Value> = evs.iter().filter(|e| ty(e) == "unknown").collect();
+    assert_eq!(unknown.len(), 1, "{unknown:?}");
+    assert!(unknown[0].to_string().contains("future.widget"));
+}
+
+/// 0.148: no `user_message` event, no `session_meta`: the typed prompt is
+/// the history's user message; the AGENTS.md and environment messages
+/// beside it are not prompts.
+#[test]
+fn the_typed_prompt_only_in_the_history_is_the_prompt() {
+    let evs = file_events(&rollout(
+        "typed-prompt-only-in-history_no-session-meta_0.148.jsonl",
+    ));
+    assert_eq!(
+        texts_of(&evs, "user_message"),
+        ["List the handlers that still use the old auth middleware."]
+    );
+    let answer = answer_text(&evs);
+    assert_eq!(answer.matches("Two handlers").count(), 1, "{answer}");
+    assert_eq!(usage_sums(&evs), (10610, 90));
+}
+
+/// 0.150: `content_item_kinds` labels each part of a user message: only
+/// `user.text` parts are typed input; injected context (AGENTS.md, the
+/// environment, a skill, a hook's context) is not a prompt.
+#[test]
+fn content_item_kinds_tell_typed_input_from_injected_context() {
+    let evs = file_events(&rollout("content-item-kinds_typed-vs-injected_0.150.jsonl"));
+    assert_eq!(
+        texts_of(&evs, "user_message"),
+        ["Bump the footer year to 2026."]
+    );
+    // The FileChange item repeats the history's apply_patch: one call.
+    call(&evs, "tool_call_started", "call_P1");
+    call(&evs, "tool_call_completed", "call_P1");
+    assert!(!evs.iter().any(|e| ty(e) == "unknown"));
+}
+
+/// 0.151: `token_usage_record` beside `token_count` counts the same
+/// responses: the usage is the sum of the unique responses' usage (by
+/// `response_id`, the compaction's copy and a repeat left out), computed
+/// here from the raw file, never record plus count.
+#[test]
+fn token_usage_records_are_counted_once() {
+    let path = rollout("token-usage-record_beside-token-count_deduped_0.151.jsonl");
+    let raw = std::fs::read_to_string(&path).unwrap();
+    let mut seen = std::collections::HashSet::new();
+    let (mut input, mut output, mut write) = (0, 0, 0);
+    for line in raw.lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        if v["type"] == "token_usage_record" && seen.insert(v["payload"]["response_id"].clone()) {
+            let u = &v["payload"]["usage"];
+            input += u["input_tokens"].as_u64().unwrap();
+            output += u["output_tokens"].as_u64().unwrap();
+            write += u["cache_write_input_tokens"].as_u64().unwrap_or(0);
+        }
+    }
+    let evs = file_events(&path);
+    assert_eq!(usage_sums(&evs), (input, output));
+    let writes: u64 = evs
+        .iter()
+        .filter(|e| ty(e) == "usage_delta")
+        .map(|e| e["deltaCacheWrite"].as_u64().unwrap_or(0))
+        .sum();
+    assert_eq!(writes, write);
+    let result = evs.iter().find(|e| ty(e) == "result").unwrap();
+    assert_eq!(result["usage"]["inputTokens"], input);
+    assert_eq!(result["usage"]["cacheWriteTokens"], write);
+    // The prompts: the history's labelled message and the item say the
+    // first once.
+    assert_eq!(
+        texts_of(&evs, "user_message"),
+        [
+            "How many rows did last night's load skip?",
+            "Compact and summarise."
+        ]
+    );
+}
+
+const COMPRESSED: &str = "idle-compressed_0.151.jsonl.zst";
+const COMPRESSED_FROM: &str = "token-usage-record_beside-token-count_deduped_0.151.jsonl";
+
+/// A `.jsonl.zst` rollout (Codex 0.137+ compresses idle ones) is read by
+/// its magic bytes: every format gives exactly what its plain source gives,
+/// named on the command line or found in a directory (where a plain twin
+/// beside it wins, as in Codex).
+#[test]
+fn a_compressed_rollout_converts_as_its_plain_source() {
+    let (z, plain) = (rollout(COMPRESSED), rollout(COMPRESSED_FROM));
+    for to in ["events", "text", "openai-json", "documents"] {
+        let a = cstream_file(&["--to", to], &z);
+        let b = cstream_file(&["--to", to], &plain);
+        assert_eq!(a.code, 0, "{to}: {}", a.stderr);
+        assert!(a.stderr.is_empty(), "{to}: {}", a.stderr);
+        assert_eq!(a.out(), b.out(), "{to}");
+    }
+    let dir = scratch("walk");
+    std::fs::copy(&z, dir.join("rollout-2026-09-10T16-00-00-a.jsonl.zst")).unwrap();
+    let d = dir.to_str().unwrap();
+    let walked = cstream(&["--to", "events", d], b"");
+    assert_eq!(walked.code, 0, "{}", walked.stderr);
+    assert_eq!(
+        walked.out(),
+        cstream_file(&["--to", "events"], &plain).out()
+    );
+    // The plain twin is the session; the compressed copy is skipped.
+    std::fs::copy(&plain, dir.join("rollout-2026-09-10T16-00-00-a.jsonl")).unwrap();
+    let both = cstream(&["--to", "events", "--stats", d], b"");
+    assert_eq!(both.out(), walked.out());
+    assert!(both.stderr.contains("files=1 "), "{}", both.stderr);
+    assert!(both.stderr.contains("files_skipped=1"), "{}", both.stderr);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A compressed rollout cut short or corrupt: an error naming the file
+/// (exit status 2), and the records decompressed before the damage are
+/// all there, in order; nothing else is lost.
+#[cfg(feature = "zstd")]
+#[test]
+fn a_truncated_or_corrupt_compressed_rollout_keeps_what_came_before() {
+    let mut plain = String::new();
+    plain.push_str(r#"{"timestamp":"2026-06-01T00:00:00.000Z","type":"session_meta","payload":{"id":"s-zst","cwd":"/w","cli_version":"0.137.0"}}"#);
+    plain.push('\n');
+    plain.push_str(r#"{"timestamp":"2026-06-01T00:00:00.000Z","type":"turn_context","payload":{"cwd":"/w","model":"gpt-5.3-codex"}}"#);
+    plain.push('\n');
+    let turns = 3000;
+    for i in 0..turns {
+        // Varied text, so that the compressed data has many blocks.
+        let noise: String = (0..8)
+            .map(|k| format!("{:x}", (i as u64 * 2654435761 + k) % 65521))
+            .collect();
+        plain.push_str(&format!(
+            r#"{{"timestamp":"2026-06-01T00:00:01.000Z","type":"event_msg","payload":{{"type":"user_message","message":"prompt {i} {noise}"}}}}"#
+        ));
+        plain.push('\n');
+        plain.push_str(&format!(
+            r#"{{"timestamp":"2026-06-01T00:00:02.000Z","type":"response_item","payload":{{"type":"message","role":"assistant","content":[{{"type":"output_text","text":"answer {i} {noise}"}}]}}}}"#
+        ));
+        plain.push('\n');
+    }
+    let z = ruzstd::encoding::compress_to_vec(
+        plain.as_bytes(),
+        ruzstd::encoding::CompressionLevel::Fastest,
+    );
+    let dir = scratch("cut");
+    let mut corrupt = z.clone();
+    let mid = z.len() / 2;
+    corrupt[mid] ^= 0x5a;
+    corrupt[mid + 1] ^= 0xa5;
+    for (name, bytes) in [
+        ("rollout-cut.jsonl.zst", &z[..z.len() * 3 / 5]),
+        ("rollout-bad.jsonl.zst", &corrupt[..]),
+    ] {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let run = cstream_file(&["--to", "events"], &path);
+        assert_eq!(run.code, 2, "{name}: {}", run.stderr);
+        assert!(run.stderr.contains(name), "{name}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("truncated or corrupt"),
+            "{name}: {}",
+            run.stderr
+        );
+        let evs = events(&run.out());
+        let prompts = texts_of(&evs, "user_message");
+        assert!(
+            prompts.len() > 100,
+            "{name}: only {} prompts",
+            prompts.len()
+        );
+        assert!(prompts.len() < turns, "{name}: the damage was not seen");
+        for (i, p) in prompts.iter().enumerate() {
+            assert!(p.starts_with(&format!("prompt {i} ")), "{name}: {p}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `codex exec --json` 0.152: `turn.completed.usage` is the thread's
+/// running total (with cache writes and reasoning): each turn's session
+/// counts its own part, and the increments add up to the last total;
+/// `collab_tool_call` items (spawn, wait) are calls started and completed
+/// once.
+#[test]
+fn exec_usage_is_the_threads_running_total() {
+    let path = fixtures_dir()
+        .join("codex")
+        .join("collab-tool-call_cumulative-usage-two-turns_0.152.jsonl");
+    let evs = file_events(&path);
+    let results: Vec<&Value> = evs.iter().filter(|e| ty(e) == "result").collect();
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0]["usage"]["inputTokens"], 24310);
+    assert_eq!(results[0]["usage"]["outputTokens"], 612);
+    assert_eq!(results[1]["usage"]["inputTokens"], 41020 - 24310);
+    assert_eq!(results[1]["usage"]["outputTokens"], 790 - 612);
+    assert_eq!(usage_sums(&evs), (41020, 790));
+    for id in ["item_1", "item_3"] {
+        assert_eq!(call(&evs, "tool_call_started", id)["toolName"], "task");
+        assert_eq!(call(&evs, "tool_call_completed", id)["ok"], true);
+    }
+}
+
+/// A flat `turn.completed {turn_id, status, duration_ms}` (0.147) has no
+/// usage: unknown, not zero; an interrupted turn is a failed session.
+#[test]
+fn a_flat_turn_completed_has_no_usage() {
+    let path = fixtures_dir()
+        .join("codex")
+        .join("flat-turn-completed_status-duration-no-usage_0.147.jsonl");
+    let evs = file_events(&path);
+    assert!(!evs.iter().any(|e| ty(e) == "usage_delta"));
+    let results: Vec<&Value> = evs.iter().filter(|e| ty(e) == "result").collect();
+    assert_eq!(results.len(), 2);
+    assert!(
+        results
+            .iter()
+            .all(|r| r.get("usage").is_none_or(Value::is_null))
+    );
+    assert_eq!(results[0]["ok"], true);
+    assert_eq!(results[0]["durationMs"], 4210);
+    assert_eq!(results[1]["ok"], false);
+    assert_eq!(results[1]["error"], "the turn was interrupted");
+    assert_eq!(results[1]["durationMs"], 15022);
+}
+
+/// `--output-dir` names a compressed rollout's output after its plain name
+/// (`x.jsonl.zst` → `x.txt`, as `x.jsonl` → `x.txt`).
+#[test]
+fn output_dir_names_a_compressed_rollout_as_its_plain_name() {
+    let dir = scratch("outdir");
+    let (input, output) = (dir.join("in"), dir.join("out"));
+    std::fs::create_dir_all(&input).unwrap();
+    std::fs::copy(rollout(COMPRESSED), input.join("rollout-a.jsonl.zst")).unwrap();
+    let run = cstream(
+        &[
+            "--to",
+            "text",
+            "--output-dir",
+            output.to_str().unwrap(),
+            input.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let text = std::fs::read_to_string(output.join("rollout-a.txt")).unwrap();
+    assert!(text.contains("37 rows were skipped"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

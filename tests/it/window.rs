@@ -132,7 +132,13 @@ fn output_dir_writes_only_files_with_a_session_inside() {
             let p = e.path();
             let out = cstream_file(&["--to", "events"], &p).out();
             let t = sessions(&out).iter().find_map(|g| g.0)?;
-            Some((p.file_stem()?.to_string_lossy().into_owned(), t))
+            // A compressed `x.jsonl.zst` is written as `x.ndjson`.
+            let plain = if p.extension().is_some_and(|e| e == "zst") {
+                p.with_extension("")
+            } else {
+                p
+            };
+            Some((plain.file_stem()?.to_string_lossy().into_owned(), t))
         })
         .collect();
     let max = starts.iter().map(|s| s.1).max().unwrap();

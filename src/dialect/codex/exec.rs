@@ -145,10 +145,22 @@ impl CodexParser {
                     self.last_total = t;
                 }
                 out(Item::Event(Event::new(Kind::TurnEnded { usage: turn })))?;
+                // 0.147 and later may say how the turn ended (`completed`,
+                // `interrupted`, `failed`) and how long it took.
+                let status = line.status.as_deref().unwrap_or("completed");
+                let ok = status == "completed";
                 out(Item::Event(Event::new(Kind::Result(SessionResult {
-                    ok: true,
+                    ok,
                     text: self.last_message.take().map(Cow::Owned),
                     usage: session,
+                    duration_ms: line.duration_ms.0.and_then(|d| u64::try_from(d).ok()),
+                    error: (!ok).then(|| {
+                        Cow::Owned(match status {
+                            "interrupted" => "the turn was interrupted".to_owned(),
+                            "failed" => "the turn failed".to_owned(),
+                            s => format!("the turn ended: {s}"),
+                        })
+                    }),
                     ..SessionResult::default()
                 }))))?;
                 self.turn_done = true;

@@ -73,6 +73,12 @@ struct Line<'a> {
     /// The legacy form's second line: the prompt.
     #[serde(borrow, default)]
     prompt: LaxStr<'a>,
+    /// `turn.completed` of 0.147 and later: how the turn ended and how long
+    /// it took (beside, or instead of, its usage).
+    #[serde(borrow, default)]
+    status: LaxStr<'a>,
+    #[serde(default)]
+    duration_ms: crate::json::LaxInt,
 }
 
 /// Detection: a dotted `type` (`thread.started`, `item.completed`, …), or

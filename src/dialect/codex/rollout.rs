@@ -69,6 +69,88 @@ use crate::json::{LaxStr, Members, raw_as_str};
 use crate::time::iso_ms;
 
 /// The dialect's name (`--from`, `session_started.dialect`).
+/// The `event_msg` types of Codex's protocol (codex-rs/protocol) that repeat
+/// what the history records (messages, reasoning, calls and their ends), or
+/// are the interface's own state (deltas, approvals, listings, startup): read
+/// and left out. A type on no list is kept as `unknown`.
+const EVENTS_SHOWN_ELSEWHERE: &[&str] = &[
+    "agent_message",
+    "agent_message_delta",
+    "agent_message_content_delta",
+    "agent_reasoning",
+    "agent_reasoning_delta",
+    "agent_reasoning_raw_content",
+    "agent_reasoning_raw_content_delta",
+    "agent_reasoning_section_break",
+    "reasoning_content_delta",
+    "reasoning_raw_content_delta",
+    "session_configured",
+    "thread_settings_applied",
+    "thread_name_updated",
+    "model_reroute",
+    "mcp_startup_update",
+    "mcp_startup_complete",
+    "mcp_tool_call_begin",
+    "mcp_tool_call_end",
+    "mcp_list_tools_response",
+    "web_search_begin",
+    "web_search_end",
+    "image_generation_begin",
+    "image_generation_end",
+    "exec_command_begin",
+    "exec_command_output_delta",
+    "terminal_interaction",
+    "view_image_tool_call",
+    "exec_approval_request",
+    "apply_patch_approval_request",
+    "request_permissions",
+    "request_user_input",
+    "elicitation_request",
+    "dynamic_tool_call_request",
+    "dynamic_tool_call_response",
+    "patch_apply_begin",
+    "patch_apply_end",
+    "turn_diff",
+    "plan_update",
+    "plan_delta",
+    "get_history_entry_response",
+    "list_custom_prompts_response",
+    "list_skills_response",
+    "list_remote_skills_response",
+    "remote_skill_downloaded",
+    "skills_update_available",
+    "deprecation_notice",
+    "background_event",
+    "stream_error",
+    "warning",
+    "undo_started",
+    "undo_completed",
+    "context_compacted",
+    "thread_rolled_back",
+    "shutdown_complete",
+    "entered_review_mode",
+    "exited_review_mode",
+    "raw_response_item",
+    "item_started",
+    "hook_started",
+    "hook_completed",
+    "conversation_path",
+    "collab_agent_spawn_begin",
+    "collab_agent_spawn_end",
+    "collab_agent_interaction_begin",
+    "collab_agent_interaction_end",
+    "collab_waiting_begin",
+    "collab_waiting_end",
+    "collab_close_begin",
+    "collab_close_end",
+    "collab_resume_begin",
+    "collab_resume_end",
+    "realtime_conversation_started",
+    "realtime_conversation_realtime",
+    "realtime_conversation_closed",
+    "token_count",
+];
+
 pub const NAME: &str = "codex-rollout";
 
 /// The wrapper's `type`s.
@@ -78,6 +160,7 @@ const WRAPPED: &[&str] = &[
     "response_item",
     "event_msg",
     "compacted",
+    "token_usage_record",
 ];
 
 /// Detection: a wrapped line (`{type, payload}` with one of the rollout's
@@ -171,6 +254,15 @@ struct Payload<'a> {
     // session_meta: when the session was created
     #[serde(borrow, default, rename = "timestamp")]
     created: LaxStr<'a>,
+    // session_meta: the version of Codex that wrote the rollout
+    #[serde(borrow, default)]
+    cli_version: LaxStr<'a>,
+    // item_completed (0.147 and later)
+    #[serde(borrow, default)]
+    item: Option<&'a RawValue>,
+    // a user message's origin labels (`content_item_kinds`, 0.150 and later)
+    #[serde(borrow, default)]
+    internal_chat_message_metadata_passthrough: Option<&'a RawValue>,
 }
 
 /// Parser state for one rollout.
@@ -245,6 +337,30 @@ pub struct CodexRolloutParser {
     turn_bytes: usize,
     /// Records a fork copied from its parent, not yet said.
     copied: u64,
+    /// The typed prompt just written (the history's user message and the
+    /// `user_message` or `item_completed` event that follows it say it
+    /// twice): a repeat right after it is the same prompt.
+    last_prompt: Option<String>,
+    /// A prompt came as an event (`user_message`, `item_completed`
+    /// `UserMessage`): the history's user messages are not prompts.
+    event_prompts: bool,
+    /// The rollout was written by Codex 0.148 or later (or names no
+    /// version), where the typed prompt may be only in the history.
+    history_prompts: bool,
+    /// Texts of this turn's assistant messages and reasoning, by source
+    /// (hashes): the history and `item_completed` items say them both, in
+    /// either order; each copy is written once.
+    history_texts: Vec<u64>,
+    item_texts: Vec<u64>,
+    /// Calls of this turn already completed (an `item_completed` command
+    /// repeats the history's call, or stands in for it).
+    done_calls: CallTable<()>,
+    /// `token_usage_record`s are the usage (0.151 and later): the
+    /// `token_count` totals beside them count the same responses.
+    usage_records: bool,
+    /// Responses whose usage record was counted (a record is repeated in
+    /// a compaction's copy and in a resumed thread's history).
+    responses: CallTable<()>,
 }
 
 /// An open call: its normalized name, and a shell call's command line.
@@ -386,29 +502,51 @@ impl CodexRolloutParser {
 
     fn emit<'a>(&mut self, ts: Option<i64>, kind: Kind<'a>, out: Out<'_, 'a>) -> io::Result<()> {
         self.open(out)?;
+        if !matches!(kind, Kind::UserMessage { .. }) {
+            self.last_prompt = None;
+        }
         self.after_text = matches!(kind, Kind::TextDelta { .. });
         out(Item::Event(Event::at(ts, kind)))
+    }
+
+    /// A typed prompt, from whichever record says it (once when two say it
+    /// one after the other).
+    fn prompt<'a>(&mut self, ts: Option<i64>, text: Str<'a>, out: Out<'_, 'a>) -> io::Result<()> {
+        if self.last_prompt.as_deref() == Some(text.as_ref()) {
+            return Ok(());
+        }
+        self.last_prompt = Some(text.to_string());
+        self.history_texts.clear();
+        self.item_texts.clear();
+        self.done_calls = CallTable::default();
+        self.turn_open = true;
+        if !self.started && self.model.is_none() {
+            // The turn's context (with the model) follows the prompt: hold
+            // the prompt until then.
+            self.pending_prompt = Some((ts, text.into_owned()));
+            return Ok(());
+        }
+        self.emit(ts, Kind::UserMessage { text }, out)
     }
 
     /// A payload of the interface's events.
     fn event_msg<'a>(
         &mut self,
+        rec: &'a str,
         p: Payload<'a>,
         ts: Option<i64>,
         out: Out<'_, 'a>,
     ) -> io::Result<()> {
         match p.ty.as_deref() {
             Some("user_message") => {
+                self.event_prompts = true;
                 let text = p.message.get().unwrap_or_default();
-                if !self.started && self.model.is_none() {
-                    // The turn's context (with the model) follows the
-                    // prompt: hold the prompt until then.
-                    self.turn_open = true;
-                    self.pending_prompt = Some((ts, text.into_owned()));
-                    return Ok(());
-                }
-                self.turn_open = true;
-                self.emit(ts, Kind::UserMessage { text }, out)
+                self.prompt(ts, text, out)
+            }
+            Some("item_completed") => self.item_completed(rec, p.item, ts, out),
+            Some("token_count") if self.usage_records => {
+                // The usage records count the same responses.
+                Ok(())
             }
             Some("token_count") => {
                 let Some(total) = p
@@ -466,7 +604,13 @@ impl CodexRolloutParser {
             // The rest repeats the history (`agent_message`,
             // `agent_reasoning`, `patch_apply_*`, `mcp_tool_call_end`, …) or
             // is the interface's own state (rate limits).
-            _ => Ok(()),
+            Some(t) if EVENTS_SHOWN_ELSEWHERE.contains(&t) => Ok(()),
+            // A type of Codex's protocol this reader does not know: kept,
+            // and counted (docs/dialects.md#drift).
+            _ => {
+                self.open(out)?;
+                keep_unknown(rec, out).map(drop)
+            }
         }
     }
 
@@ -485,14 +629,11 @@ impl CodexRolloutParser {
                 };
                 match p.role.as_deref() {
                     Some("assistant") => {
-                        if self.after_text {
-                            // One message ended and another begins: two
-                            // paragraphs, never "Looking now.All done.".
-                            self.emit(ts, Kind::TurnEnded { usage: None }, out)?;
+                        let parts: Vec<Str<'a>> = texts(content).collect();
+                        if said_by_other(&mut self.item_texts, &mut self.history_texts, &parts) {
+                            return Ok(Parsed::Done);
                         }
-                        for text in texts(content) {
-                            self.emit(ts, Kind::TextDelta { text }, out)?;
-                        }
+                        self.assistant_text(ts, parts, out)?;
                     }
                     // The wrapped shape's prompts are its `user_message`
                     // events; the older shape has only these.
@@ -511,19 +652,23 @@ impl CodexRolloutParser {
                             )?;
                         }
                     }
+                    // From 0.148 on the typed prompt may be only here; the
+                    // origin labels (0.150) tell it from injected context.
+                    Some("user") => {
+                        if let Some(text) = self.typed_prompt(&p) {
+                            self.prompt(ts, Cow::Owned(text), out)?;
+                        }
+                    }
                     // Developer and system instructions are the agent's own.
                     _ => {}
                 }
             }
             Some("reasoning") => {
-                let mut any = false;
-                for text in p.summary.into_iter().flat_map(texts) {
-                    any = true;
-                    self.emit(ts, Kind::ThinkingDelta { text }, out)?;
+                let parts: Vec<Str<'a>> = p.summary.into_iter().flat_map(texts).collect();
+                if said_by_other(&mut self.item_texts, &mut self.history_texts, &parts) {
+                    return Ok(Parsed::Done);
                 }
-                if any {
-                    self.emit(ts, Kind::ThinkingCompleted { duration_ms: None }, out)?;
-                }
+                self.thinking(ts, parts, out)?;
             }
             Some("function_call") => {
                 let id = p.call_id.get().unwrap_or_default();
@@ -586,7 +731,7 @@ impl CodexRolloutParser {
         start: ToolStart<'a>,
         out: Out<'_, 'a>,
     ) -> io::Result<()> {
-        if self.calls.contains(&start.call_id) {
+        if self.calls.contains(&start.call_id) || self.done_calls.contains(&start.call_id) {
             return Ok(());
         }
         let open = Open {
@@ -636,6 +781,13 @@ impl CodexRolloutParser {
         out: Out<'_, 'a>,
     ) -> io::Result<()> {
         let open = self.calls.remove(&id);
+        if open.is_none() && self.done_calls.contains(&id) {
+            // Completed already (by an `item_completed` command).
+            return Ok(());
+        }
+        if !id.is_empty() {
+            self.done_calls.insert(&id, ());
+        }
         let early = self.early_ends.remove(id.as_ref());
         let text = output.and_then(output_text);
         if let Some(open) = &open
@@ -735,6 +887,308 @@ impl CodexRolloutParser {
     }
 }
 
+impl CodexRolloutParser {
+    /// An assistant message's text (a paragraph of its own after another).
+    fn assistant_text<'a>(
+        &mut self,
+        ts: Option<i64>,
+        parts: Vec<Str<'a>>,
+        out: Out<'_, 'a>,
+    ) -> io::Result<()> {
+        if self.after_text {
+            // One message ended and another begins: two paragraphs, never
+            // "Looking now.All done.".
+            self.emit(ts, Kind::TurnEnded { usage: None }, out)?;
+        }
+        for text in parts {
+            self.emit(ts, Kind::TextDelta { text }, out)?;
+        }
+        Ok(())
+    }
+
+    /// A reasoning summary.
+    fn thinking<'a>(
+        &mut self,
+        ts: Option<i64>,
+        parts: Vec<Str<'a>>,
+        out: Out<'_, 'a>,
+    ) -> io::Result<()> {
+        let any = !parts.is_empty();
+        for text in parts {
+            self.emit(ts, Kind::ThinkingDelta { text }, out)?;
+        }
+        if any {
+            self.emit(ts, Kind::ThinkingCompleted { duration_ms: None }, out)?;
+        }
+        Ok(())
+    }
+
+    /// The typed prompt a history user message holds, if it is one: with
+    /// origin labels (`content_item_kinds`, one per content part), its
+    /// `user.text` parts; without them, in a rollout of 0.148 or later that
+    /// gives no prompt events, the message unless it is injected context.
+    fn typed_prompt(&self, p: &Payload<'_>) -> Option<String> {
+        #[derive(Deserialize)]
+        struct Part<'a> {
+            #[serde(borrow, default)]
+            text: LaxStr<'a>,
+        }
+        let parts: Vec<Part> = serde_json::from_str(p.content?.get()).ok()?;
+        let kinds: Option<Vec<crate::json::S>> = p
+            .internal_chat_message_metadata_passthrough
+            .and_then(Members::of)
+            .and_then(|m| m.get("content_item_kinds"))
+            .and_then(|k| serde_json::from_str(k.get()).ok())
+            .filter(|k: &Vec<crate::json::S>| k.len() == parts.len());
+        if let Some(kinds) = kinds {
+            let text: String = parts
+                .iter()
+                .zip(&kinds)
+                .filter(|(_, k)| k.0 == "user.text")
+                .filter_map(|(p, _)| p.text.as_deref())
+                .collect();
+            return (!text.is_empty()).then_some(text);
+        }
+        // A rollout without `session_meta` is of a newer build.
+        let newer = self.history_prompts || !self.has_meta;
+        if self.event_prompts || !newer {
+            return None;
+        }
+        let text: String = parts.iter().filter_map(|p| p.text.as_deref()).collect();
+        (!injected(&text)).then_some(text)
+    }
+
+    /// `event_msg` `item_completed` (0.147 and later): the interface's
+    /// items, PascalCase (`UserMessage`, `AgentMessage`, `Reasoning`,
+    /// `CommandExecution`, …). Most repeat the history; what the history
+    /// lacks (the prompt, an item whose history copy is missing) is read.
+    fn item_completed<'a>(
+        &mut self,
+        rec: &'a str,
+        item: Option<&'a RawValue>,
+        ts: Option<i64>,
+        out: Out<'_, 'a>,
+    ) -> io::Result<()> {
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct It<'a> {
+            #[serde(rename = "type", borrow, default)]
+            ty: LaxStr<'a>,
+            #[serde(borrow, default)]
+            id: LaxStr<'a>,
+            #[serde(borrow, default)]
+            content: Option<&'a RawValue>,
+            #[serde(borrow, default, rename = "summary_text")]
+            summary_text: Option<&'a RawValue>,
+            #[serde(borrow, default, rename = "raw_content")]
+            raw_content: Option<&'a RawValue>,
+            #[serde(borrow, default)]
+            command: Option<&'a RawValue>,
+            #[serde(borrow, default)]
+            status: LaxStr<'a>,
+            #[serde(borrow, default)]
+            aggregated_output: LaxStr<'a>,
+            #[serde(default)]
+            exit_code: crate::json::LaxInt,
+            #[serde(borrow, default)]
+            duration: Option<&'a RawValue>,
+        }
+        let Some(it) = item.and_then(|i| serde_json::from_str::<It<'a>>(i.get()).ok()) else {
+            self.open(out)?;
+            return keep_unknown(rec, out).map(drop);
+        };
+        let strings = |raw: Option<&'a RawValue>| -> Vec<Str<'a>> {
+            raw.and_then(|r| serde_json::from_str::<Vec<crate::json::S<'a>>>(r.get()).ok())
+                .unwrap_or_default()
+                .into_iter()
+                .map(|s| s.0)
+                .filter(|s| !s.is_empty())
+                .collect()
+        };
+        let id = it.id.as_deref().unwrap_or_default();
+        match it.ty.as_deref() {
+            Some("UserMessage") => {
+                // The typed prompt (`UserInput` parts: text, images).
+                self.event_prompts = true;
+                let text: String = it.content.map(texts).into_iter().flatten().collect();
+                self.prompt(ts, Cow::Owned(text), out)
+            }
+            Some("AgentMessage") => {
+                let parts: Vec<Str<'a>> = it.content.map(texts).into_iter().flatten().collect();
+                if said_by_other(&mut self.history_texts, &mut self.item_texts, &parts) {
+                    return Ok(());
+                }
+                self.assistant_text(ts, parts, out)
+            }
+            Some("Reasoning") => {
+                let mut parts = strings(it.summary_text);
+                if parts.is_empty() {
+                    parts = strings(it.raw_content);
+                }
+                if said_by_other(&mut self.history_texts, &mut self.item_texts, &parts) {
+                    return Ok(());
+                }
+                self.thinking(ts, parts, out)
+            }
+            Some("CommandExecution") => {
+                if id.is_empty() || self.calls.contains(id) || self.done_calls.contains(id) {
+                    // The history's call (or its end, still to come, which
+                    // then ends it).
+                    return Ok(());
+                }
+                self.done_calls.insert(id, ());
+                let command = it
+                    .command
+                    .and_then(shell_script)
+                    .or_else(|| it.command.and_then(super::command_text));
+                let args = match &command {
+                    Some(c) => format!("{{\"cmd\":{}}}", crate::json::quote(c)),
+                    None => "{}".to_owned(),
+                };
+                let mut start = ToolStart::new(
+                    Cow::Owned(id.to_owned()),
+                    Cow::Borrowed("shell"),
+                    Json::assembled(args),
+                );
+                start.command = command;
+                self.emit(ts, Kind::started(start), out)?;
+                let mut end = ExecEnd {
+                    exit_code: it.exit_code.0,
+                    status: it.status.as_deref().map(str::to_owned),
+                    output: it.aggregated_output.as_deref().map(str::to_owned),
+                    duration_ms: it.duration.and_then(duration_ms),
+                };
+                if end.status.as_deref() == Some("inProgress") {
+                    end.status = None;
+                }
+                let end = end.into_end(id.to_owned(), "shell".to_owned());
+                self.emit(ts, Kind::completed(end), out)
+            }
+            // The compaction's summary is the `compacted` record.
+            Some("ContextCompaction") => Ok(()),
+            // A tool item the history already called by this id.
+            _ if !id.is_empty() && (self.calls.contains(id) || self.done_calls.contains(id)) => {
+                Ok(())
+            }
+            _ => {
+                self.open(out)?;
+                keep_unknown(rec, out).map(drop)
+            }
+        }
+    }
+
+    /// `token_usage_record` (0.151 and later): one response's usage
+    /// (`usage`) and the thread's running total after it
+    /// (`thread_token_usage`). The total is read (the response's usage
+    /// added to the last total when there is none); a response counted
+    /// already is not counted again; and from the first record on, the
+    /// `token_count` totals (the same responses) are left out.
+    fn usage_record<'a>(
+        &mut self,
+        payload: &'a RawValue,
+        ts: Option<i64>,
+        out: Out<'_, 'a>,
+    ) -> io::Result<()> {
+        let Some(m) = Members::of(payload) else {
+            return Ok(());
+        };
+        if let (Some(thread), Some(own)) = (m.str("thread_id"), self.session_id.as_deref())
+            && thread != own
+            && self.inherited.is_none()
+        {
+            // Another thread's response (a sub-agent's, recorded here).
+            return Ok(());
+        }
+        if let Some(r) = m.str("response_id") {
+            if self.responses.contains(&r) {
+                return Ok(());
+            }
+            self.responses.insert(&r, ());
+        }
+        let usage = |k: &str| m.obj(k).and_then(|u| openai_usage(&u));
+        let total = match (usage("thread_token_usage"), usage("usage")) {
+            (Some(t), _) => t,
+            (None, Some(u)) => self.total.add(&self.base).add(&u),
+            (None, None) => return Ok(()),
+        };
+        self.usage_records = true;
+        if self.inherited.is_some() {
+            self.base = total;
+            self.first_own_total = true;
+            return Ok(());
+        }
+        if std::mem::take(&mut self.first_own_total)
+            && (total.input < self.base.input || total.output < self.base.output)
+        {
+            self.base = Usage::default();
+        }
+        self.usage_seen = true;
+        self.total = total.minus(&self.base);
+        self.open(out)?;
+        out(Item::UsageTotal {
+            ts,
+            usage: self.total,
+        })
+    }
+}
+
+/// The script of a command run through a shell (`["/bin/bash", "-lc",
+/// "cargo test"]`), as the history's call names it.
+fn shell_script(raw: &RawValue) -> Option<Str<'_>> {
+    let argv: Vec<crate::json::S> = serde_json::from_str(raw.get()).ok()?;
+    match argv.as_slice() {
+        [sh, flag, script]
+            if ["bash", "zsh", "sh"]
+                .iter()
+                .any(|s| sh.0.rsplit('/').next() == Some(s))
+                && matches!(flag.0.as_ref(), "-lc" | "-c") =>
+        {
+            Some(script.0.clone())
+        }
+        _ => None,
+    }
+}
+
+/// A Rust `Duration` as serde writes it (`{"secs", "nanos"}`), in ms.
+fn duration_ms(raw: &RawValue) -> Option<u64> {
+    let d = Members::of(raw)?;
+    let secs = u64::try_from(d.int("secs")?).ok()?;
+    let nanos = u64::try_from(d.int("nanos").unwrap_or(0)).ok()?;
+    Some(secs * 1000 + nanos / 1_000_000)
+}
+
+/// Whether a text (its parts) was said already by the other source of the
+/// turn (`theirs`): then that copy is used up; else it is remembered as
+/// said by this one (`ours`). Bounded: a turn keeps its last 256 texts.
+fn said_by_other(theirs: &mut Vec<u64>, ours: &mut Vec<u64>, parts: &[Str<'_>]) -> bool {
+    use std::hash::{Hash, Hasher};
+    if parts.is_empty() {
+        return false;
+    }
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for p in parts {
+        p.as_ref().hash(&mut h);
+    }
+    let h = h.finish();
+    if let Some(i) = theirs.iter().position(|x| *x == h) {
+        theirs.remove(i);
+        return true;
+    }
+    if ours.len() >= 256 {
+        ours.remove(0);
+    }
+    ours.push(h);
+    false
+}
+
+/// Whether a version (`0.150.0`, `0.148.1-alpha.2`) is `0.minor` or later.
+fn at_least(version: &str, minor: u64) -> bool {
+    let mut it = version.split(['.', '-']);
+    let major: u64 = it.next().and_then(|n| n.parse().ok()).unwrap_or(0);
+    let min: u64 = it.next().and_then(|n| n.parse().ok()).unwrap_or(0);
+    major > 0 || min >= minor
+}
+
 /// A call's output: text, and the exit code the shell tools write into
 /// it (`Exit code: N`, `Process exited with code N`, or the older
 /// `{"output", "metadata": {"exit_code"}}` JSON text).
@@ -745,17 +1199,22 @@ fn tool_end<'a>(
     text: Option<Str<'a>>,
 ) -> ToolEnd<'a> {
     let mut exit_code = None;
-    let mut shown = text.clone();
-    if let Some(t) = text.as_deref() {
+    // The text is moved, never copied: a huge output is held once.
+    let mut shown = text;
+    let mut unwrapped = None;
+    if let Some(t) = shown.as_deref() {
         if let Ok(raw) = serde_json::from_str::<&RawValue>(t)
             && let Some(m) = Members::of(raw)
             && let Some(o) = m.str("output")
         {
             exit_code = m.obj("metadata").and_then(|md| md.int("exit_code"));
-            shown = Some(Cow::Owned(o.into_owned()));
+            unwrapped = Some(o.into_owned());
         } else {
             exit_code = exit_line(t);
         }
+    }
+    if let Some(o) = unwrapped {
+        shown = Some(Cow::Owned(o));
     }
     let ok = exit_code.is_none_or(|c| c == 0);
     let mut end = ToolEnd::new(id, Cow::Owned(name.clone()), ok);
@@ -903,6 +1362,8 @@ impl CodexRolloutParser {
     fn roll_back<'a>(&mut self, n: u64, ts: Option<i64>, out: Out<'_, 'a>) -> io::Result<()> {
         let held = std::mem::take(&mut self.turn);
         self.turn_bytes = 0;
+        // The prompt may be typed again after it.
+        self.last_prompt = None;
         let had_turn = held.iter().any(|i| {
             matches!(
                 i,
@@ -1073,7 +1534,9 @@ impl CodexRolloutParser {
         }
         if self.inherited(ts)? {
             if event == Some("token_count") {
-                self.event_msg(p, ts, out)?;
+                self.event_msg(rec, p, ts, out)?;
+            } else if line.ty.as_deref() == Some("token_usage_record") {
+                self.usage_record(payload, ts, out)?;
             }
             return Ok(Parsed::Done);
         }
@@ -1085,6 +1548,7 @@ impl CodexRolloutParser {
                 self.forked_from = p.forked_from_id.as_deref().map(str::to_owned);
                 self.spawned_by = p.source.and_then(spawning_thread);
                 self.created_s = p.created.as_deref().and_then(iso_ms).map(|ms| ms / 1000);
+                self.history_prompts = p.cli_version.as_deref().is_none_or(|v| at_least(v, 148));
             }
             Some("turn_context") => {
                 if let Some(m) = p.model.as_deref() {
@@ -1100,7 +1564,8 @@ impl CodexRolloutParser {
                     self.open(out)?;
                 }
             }
-            Some("event_msg") => self.event_msg(p, ts, out)?,
+            Some("event_msg") => self.event_msg(rec, p, ts, out)?,
+            Some("token_usage_record") => self.usage_record(payload, ts, out)?,
             Some("compacted") => {
                 // The summary; the history copied beside it was shown already.
                 let text = p.message.get().filter(|m| !m.is_empty());
@@ -1119,24 +1584,64 @@ impl CodexRolloutParser {
     }
 }
 
+/// Say, at the record's own line, that an `unknown` event is a record this
+/// reader did not understand: the event itself may be held with its turn
+/// (docs/dialects.md#drift).
+fn said_not_understood(item: &Item<'_>, out: Out<'_, '_>) -> io::Result<()> {
+    if let Item::Event(Event {
+        kind: Kind::Unknown { raw },
+        ..
+    }) = item
+    {
+        out(Item::NotUnderstood(Cow::Owned(
+            crate::dialect::record_kind(raw.get()),
+        )))?;
+    }
+    Ok(())
+}
+
 impl Parser for CodexRolloutParser {
+    fn counts_drift(&self) -> bool {
+        // Its records are held with their turn: counted when read.
+        true
+    }
+
     fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
         if !self.wrapped && !rec.contains("\"payload\"") {
             // The older shape has no prompts events to hold turns by.
-            return self.parse_record(rec, out);
+            return self.parse_record(rec, &mut |i| {
+                said_not_understood(&i, out)?;
+                out(i)
+            });
         }
         // A new turn (the typed prompt) lets the held one go; a rollback
         // drops it. Only those two records are looked at for this.
-        if memchr::memmem::find(rec.as_bytes(), b"\"event_msg\"").is_some()
+        let found = |k: &[u8]| memchr::memmem::find(rec.as_bytes(), k).is_some();
+        if (found(b"\"event_msg\"") || found(b"\"user\""))
             && let Ok(Line {
                 payload: Some(payload),
                 timestamp,
+                ty,
                 ..
             }) = serde_json::from_str::<Line>(rec)
             && let Ok(p) = serde_json::from_str::<Payload>(payload.get())
         {
+            let prompt = match (ty.as_deref(), p.ty.as_deref()) {
+                (Some("event_msg"), Some("user_message")) => p.message.get().map(Cow::into_owned),
+                (Some("event_msg"), Some("item_completed")) => p
+                    .item
+                    .and_then(Members::of)
+                    .filter(|m| m.str("type").as_deref() == Some("UserMessage"))
+                    .map(|m| m.get("content").map(texts).into_iter().flatten().collect()),
+                (Some("response_item"), Some("message")) if p.role.as_deref() == Some("user") => {
+                    self.typed_prompt(&p)
+                }
+                _ => None,
+            };
+            // A new prompt, not the repeat of the one just written.
+            let new_prompt = prompt.is_some_and(|t| self.last_prompt.as_deref() != Some(&t));
             match p.ty.as_deref() {
-                Some("user_message") if self.inherited.is_none() => {
+                _ if new_prompt && self.inherited.is_none() => {
                     // The commands of the ending turn a poll saw exit end
                     // with it.
                     let ts = timestamp.as_deref().and_then(iso_ms);
@@ -1166,6 +1671,8 @@ impl Parser for CodexRolloutParser {
         let mut turn = std::mem::take(&mut self.turn);
         let before = turn.len();
         let r = self.parse_record(rec, &mut |i| {
+            // Counted now, at its line, though written with its turn.
+            said_not_understood(&i, out)?;
             turn.push(i.into_owned());
             Ok(())
         });
