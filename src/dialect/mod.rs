@@ -16,6 +16,7 @@ pub mod cursor;
 pub mod cursor_sdk;
 pub mod events;
 pub mod gemini;
+pub mod opencode;
 pub mod pi;
 
 use std::io;
@@ -230,13 +231,16 @@ pub enum Dialect {
     CursorTranscript,
     /// Pi's saved sessions (`~/.pi/agent/sessions`).
     Pi,
+    /// OpenCode: `run --format json`, `export` documents and its SQLite
+    /// session store.
+    OpenCode,
 }
 
 impl Dialect {
     /// Every dialect, in the order `--help` lists them (after `auto`). The
     /// command line, the man page, the completions and the tests derive
     /// from this list.
-    pub const ALL: [Dialect; 12] = [
+    pub const ALL: [Dialect; 13] = [
         Dialect::Cursor,
         Dialect::Claude,
         Dialect::Codex,
@@ -249,6 +253,7 @@ impl Dialect {
         Dialect::GeminiChat,
         Dialect::CursorTranscript,
         Dialect::Pi,
+        Dialect::OpenCode,
     ];
 
     /// One line for `--help`.
@@ -270,6 +275,9 @@ impl Dialect {
                 "cursor-agent saved transcripts (~/.cursor/projects/*/agent-transcripts/*/*.jsonl)"
             }
             Dialect::Pi => "Pi saved sessions (~/.pi/agent/sessions/*/*.jsonl)",
+            Dialect::OpenCode => {
+                "OpenCode run --format json, export JSON, or its opencode.db store"
+            }
         }
     }
 
@@ -293,6 +301,7 @@ impl Dialect {
             Dialect::GeminiChat => gemini::chat::NAME,
             Dialect::CursorTranscript => cursor::transcript::NAME,
             Dialect::Pi => pi::NAME,
+            Dialect::OpenCode => opencode::NAME,
         }
     }
 
@@ -313,6 +322,7 @@ impl Dialect {
                 Box::new(cursor::transcript::CursorTranscriptParser::default())
             }
             Dialect::Pi => Box::new(pi::PiParser::default()),
+            Dialect::OpenCode => Box::new(opencode::OpenCodeParser::default()),
         }
     }
 
@@ -322,6 +332,7 @@ impl Dialect {
     pub fn streams_member(self, key: &[u8]) -> bool {
         match self {
             Dialect::GeminiChat => gemini::chat::streams_member(key),
+            Dialect::OpenCode => opencode::streams_member(key),
             _ => false,
         }
     }
@@ -439,6 +450,15 @@ struct Probe<'a> {
     cwd: Has,
     #[serde(rename = "parentId", default)]
     parent_id: common::Present,
+    // OpenCode.
+    #[serde(rename = "sessionID", default)]
+    session_id_upper: Has,
+    #[serde(default)]
+    part: Has,
+    #[serde(borrow, default)]
+    info: Option<&'a RawValue>,
+    #[serde(default)]
+    parts: Has,
 }
 
 impl Probe<'_> {
@@ -478,6 +498,7 @@ const DETECTION: &[(Dialect, Rule)] = &[
     (Dialect::GeminiChat, gemini::chat::sniff),
     (Dialect::CursorTranscript, cursor::transcript::sniff),
     (Dialect::Pi, pi::sniff),
+    (Dialect::OpenCode, opencode::sniff),
     (Dialect::Events, events::sniff),
     (Dialect::Codex, codex::sniff),
     (Dialect::CursorSdk, cursor_sdk::sniff),

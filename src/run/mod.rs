@@ -1162,6 +1162,7 @@ fn one_input<R: Read>(
             }
             return Ok(false);
         }
+        Ok(first) if crate::dialect::opencode::is_sqlite(&first) => sqlite_input(p, framer, diag),
         Ok(mut first) => match memchr::memchr(0, &first) {
             // Not valid input: counted like a bad line (exit status 1), and
             // nothing of it is read; it ends like an input without events
@@ -1221,6 +1222,47 @@ fn one_input<R: Read>(
         files.count(p.parser.chosen);
     }
     Ok(true)
+}
+
+/// An SQLite database (OpenCode's session store): its sessions read as
+/// records by `crate::dialect::opencode::db`, framed like any input. What
+/// cannot be read of it is an error naming the file; the sessions read
+/// before that are kept.
+#[cfg(feature = "sqlite")]
+fn sqlite_input(
+    p: &mut Pipeline<'_>,
+    framer: &mut Framer,
+    diag: &mut Diag,
+) -> Result<(), FrameError> {
+    let Some(path) = p.source.clone() else {
+        let file = diag.file.clone();
+        diag.error(format_args!(
+            "{file}: an SQLite database can only be read from a file, not a pipe; skipped"
+        ));
+        return Ok(());
+    };
+    let mut records = crate::dialect::opencode::db::Records::open(&path);
+    let r = framer.run(&mut records, p, diag);
+    if let Err(e) = records.finish() {
+        let file = diag.file.clone();
+        diag.error(format_args!("{file}: {e}"));
+    }
+    r
+}
+
+/// Built without the `sqlite` feature: an SQLite database is reported and
+/// skipped.
+#[cfg(not(feature = "sqlite"))]
+fn sqlite_input(
+    _p: &mut Pipeline<'_>,
+    _framer: &mut Framer,
+    diag: &mut Diag,
+) -> Result<(), FrameError> {
+    let file = diag.file.clone();
+    diag.error(format_args!(
+        "{file}: an SQLite database, and this build reads none (the `sqlite` feature is off); skipped"
+    ));
+    Ok(())
 }
 
 /// Whether a walked file whose first block is `first` is a session: the

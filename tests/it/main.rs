@@ -33,6 +33,7 @@ mod jobs;
 mod layout;
 mod new_agents;
 mod openai;
+mod opencode;
 mod outdir;
 mod progress;
 mod properties;
