@@ -387,4 +387,56 @@ mod store {
         assert_ne!(run.code, 0);
         assert!(run.stderr.contains("SQLite database"), "{}", run.stderr);
     }
+
+    /// A whole store, made once, as bytes.
+    fn store_bytes() -> &'static [u8] {
+        static BYTES: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+        BYTES.get_or_init(|| {
+            let db = scratch("pristine.db");
+            drop(make_db(&db, false));
+            std::fs::read(&db).unwrap()
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 48, ..Default::default() })]
+
+        /// A store damaged anywhere (bytes changed, cut short) never stops
+        /// the run: every format's output is well formed, and what cannot
+        /// be read is an error naming the file.
+        #[test]
+        fn a_damaged_store_gives_well_formed_output_or_an_error_naming_it(
+            case in 0u32..1_000_000,
+            cut in proptest::prelude::any::<proptest::sample::Index>(),
+            flips in proptest::collection::vec(
+                (proptest::prelude::any::<proptest::sample::Index>(), 1u8..=255), 0..6),
+        ) {
+            let mut b = store_bytes().to_vec();
+            for (at, x) in &flips {
+                // Past the 100-byte header: its magic keeps the file an SQLite one.
+                let i = 100 + at.index(b.len() - 100);
+                b[i] ^= x;
+            }
+            let keep = 100 + cut.index(b.len() - 100 + 1);
+            if flips.is_empty() || keep % 2 == 0 {
+                b.truncate(keep);
+            }
+            let db = scratch(&format!("damaged-{case}.db"));
+            std::fs::write(&db, &b).unwrap();
+            for (name, args) in common::FORMATS {
+                let run = cstream_file(args, &db);
+                let (to, color) = common::format_of(args);
+                if let Err(e) = common::wellformed::check(to, color, &run.stdout) {
+                    return Err(proptest::test_runner::TestCaseError::fail(format!("{name}: {e}")));
+                }
+                if run.code != 0 && run.code != 3 {
+                    proptest::prop_assert!(
+                        run.stderr.contains(db.to_str().unwrap()),
+                        "{name}: exit {} without naming the file: {}", run.code, run.stderr
+                    );
+                }
+            }
+            let _ = std::fs::remove_file(&db);
+        }
+    }
 }
