@@ -388,6 +388,51 @@ mod store {
         assert!(run.stderr.contains("SQLite database"), "{}", run.stderr);
     }
 
+    /// `--output-dir` reads a store like a directory of sessions: one
+    /// output each, under the store's name, the same as its export gives.
+    #[test]
+    fn output_dir_writes_one_file_per_stored_session() {
+        let db = scratch("split.db");
+        drop(make_db(&db, false));
+        let out = scratch("split-out");
+        let _ = std::fs::remove_dir_all(&out);
+        let run = cstream(
+            &[
+                "--to",
+                "events",
+                "--output-dir",
+                out.to_str().unwrap(),
+                db.to_str().unwrap(),
+            ],
+            b"",
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        for (id, export) in [
+            (
+                "ses_0c2b7e11affeQ3rT9uVwXyZa01",
+                "export_compaction_task_aborted_src-07fa8106.json",
+            ),
+            (
+                "ses_0c2b7e2000ffChildSession01",
+                "export_one-line_subagent_src-07fa8106.json",
+            ),
+        ] {
+            let file = out.join("split").join(format!("{id}.ndjson"));
+            let got = std::fs::read_to_string(&file)
+                .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+            let want = cstream_file(&["--to", "events"], &fixture(export)).out();
+            let strip_unknown = |s: &str| -> Vec<String> {
+                s.lines()
+                    .filter(|l| !l.contains("\"type\":\"unknown\""))
+                    .map(str::to_owned)
+                    .collect()
+            };
+            assert_eq!(strip_unknown(&got), strip_unknown(&want), "{id}");
+        }
+        let files = std::fs::read_dir(out.join("split")).unwrap().count();
+        assert_eq!(files, 2);
+    }
+
     /// A whole store, made once, as bytes.
     fn store_bytes() -> &'static [u8] {
         static BYTES: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();

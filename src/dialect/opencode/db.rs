@@ -65,11 +65,13 @@ impl Read for Records {
 }
 
 impl Records {
-    /// Start reading the database at `path`.
-    pub fn open(path: &Path) -> Records {
+    /// Start reading the database at `path` (`only`: that one session).
+    pub fn open(path: &Path, only: Option<String>) -> Records {
         let (tx, rx) = sync_channel(IN_FLIGHT);
         let path: PathBuf = path.to_path_buf();
-        let thread = std::thread::spawn(move || read(&path, &tx).map_err(|e| e.to_string()));
+        let thread = std::thread::spawn(move || {
+            read(&path, only.as_deref(), &tx).map_err(|e| e.to_string())
+        });
         Records {
             rx,
             buf: Vec::new(),
@@ -151,15 +153,16 @@ fn valid_json(text: &str) -> bool {
     serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
 }
 
-fn read(path: &Path, tx: &SyncSender<Vec<u8>>) -> Result<(), DbError> {
-    let r = read_all(path, tx);
+fn read(path: &Path, only: Option<&str>, tx: &SyncSender<Vec<u8>>) -> Result<(), DbError> {
+    let r = read_all(path, only, tx);
     match r {
         Err(DbError::Gone) => Ok(()),
         r => r,
     }
 }
 
-fn read_all(path: &Path, tx: &SyncSender<Vec<u8>>) -> Result<(), DbError> {
+/// The database at `path` opened as OpenCode's store, read-only.
+fn open_store(path: &Path) -> Result<Connection, DbError> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let conn = Connection::open_with_flags(path, flags)?;
     conn.busy_timeout(Duration::from_millis(BUSY_MS))?;
@@ -172,6 +175,22 @@ fn read_all(path: &Path, tx: &SyncSender<Vec<u8>>) -> Result<(), DbError> {
     if tables != 3 {
         return Err(DbError::NotOpenCode);
     }
+    Ok(conn)
+}
+
+/// The ids of the sessions stored in the database at `path`, in the order
+/// they are read; `None` when it is not a store that can be read.
+pub fn session_ids(path: &Path) -> Option<Vec<String>> {
+    let conn = open_store(path).ok()?;
+    let mut st = conn
+        .prepare("SELECT id FROM session ORDER BY time_created, id")
+        .ok()?;
+    let ids = st.query_map([], |r| r.get::<_, String>(0)).ok()?;
+    ids.collect::<Result<Vec<_>, _>>().ok()
+}
+
+fn read_all(path: &Path, only: Option<&str>, tx: &SyncSender<Vec<u8>>) -> Result<(), DbError> {
+    let conn = open_store(path)?;
     // One snapshot for the whole read; a reader never blocks a WAL writer.
     conn.execute_batch("BEGIN DEFERRED")?;
     let mut out = Sender {
@@ -180,12 +199,12 @@ fn read_all(path: &Path, tx: &SyncSender<Vec<u8>>) -> Result<(), DbError> {
     };
     let mut sessions = conn.prepare(
         "SELECT id, project_id, parent_id, directory, title, version, time_created, time_updated \
-         FROM session ORDER BY time_created, id",
+         FROM session WHERE ?1 IS NULL OR id = ?1 ORDER BY time_created, id",
     )?;
     let mut messages = conn
         .prepare("SELECT id, data FROM message WHERE session_id = ?1 ORDER BY time_created, id")?;
     let mut parts_of = conn.prepare("SELECT data FROM part WHERE message_id = ?1 ORDER BY id")?;
-    let mut rows = sessions.query([])?;
+    let mut rows = sessions.query(params![only])?;
     while let Some(row) = rows.next()? {
         let id: String = row.get(0)?;
         let text = |i: usize| -> Result<Option<String>, rusqlite::Error> { row.get(i) };
