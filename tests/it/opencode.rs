@@ -8,7 +8,7 @@ use crate::common;
 
 use std::path::PathBuf;
 
-use common::{cstream, cstream_file, events, fixtures_dir};
+use common::{cstream_file, events, fixtures_dir};
 use serde_json::Value;
 
 fn fixture(name: &str) -> PathBuf {
@@ -225,6 +225,7 @@ fn a_subagent_session_names_its_parent() {
 #[cfg(feature = "sqlite")]
 mod store {
     use super::*;
+    use common::cstream;
     use std::path::Path;
 
     /// A fresh file path under the temporary directory, for this test.
