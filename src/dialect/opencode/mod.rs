@@ -67,6 +67,10 @@ pub mod db;
 /// The dialect's name (`--from`, `session_started.dialect`).
 pub const NAME: &str = "opencode";
 
+/// The file name of OpenCode's session store, which a directory walk reads.
+#[cfg_attr(not(feature = "cli"), allow(dead_code))]
+pub const STORE_NAME: &str = "opencode.db";
+
 /// The first bytes of an SQLite database file.
 pub const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
 
