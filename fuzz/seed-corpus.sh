@@ -19,6 +19,7 @@ for f in $(find ../fixtures -type f \( -name '*.jsonl' -o -name '*.json' \) | so
         */gemini/*) d=4 ;;
         */acp/*) d=5 ;;
         */events/*) d=7 ;;
+        */opencode/*) d=13 ;;
         *) d=0 ;;
     esac
     base=$(echo "$f" | sed 's|^\.\./fixtures/||; s|/|__|g')

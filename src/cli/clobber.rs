@@ -96,7 +96,7 @@ pub fn input_written_over(output: Output<'_>, inputs: &[Input]) -> Option<String
         .find(|input| {
             let id = match input {
                 Input::Stdin => stdin_id(),
-                Input::Path(p) | Input::Found(p) => path_id(p),
+                Input::Path(p) | Input::Found(p) | Input::Stored { db: p, .. } => path_id(p),
             };
             id.as_ref() == Some(&out)
         })

@@ -718,7 +718,10 @@ impl Cli {
         // which files are sessions first (two with one output name are an
         // error only when both are read).
         let sniff_now = self.output_dir.is_some();
-        let expanded = crate::cli::walk::expand(&self.files, sniff_now, diag);
+        let mut expanded = crate::cli::walk::expand(&self.files, sniff_now, diag);
+        if sniff_now {
+            split_stores(&mut expanded);
+        }
         let mut cfg = self.config(tty, env);
         cfg.files_skipped = expanded.walked.then_some(expanded.skipped);
         cfg.output_dir = self.output_dir.clone().map(|dir| crate::run::OutputDir {
@@ -735,6 +738,51 @@ impl Cli {
         (cfg, expanded.inputs)
     }
 }
+
+/// `--output-dir`: an SQLite session store (OpenCode's `opencode.db`) is
+/// read like a directory of sessions, one output each, named
+/// `<store name without extension>/<session id>`. A file that is not a
+/// store that can be read stays one input (its error is reported when it
+/// is read).
+#[cfg(feature = "sqlite")]
+fn split_stores(expanded: &mut crate::cli::walk::Expanded) {
+    use std::io::Read;
+    let is_store = |p: &std::path::Path| {
+        let mut head = [0u8; 16];
+        File::open(p)
+            .and_then(|mut f| f.read_exact(&mut head))
+            .is_ok_and(|()| crate::dialect::opencode::is_sqlite(&head))
+    };
+    let inputs = std::mem::take(&mut expanded.inputs);
+    let names = std::mem::take(&mut expanded.names);
+    for (input, name) in inputs.into_iter().zip(names) {
+        let ids = match &input {
+            Input::Path(p) | Input::Found(p) if is_store(p) => {
+                crate::dialect::opencode::db::session_ids(p)
+            }
+            _ => None,
+        };
+        match (ids, input.file()) {
+            (Some(ids), Some(db)) => {
+                let dir = name.with_extension("");
+                for id in ids {
+                    expanded.names.push(dir.join(&id));
+                    expanded.inputs.push(Input::Stored {
+                        db: db.clone(),
+                        session: id,
+                    });
+                }
+            }
+            _ => {
+                expanded.inputs.push(input);
+                expanded.names.push(name);
+            }
+        }
+    }
+}
+
+#[cfg(not(feature = "sqlite"))]
+fn split_stores(_expanded: &mut crate::cli::walk::Expanded) {}
 
 /// Standard output without the line buffering of Rust's `Stdout`, which
 /// would scan every block cstream writes for its last newline and copy the

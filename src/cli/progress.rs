@@ -29,7 +29,7 @@ pub fn bar(inputs: &[Input], tty: bool, quiet: bool) -> Option<ProgressBar> {
     for i in inputs {
         match i {
             Input::Stdin => return None,
-            Input::Path(p) | Input::Found(p) => {
+            Input::Path(p) | Input::Found(p) | Input::Stored { db: p, .. } => {
                 bytes += std::fs::metadata(p).map_or(0, |m| m.len());
             }
         }

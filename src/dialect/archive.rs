@@ -29,7 +29,7 @@ pub enum Sniff {
 /// from opening a Claude session's `tool-results/*.txt` or an agent's
 /// SQLite stores. Every saved-session format cstream reads is JSON Lines or
 /// one JSON document, possibly zstd-compressed (`.jsonl.zst`: Codex's idle
-/// rollouts).
+/// rollouts), but for OpenCode's store, `opencode.db`.
 pub fn session_name(path: &Path) -> bool {
     let json = |p: &Path| {
         p.extension()
@@ -40,6 +40,9 @@ pub fn session_name(path: &Path) -> bool {
         return json(Path::new(path.file_stem().unwrap_or_default()));
     }
     json(path)
+        // OpenCode's session store (read with the `sqlite` feature only).
+        || (cfg!(feature = "sqlite")
+            && path.file_name().is_some_and(|n| n == crate::dialect::opencode::STORE_NAME))
 }
 
 /// Whether the first block of a file (up to 64 KiB;
@@ -53,6 +56,11 @@ pub fn session_name(path: &Path) -> bool {
 /// session id (`"sessionId"` or `"session_id"`). A `package.json` or a
 /// settings file has neither, and is skipped.
 pub fn sniff(block: &[u8], whole: bool) -> Sniff {
+    if cfg!(feature = "sqlite") && crate::dialect::opencode::is_sqlite(block) {
+        // An SQLite database among session files: OpenCode's store (its
+        // name is what let the walk list it).
+        return Sniff::Session;
+    }
     if memchr::memchr(0, block).is_some() {
         return Sniff::Skip("binary");
     }

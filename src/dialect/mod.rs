@@ -18,6 +18,7 @@ pub mod cursor_sdk;
 pub mod events;
 pub(crate) mod foreign;
 pub mod gemini;
+pub mod opencode;
 pub mod pi;
 
 use std::io;
@@ -290,13 +291,16 @@ pub enum Dialect {
     /// GitHub Copilot CLI: saved sessions (`~/.copilot/session-state`) and
     /// `copilot -p --output-format json`.
     Copilot,
+    /// OpenCode: `run --format json`, `export` documents and its SQLite
+    /// session store.
+    OpenCode,
 }
 
 impl Dialect {
     /// Every dialect, in the order `--help` lists them (after `auto`). The
     /// command line, the man page, the completions and the tests derive
     /// from this list.
-    pub const ALL: [Dialect; 13] = [
+    pub const ALL: [Dialect; 14] = [
         Dialect::Cursor,
         Dialect::Claude,
         Dialect::Codex,
@@ -310,6 +314,7 @@ impl Dialect {
         Dialect::CursorTranscript,
         Dialect::Pi,
         Dialect::Copilot,
+        Dialect::OpenCode,
     ];
 
     /// One line for `--help`.
@@ -336,6 +341,9 @@ impl Dialect {
             Dialect::Copilot => {
                 "GitHub Copilot CLI saved sessions (~/.copilot/session-state/*/events.jsonl) or -p --output-format json"
             }
+            Dialect::OpenCode => {
+                "OpenCode run --format json, export JSON, or its opencode.db store"
+            }
         }
     }
 
@@ -360,6 +368,7 @@ impl Dialect {
             Dialect::CursorTranscript => cursor::transcript::NAME,
             Dialect::Pi => pi::NAME,
             Dialect::Copilot => copilot::NAME,
+            Dialect::OpenCode => opencode::NAME,
         }
     }
 
@@ -381,6 +390,7 @@ impl Dialect {
             }
             Dialect::Pi => Box::new(pi::PiParser::default()),
             Dialect::Copilot => Box::new(copilot::CopilotParser::default()),
+            Dialect::OpenCode => Box::new(opencode::OpenCodeParser::default()),
         }
     }
 
@@ -390,6 +400,7 @@ impl Dialect {
     pub fn streams_member(self, key: &[u8]) -> bool {
         match self {
             Dialect::GeminiChat => gemini::chat::streams_member(key),
+            Dialect::OpenCode => opencode::streams_member(key),
             _ => false,
         }
     }
@@ -512,6 +523,15 @@ struct Probe<'a> {
     data: Has,
     #[serde(rename = "exitCode", default)]
     exit_code: Has,
+    // OpenCode.
+    #[serde(rename = "sessionID", default)]
+    session_id_upper: Has,
+    #[serde(default)]
+    part: Has,
+    #[serde(borrow, default)]
+    info: Option<&'a RawValue>,
+    #[serde(default)]
+    parts: Has,
 }
 
 impl Probe<'_> {
@@ -552,6 +572,7 @@ const DETECTION: &[(Dialect, Rule)] = &[
     (Dialect::CursorTranscript, cursor::transcript::sniff),
     (Dialect::Pi, pi::sniff),
     (Dialect::Copilot, copilot::sniff),
+    (Dialect::OpenCode, opencode::sniff),
     (Dialect::Events, events::sniff),
     (Dialect::Codex, codex::sniff),
     (Dialect::CursorSdk, cursor_sdk::sniff),

@@ -394,6 +394,8 @@ pub(super) fn parallel(cfg: &Config, inputs: &[Input]) -> bool {
             Input::Path(p) => !std::fs::metadata(p).is_ok_and(|m| !m.is_file()),
             // The walk found it a regular file.
             Input::Found(_) => true,
+            // Read whole by --output-dir only.
+            Input::Stored { .. } => false,
         })
 }
 

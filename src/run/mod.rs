@@ -399,6 +399,14 @@ pub enum Input {
     /// thread that converts it, instead of reading every file's first block
     /// before the first is converted.
     Found(PathBuf),
+    /// One session of an SQLite session store (OpenCode's `opencode.db`):
+    /// `--output-dir` writes each stored session to a file of its own.
+    Stored {
+        /// The database file.
+        db: PathBuf,
+        /// The session's id.
+        session: String,
+    },
 }
 
 impl Input {
@@ -411,6 +419,25 @@ impl Input {
             Input::Path(p) | Input::Found(p) => {
                 crate::diag::excerpt(&p.display().to_string(), usize::MAX)
             }
+            Input::Stored { db, session } => {
+                crate::diag::excerpt(&format!("{} (session {session})", db.display()), usize::MAX)
+            }
+        }
+    }
+
+    /// The file read, unless it is standard input.
+    pub fn file(&self) -> Option<&PathBuf> {
+        match self {
+            Input::Stdin => None,
+            Input::Path(p) | Input::Found(p) | Input::Stored { db: p, .. } => Some(p),
+        }
+    }
+
+    /// The one stored session read of a session store.
+    fn stored_session(&self) -> Option<&str> {
+        match self {
+            Input::Stored { session, .. } => Some(session),
+            _ => None,
         }
     }
 }
@@ -565,6 +592,8 @@ struct Pipeline<'s> {
     /// The file the next input is read from (`None`: standard input or a
     /// reader): saved sessions find their side files beside it.
     source: Option<PathBuf>,
+    /// Of a session store, the one session to read (`--output-dir`).
+    stored_session: Option<String>,
 }
 
 impl<'s> Pipeline<'s> {
@@ -667,6 +696,7 @@ impl<'s> Pipeline<'s> {
                 ..FileCounts::default()
             }),
             source: None,
+            stored_session: None,
             summary,
             summary_file: cfg.summary.clone(),
             outputs_file: cfg.outputs.clone(),
@@ -1087,24 +1117,27 @@ pub fn run_with_stdin<R: Read, W: Write>(
                     p.source = None;
                     one_input(&mut p, &mut framer, &mut stdin, diag, false)?;
                 }
-                Input::Path(path) | Input::Found(path) => match File::open(path) {
-                    Ok(f) => {
-                        // A FIFO or `<(tail -f …)` is live; a regular file is not.
-                        p.live = !f.metadata().is_ok_and(|m| m.is_file());
-                        p.source = Some(path.clone());
-                        let before = framer.bytes_in;
-                        let sniff = matches!(input, Input::Found(_));
-                        one_input(&mut p, &mut framer, f, diag, sniff)?;
-                        if let Some(progress) = &cfg.progress {
-                            (progress.0)(framer.bytes_in - before);
+                Input::Path(path) | Input::Found(path) | Input::Stored { db: path, .. } => {
+                    match File::open(path) {
+                        Ok(f) => {
+                            // A FIFO or `<(tail -f …)` is live; a regular file is not.
+                            p.live = !f.metadata().is_ok_and(|m| m.is_file());
+                            p.source = Some(path.clone());
+                            p.stored_session = input.stored_session().map(str::to_owned);
+                            let before = framer.bytes_in;
+                            let sniff = matches!(input, Input::Found(_));
+                            one_input(&mut p, &mut framer, f, diag, sniff)?;
+                            if let Some(progress) = &cfg.progress {
+                                (progress.0)(framer.bytes_in - before);
+                            }
+                        }
+                        Err(e) => {
+                            let name = std::mem::take(&mut diag.file);
+                            diag.error(format_args!("{name}: {e}"));
+                            continue;
                         }
                     }
-                    Err(e) => {
-                        let name = std::mem::take(&mut diag.file);
-                        diag.error(format_args!("{name}: {e}"));
-                        continue;
-                    }
-                },
+                }
             }
             if p.stop {
                 break;
@@ -1218,6 +1251,7 @@ fn one_input<R: Read>(
                 None => return Ok(false),
             }
         }
+        Ok(first) if crate::dialect::opencode::is_sqlite(&first) => sqlite_input(p, framer, diag),
         Ok(first) => match plain_input(p, framer, first, reader, diag, sniff) {
             Some(r) => r,
             None => return Ok(false),
@@ -1381,6 +1415,48 @@ fn compressed_input<R: Read>(
         "zstd-compressed input, and this build reads none (cargo feature `zstd`); skipping this input",
     );
     Some(Ok(()))
+}
+
+/// An SQLite database (OpenCode's session store): its sessions read as
+/// records by `crate::dialect::opencode::db`, framed like any input. What
+/// cannot be read of it is an error naming the file; the sessions read
+/// before that are kept.
+#[cfg(feature = "sqlite")]
+fn sqlite_input(
+    p: &mut Pipeline<'_>,
+    framer: &mut Framer,
+    diag: &mut Diag,
+) -> Result<(), FrameError> {
+    let Some(path) = p.source.clone() else {
+        let file = diag.file.clone();
+        diag.error(format_args!(
+            "{file}: an SQLite database can only be read from a file, not a pipe; skipped"
+        ));
+        return Ok(());
+    };
+    let only = p.stored_session.clone();
+    let mut records = crate::dialect::opencode::db::Records::open(&path, only);
+    let r = framer.run(&mut records, p, diag);
+    if let Err(e) = records.finish() {
+        let file = diag.file.clone();
+        diag.error(format_args!("{file}: {e}"));
+    }
+    r
+}
+
+/// Built without the `sqlite` feature: an SQLite database is reported and
+/// skipped.
+#[cfg(not(feature = "sqlite"))]
+fn sqlite_input(
+    _p: &mut Pipeline<'_>,
+    _framer: &mut Framer,
+    diag: &mut Diag,
+) -> Result<(), FrameError> {
+    let file = diag.file.clone();
+    diag.error(format_args!(
+        "{file}: an SQLite database, and this build reads none (the `sqlite` feature is off); skipped"
+    ));
+    Ok(())
 }
 
 /// Whether a walked file whose first block is `first` is a session: the

@@ -1,6 +1,8 @@
 //! `--output-dir DIR`: one output file per input file, named after it
 //! (its path under the directory argument it was found in, or its file
-//! name), with the format's extension.
+//! name), with the format's extension. An SQLite session store is one
+//! input per stored session ([`Input::Stored`]), named
+//! `<store name without extension>/<session id>`.
 //!
 //! Each file is converted by its own pipeline, as if it were the only
 //! input (its sessions are numbered from 1), by up to `--jobs` threads at
@@ -78,7 +80,7 @@ fn targets(cfg: &Config, inputs: &[Input], od: &OutputDir) -> Vec<Result<PathBuf
         .zip(&od.names)
         .enumerate()
         .map(|(i, (input, name))| {
-            let (Input::Path(path) | Input::Found(path)) = input else {
+            let Some(path) = input.file() else {
                 return Err("standard input has no name to write under --output-dir".to_owned());
             };
             let mut target = od.dir.join(name);
@@ -88,7 +90,7 @@ fn targets(cfg: &Config, inputs: &[Input], od: &OutputDir) -> Vec<Result<PathBuf
             }
             let target = target.with_extension(cfg.format.extension());
             if let Some(first) = seen.insert(target.clone(), i) {
-                let (Input::Path(other) | Input::Found(other)) = &inputs[first] else {
+                let Some(other) = inputs[first].file() else {
                     unreachable!("only files have targets")
                 };
                 return Err(format!(
@@ -251,7 +253,7 @@ fn convert_to(cfg: &Config, input: &Input, target: &Result<PathBuf, String>, tx:
             return end(done);
         }
     };
-    let (Input::Path(path) | Input::Found(path)) = input else {
+    let Some(path) = input.file() else {
         unreachable!("standard input has no target")
     };
     let f = match File::open(path) {
@@ -277,6 +279,7 @@ fn convert_to(cfg: &Config, input: &Input, target: &Result<PathBuf, String>, tx:
     let mut p = Pipeline::new(cfg, BufWriter::with_capacity(64 * 1024, out));
     p.live = !f.metadata().is_ok_and(|m| m.is_file());
     p.source = Some(path.clone());
+    p.stored_session = input.stored_session().map(str::to_owned);
     let mut framer = Framer::new();
     let r = one_input(&mut p, &mut framer, f, &mut diag, false).and_then(|_| p.sink.finish());
     done.read = Some(p.parser.chosen);

@@ -170,6 +170,8 @@ const SAVED: &[&str] = &[
     // Saved `events.jsonl` (a resume appends to the same file) and live
     // runs, each under its own session id.
     "copilot",
+    // Exports and the store's sessions; a live run is a session of its own.
+    "opencode",
 ];
 
 /// What one session adds to the totals.

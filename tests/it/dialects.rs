@@ -124,6 +124,19 @@ fn every_dialect_is_detected_from_its_first_lines() {
             r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi"}}"#,
             "pi",
         ),
+        // OpenCode's live line, an export's head, one of its messages.
+        (
+            r#"{"type":"text","timestamp":1,"sessionID":"ses_1","part":{"type":"text","text":"hi"}}"#,
+            "opencode",
+        ),
+        (
+            r#"{"info":{"id":"ses_1","projectID":"p","directory":"/","title":"t","time":{"created":1}}}"#,
+            "opencode",
+        ),
+        (
+            r#"{"info":{"role":"user","time":{"created":1}},"parts":[{"type":"text","text":"hi"}]}"#,
+            "opencode",
+        ),
         (r#"{"id":"0","msg":{"type":"task_started"}}"#, "codex"),
         // GitHub Copilot CLI: a saved session's first line, a live line
         // without the envelope's ids, and the live output's last line.

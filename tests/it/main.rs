@@ -36,6 +36,7 @@ mod new_agents;
 mod not_read;
 mod not_understood;
 mod openai;
+mod opencode;
 mod outdir;
 mod progress;
 mod properties;
