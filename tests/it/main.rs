@@ -23,6 +23,7 @@ mod cli;
 mod codex_fidelity;
 mod dialects;
 mod documents;
+mod drift;
 mod exit_status;
 mod figures;
 mod generated;
