@@ -338,6 +338,9 @@ enum EventLine {
         /// The agent's permission (approval) mode, in its own words.
         #[schemars(default)]
         permission_mode: Skip<String>,
+        /// The session's title, where the source gives one (a title the agent made or the user set, a saved chat's one-line summary).
+        #[schemars(default)]
+        title: Skip<String>,
         /// A sub-agent's session: the session that spawned it.
         #[schemars(default)]
         parent_session_id: Skip<String>,

@@ -375,6 +375,7 @@ impl AcpParser {
                 model,
                 cwd: self.cwd.clone().map(Cow::Owned),
                 permission_mode: mode,
+                title: None,
                 parent: None,
             },
         ))))

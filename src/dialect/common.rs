@@ -685,6 +685,7 @@ pub(crate) fn file_result<'a>(
 /// The `session_started` the saved-session readers write once they have
 /// read their file's header fields (the reader owns them, so each is copied
 /// into the event).
+#[allow(clippy::too_many_arguments)] // the header fields a saved session gives, each owned by its reader
 pub(crate) fn saved_session_started<'a>(
     ts: Option<i64>,
     dialect: &'static str,
@@ -692,6 +693,7 @@ pub(crate) fn saved_session_started<'a>(
     model: &Option<String>,
     cwd: &Option<String>,
     permission_mode: &Option<String>,
+    title: &Option<String>,
     parent: Option<crate::event::SessionParent<'a>>,
 ) -> crate::dialect::Item<'a> {
     use std::borrow::Cow;
@@ -704,6 +706,7 @@ pub(crate) fn saved_session_started<'a>(
             model: owned(model),
             cwd: owned(cwd),
             permission_mode: owned(permission_mode),
+            title: owned(title),
             parent,
         }),
     ))

@@ -330,6 +330,7 @@ fn kind<'a>(l: &Line<'a>) -> Option<Kind<'a>> {
             model: s(l.model.clone()),
             cwd: s(l.cwd.clone()),
             permission_mode: s(l.permission_mode.clone()),
+            title: s(l.title.clone()),
             parent: match (s(l.parent_session_id.clone()), s(l.forked_from.clone())) {
                 (Some(p), _) => Some(crate::event::SessionParent::subagent(
                     p,

@@ -309,6 +309,9 @@ pub struct SessionStart<'a> {
     pub cwd: Option<Str<'a>>,
     /// The agent's permission (approval) mode, in its own words.
     pub permission_mode: Option<Str<'a>>,
+    /// The session's title, where the source gives one (a title the agent
+    /// made or the user set, a saved chat's one-line summary).
+    pub title: Option<Str<'a>>,
     /// The session this one came from: a sub-agent's parent session (and
     /// the tool call that spawned it, when known), or the session a fork
     /// copied. Sessions stay separate; this only links them.
@@ -967,6 +970,7 @@ impl<'a> Kind<'a> {
                 model: own_opt(s.model),
                 cwd: own_opt(s.cwd),
                 permission_mode: own_opt(s.permission_mode),
+                title: own_opt(s.title),
                 parent: s.parent.map(SessionParent::into_owned),
             }),
             Kind::UserMessage { text } => Kind::UserMessage { text: own(text) },

@@ -33,6 +33,7 @@ pub fn write_event_quoted<W: Write + ?Sized>(
             o.opt_str("model", s.model.as_deref())?;
             o.opt_str("cwd", s.cwd.as_deref())?;
             o.opt_str("permissionMode", s.permission_mode.as_deref())?;
+            o.opt_str("title", s.title.as_deref())?;
             if let Some(p) = &s.parent {
                 if p.fork {
                     o.str("forkedFrom", &p.session_id)?;

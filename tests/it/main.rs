@@ -24,6 +24,7 @@ mod codex_fidelity;
 mod copilot;
 mod dialects;
 mod documents;
+mod drift;
 mod exit_status;
 mod figures;
 mod generated;

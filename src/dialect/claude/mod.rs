@@ -168,6 +168,10 @@ struct Block<'a> {
     text: LaxStr<'a>,
     #[serde(borrow, default)]
     thinking: LaxStr<'a>,
+    /// A thinking block's signature: since 2.1.69 a saved transcript keeps
+    /// only this, with the text empty.
+    #[serde(borrow, default)]
+    signature: LaxStr<'a>,
     #[serde(borrow, default)]
     id: LaxStr<'a>,
     #[serde(borrow, default)]
@@ -222,6 +226,7 @@ pub(super) fn sniff(p: &Probe<'_>) -> bool {
         | "control_request"
         | "control_response"
         | "control_cancel_request"
+        | "command_lifecycle"
         | "rate_limit_event" => true,
         "system" => {
             marked
@@ -239,6 +244,7 @@ pub(super) fn sniff(p: &Probe<'_>) -> bool {
                         | "task_updated"
                         | "task_notification"
                 )
+                || QUIET_SYSTEM.contains(&p.sub())
         }
         "assistant" | "user" => {
             marked
@@ -256,6 +262,18 @@ pub(super) fn sniff(p: &Probe<'_>) -> bool {
         _ => false,
     }
 }
+
+/// `system` subtypes that carry nothing the events show (2.1.218 to
+/// 2.1.278, read from published captures).
+const QUIET_SYSTEM: &[&str] = &[
+    "code_change_published",
+    "vcs_state_changed",
+    "cloud_session_delta",
+    "dev_intent",
+    "turn_handoff_available",
+    "turn_preempted",
+    "peer_message_hold",
+];
 
 /// Tasks remembered at a time (a task's lines come within minutes).
 const TASKS: usize = 64;
@@ -600,6 +618,7 @@ impl Parser for ClaudeParser {
                         model: line.model.get(),
                         cwd: line.cwd.get(),
                         permission_mode: line.permission_mode.get(),
+                        title: None,
                         parent: None,
                     }),
                 );
@@ -624,6 +643,13 @@ impl Parser for ClaudeParser {
                 }
             }
             (Some("system"), Some("hook_started" | "hook_progress" | "thinking_tokens")) => {}
+            // Known, nothing to show: an input command's progress
+            // (`queued`, `started`, `completed`, 2.1.218 on), and the
+            // newer `system` notices about the session's surroundings
+            // (published code changes, the repository's state, a cloud
+            // session's changes, intents and hand-offs between turns).
+            (Some("command_lifecycle"), _) => {}
+            (Some("system"), Some(sub)) if QUIET_SYSTEM.contains(&sub) => {}
             (
                 Some("system"),
                 Some("task_started" | "task_progress" | "task_updated" | "task_notification"),
@@ -794,6 +820,24 @@ impl ClaudeParser {
                         continue;
                     }
                     let text = b.thinking.get().unwrap_or_default();
+                    if streamed.is_none()
+                        && text.is_empty()
+                        && b.signature.as_deref().is_some_and(|s| !s.is_empty())
+                    {
+                        // The model thought, but only the signature was
+                        // kept: say so rather than show nothing.
+                        out(Item::Event(Event::at(
+                            ts,
+                            Kind::Error {
+                                message: Cow::Borrowed(
+                                    "thinking not saved: the transcript keeps only its signature",
+                                ),
+                                fatal: false,
+                                source: Some(Cow::Borrowed("thinking")),
+                            },
+                        )))?;
+                        continue;
+                    }
                     if let Some(si) = streamed {
                         self.whole_block(si, Channel::Thinking, text, ts, out)?;
                     } else {

@@ -70,7 +70,7 @@ use serde_json::value::RawValue;
 use super::offload;
 use crate::dialect::claude::{ClaudeParser, UserText, user_text};
 use crate::dialect::common::anthropic_usage;
-use crate::dialect::{Item, Out, Parser, Probe, read_line};
+use crate::dialect::{Item, Out, Parser, Probe, keep_unknown, read_line};
 use crate::event::{Event, Json, Kind, SessionParent, SummaryPhase, Text, Usage};
 use crate::input::Parsed;
 use crate::json::{LaxBool, LaxStr, Members, raw_as_str};
@@ -144,6 +144,12 @@ struct Line<'a> {
     /// worked, delivered where it took it in.
     #[serde(borrow, default)]
     attachment: Option<&'a RawValue>,
+    /// `ai-title`, `custom-title`: the session's title (Claude Code's own,
+    /// or the one the user gave it with `/rename`).
+    #[serde(rename = "aiTitle", borrow, default)]
+    ai_title: LaxStr<'a>,
+    #[serde(rename = "customTitle", borrow, default)]
+    custom_title: LaxStr<'a>,
 }
 
 use crate::dialect::claude::Message;
@@ -255,6 +261,9 @@ pub struct ClaudeProjectParser {
     /// and when: a prompt, unless the `queued_command` attachment that
     /// delivers it (2.1.10x on) comes next.
     removed: Option<(String, Option<i64>)>,
+    /// The last `ai-title` and `custom-title` read so far.
+    ai_title: Option<String>,
+    custom_title: Option<String>,
 }
 
 /// What a record is, for the chain and for usage.
@@ -274,6 +283,9 @@ enum Role {
     CompactBoundary,
     /// Bookkeeping: nothing to show.
     Skip,
+    /// A record this reader does not understand (a type it does not know, a
+    /// `user` line without a readable message): kept as `unknown`.
+    Unknown,
 }
 
 impl ClaudeProjectParser {
@@ -288,7 +300,9 @@ impl ClaudeProjectParser {
                     return Role::Skip;
                 }
                 let Some(content) = msg.and_then(|m| m.content) else {
-                    return Role::Skip;
+                    // No message, or one that is not a message: nothing
+                    // this reader can show, and it says so.
+                    return Role::Unknown;
                 };
                 // A line of tool results continues the turn, and so does a
                 // user line that is not a prompt (a command's echo or
@@ -305,7 +319,10 @@ impl ClaudeProjectParser {
             }
             (Some("system"), Some("compact_boundary")) => Role::CompactBoundary,
             (Some("attachment"), _) if queued_prompt(line).is_some() => Role::Queued,
-            _ => Role::Skip,
+            // The chain's bookkeeping: hook progress, local command output,
+            // other attachments, turn durations, API errors.
+            (Some("system" | "attachment" | "progress"), _) => Role::Skip,
+            _ => Role::Unknown,
         }
     }
 
@@ -344,6 +361,11 @@ impl ClaudeProjectParser {
                 self.open(out)?;
                 self.usage_line(u, h.ts, &mut |i| out(i.into_owned()))?;
             }
+            if matches!(h.role, Role::Unknown) {
+                // Not understood is not dropped, rewound or not.
+                self.open(out)?;
+                keep_unknown(&h.rec, &mut |i| out(i.into_owned()))?;
+            }
         }
         self.held_uuids.clear();
         self.held_bytes = 0;
@@ -364,6 +386,15 @@ impl ClaudeProjectParser {
             });
             SessionParent::subagent(Cow::Owned(sid.clone()), call.map(Cow::Owned))
         });
+        // The title may be written after the turns that come before it:
+        // the file, when there is one, is looked through for the last.
+        if let Some(src) = self.source.as_deref()
+            && let Some((ai, custom)) = titles_in(src)
+        {
+            self.ai_title = ai.or(self.ai_title.take());
+            self.custom_title = custom.or(self.custom_title.take());
+        }
+        let title = self.custom_title.clone().or_else(|| self.ai_title.clone());
         out(crate::dialect::common::saved_session_started(
             self.start_ts,
             NAME,
@@ -371,6 +402,7 @@ impl ClaudeProjectParser {
             &self.model,
             &self.cwd,
             &self.permission_mode,
+            &title,
             parent,
         ))
     }
@@ -383,6 +415,9 @@ impl ClaudeProjectParser {
         self.open(out)?;
         let ts = h.ts;
         match h.role {
+            Role::Unknown => {
+                keep_unknown(&h.rec, out)?;
+            }
             Role::CompactBoundary | Role::CompactSummary => {
                 let phase = if matches!(h.role, Role::CompactBoundary) {
                     SummaryPhase::Started
@@ -674,6 +709,35 @@ fn queued_prompt(line: &Line<'_>) -> Option<String> {
     (!text.trim().is_empty()).then(|| text.into_owned())
 }
 
+/// The last `ai-title` and `custom-title` of the transcript at `path`
+/// (`None` when it cannot be read). Only lines naming one are parsed.
+fn titles_in(path: &Path) -> Option<(Option<String>, Option<String>)> {
+    use std::io::BufRead;
+    let file = std::fs::File::open(path).ok()?;
+    let (mut ai, mut custom) = (None, None);
+    for line in io::BufReader::new(file).split(b'\n') {
+        let line = line.ok()?;
+        let find = |k: &str| memchr::memmem::find(&line, k.as_bytes()).is_some();
+        if !find("\"ai-title\"") && !find("\"custom-title\"") {
+            continue;
+        }
+        let Ok(l) = serde_json::from_slice::<Line<'_>>(&line) else {
+            continue;
+        };
+        let keep = |t: LaxStr<'_>| {
+            t.as_deref()
+                .filter(|t| !t.trim().is_empty())
+                .map(str::to_owned)
+        };
+        match l.ty.as_deref() {
+            Some("ai-title") => ai = keep(l.ai_title).or(ai),
+            Some("custom-title") => custom = keep(l.custom_title).or(custom),
+            _ => {}
+        }
+    }
+    Some((ai, custom))
+}
+
 /// The input and cache counts agree: the same message's lines.
 fn same_input(a: &Usage, b: &Usage) -> bool {
     a.input == b.input && a.cache_read == b.cache_read && a.cache_write == b.cache_write
@@ -700,9 +764,21 @@ fn compact_text(raw: &RawValue) -> Option<Cow<'_, str>> {
 }
 
 impl Parser for ClaudeProjectParser {
+    fn counts_drift(&self) -> bool {
+        // Records are held with their turn: counted when read.
+        true
+    }
+
     fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
         let line: Line<'a> = match read_line(rec, out)? {
             Ok(l) => l,
+            Err(Parsed::Done) => {
+                // Kept as unknown now; counted here, as this reader does.
+                out(Item::NotUnderstood(Cow::Owned(
+                    crate::dialect::record_kind(rec),
+                )))?;
+                return Ok(Parsed::Done);
+            }
             Err(done) => return Ok(done),
         };
         let ts = line.timestamp.as_deref().and_then(iso_ms);
@@ -730,9 +806,61 @@ impl Parser for ClaudeProjectParser {
         {
             self.hold_queued(text, at);
         }
+        match line.ty.as_deref() {
+            // The session's title: Claude Code's own, or the user's
+            // (`/rename`), which wins; the last of each counts.
+            Some("ai-title") => {
+                if let Some(t) = line.ai_title.as_deref().filter(|t| !t.trim().is_empty()) {
+                    self.ai_title = Some(t.to_owned());
+                }
+                return Ok(Parsed::Done);
+            }
+            Some("custom-title") => {
+                if let Some(t) = line
+                    .custom_title
+                    .as_deref()
+                    .filter(|t| !t.trim().is_empty())
+                {
+                    self.custom_title = Some(t.to_owned());
+                }
+                return Ok(Parsed::Done);
+            }
+            Some("permission-mode") => {
+                if self.permission_mode.is_none() {
+                    self.permission_mode = line.permission_mode.as_deref().map(str::to_owned);
+                }
+                return Ok(Parsed::Done);
+            }
+            // Session metadata with nothing the events carry: the sub-agent
+            // or session name (the custom title again), the last prompt
+            // (repeated from its own line), the input mode, a pull request
+            // the session linked; and the older bookkeeping, not part of
+            // the chain: summaries of other sessions, file snapshots.
+            Some(
+                "agent-name"
+                | "last-prompt"
+                | "mode"
+                | "pr-link"
+                | "summary"
+                | "file-history-snapshot",
+            ) => return Ok(Parsed::Done),
+            _ => {}
+        }
         let Some(uuid) = line.uuid.as_deref() else {
-            // `summary`, `file-history-snapshot`: not part of the chain,
-            // nothing to show.
+            // Not a record of the chain, nor one of the metadata above:
+            // counted now, at its line, though written with its turn.
+            out(Item::NotUnderstood(Cow::Owned(
+                crate::dialect::record_kind(rec),
+            )))?;
+            self.held_bytes += rec.len();
+            self.held.push(Held {
+                rec: rec.to_owned(),
+                role: Role::Unknown,
+                ts,
+                usage: None,
+                offloads: Vec::new(),
+                summary: None,
+            });
             return Ok(Parsed::Done);
         };
         let sidechain = line.is_sidechain.0 == Some(true);
@@ -831,6 +959,11 @@ impl Parser for ClaudeProjectParser {
             self.held_bytes += rec.len();
             let usage = msg.as_ref().and_then(|m| LineUsage::of(&line, m));
             let summary = Self::summary_text(role, &line, msg.as_ref());
+            if matches!(role, Role::Unknown) {
+                out(Item::NotUnderstood(Cow::Owned(
+                    crate::dialect::record_kind(rec),
+                )))?;
+            }
             self.held.push(Held {
                 rec: rec.to_owned(),
                 role,

@@ -473,6 +473,7 @@ impl CodexRolloutParser {
             &self.model,
             &self.cwd,
             &self.approval,
+            &None,
             self.parent(),
         ))?;
         self.inherited_notice(out)?;

@@ -383,6 +383,7 @@ impl CopilotParser {
             &self.model,
             &self.cwd,
             &None,
+            &None,
             None,
         ))
     }

@@ -144,6 +144,7 @@ impl Parser for CursorParser {
                     model: line.model.get(),
                     cwd: line.cwd.get(),
                     permission_mode: line.permission_mode.get(),
+                    title: None,
                     parent: None,
                 })))?;
             }

@@ -175,7 +175,7 @@ impl CursorTranscriptParser {
         }
         self.started = true;
         out(crate::dialect::common::saved_session_started(
-            ts, NAME, &None, &None, &None, &None, None,
+            ts, NAME, &None, &None, &None, &None, &None, None,
         ))
     }
 

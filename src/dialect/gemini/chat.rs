@@ -8,8 +8,23 @@
 //! members before `messages` arrive as one record (the head), then each
 //! message as a record of its own, then the members after the array. A
 //! chat written on one line arrives as one record and is read the same way.
-//! Releases from April 2026 on write the same records one per line
-//! (`session-*.jsonl`): the head, then the messages.
+//!
+//! **The JSONL form** (`session-*.jsonl`, gemini-cli's
+//! `chatRecordingService`, 0.43 on; sub-agents' chats in
+//! `chats/<parent session id>/<session id>.jsonl`) is an append-only log:
+//! the head (with `kind`: `main` or `subagent`), then each message as a
+//! line, a message written again in full under its `id` whenever it changes
+//! (its tool calls, their results, its tokens), `{"$set": {…}}` metadata
+//! updates (`lastUpdated`, `summary`, `directories`; a `messages` list is a
+//! checkpoint that replaces the history, as Gemini CLI itself reloads it)
+//! and `{"$rewindTo": id}`, which removes that message and every one after
+//! it. So messages are held, by id, until the end of the file (or until
+//! [`HOLD_BYTES`] of them, when they are written out and a later change to
+//! them can only be reported); removed messages are not shown, but their
+//! usage still counts (it was spent). The whole-JSON form is read the same
+//! way (its ids never repeat).
+//! - The chat's `summary` is its title (`session_started.title`); the first
+//!   of its `directories` its working directory.
 //!
 //! - A message is `{id, timestamp, type, content}`; `type` is `user`,
 //!   `gemini` (one model response), `info`, `warning` or `error`. `content`
@@ -26,14 +41,16 @@
 //!   with the usage summed over its responses, absent when none had any).
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::io;
+use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::dialect::common::{count_patch_lines, fill_start_owned, normalize_tool_name};
 use crate::dialect::{Item, Out, Parser, Probe, keep_unknown, read_line};
-use crate::event::{Event, Json, Kind, Text, ToolEnd, ToolStart, Usage, json_null};
+use crate::event::{Event, Json, Kind, SessionParent, Text, ToolEnd, ToolStart, Usage, json_null};
 use crate::input::Parsed;
 use crate::json::{LaxStr, Members, raw_as_str};
 use crate::time::iso_ms;
@@ -69,6 +86,35 @@ struct Rec<'a> {
     ty: LaxStr<'a>,
     #[serde(borrow, default)]
     id: LaxStr<'a>,
+    #[serde(borrow, default)]
+    summary: LaxStr<'a>,
+    #[serde(borrow, default)]
+    directories: Option<Vec<LaxStr<'a>>>,
+    #[serde(borrow, default)]
+    kind: LaxStr<'a>,
+    /// The JSONL form's metadata update.
+    #[serde(rename = "$set", borrow, default)]
+    set: Option<&'a RawValue>,
+    /// The JSONL form's rewind: this message and every one after it go.
+    #[serde(rename = "$rewindTo", borrow, default)]
+    rewind_to: LaxStr<'a>,
+}
+
+/// Messages held, at most this many bytes, before they are written out
+/// (a later change to one of them can then only be reported).
+pub const HOLD_BYTES: usize = 8 * 1024 * 1024;
+
+/// What is held until the chat's end: a message (by id), or the usage of
+/// messages a rewind or a checkpoint removed, or a notice.
+enum Held {
+    Message {
+        id: String,
+        rec: String,
+    },
+    Spent(Option<i64>, Usage),
+    Notice(Option<i64>, String),
+    /// A record of another shape, kept as `unknown` in its place.
+    Unknown(String),
 }
 
 /// A message of the chat.
@@ -176,6 +222,18 @@ pub struct GeminiChatParser {
     turn_open: bool,
     /// Usage summed over the responses, once one had any.
     total: Option<Usage>,
+    /// Messages (and what removing some left) held until the end.
+    held_msgs: Vec<Held>,
+    held_bytes: usize,
+    /// Ids of messages written out before the end.
+    written: HashSet<String>,
+    /// Messages without an id, numbered (each is its own).
+    anonymous: u64,
+    title: Option<String>,
+    cwd: Option<String>,
+    /// The head says `kind: subagent`.
+    subagent: bool,
+    source: Option<PathBuf>,
 }
 
 /// The text of a `content`: a string, or the `text` of its parts.
@@ -217,14 +275,21 @@ impl GeminiChatParser {
         }
         self.started = true;
         self.headed = true;
+        // A sub-agent's chat is in a folder named after its parent session.
+        let parent = self
+            .subagent
+            .then(|| self.source.as_deref().and_then(parent_session))
+            .flatten()
+            .map(|p| SessionParent::subagent(Cow::Owned(p), None));
         out(crate::dialect::common::saved_session_started(
             self.start_ts,
             NAME,
             &self.session_id,
             &self.model,
+            &self.cwd,
             &None,
-            &None,
-            None,
+            &self.title,
+            parent,
         ))?;
         for item in std::mem::take(&mut self.held) {
             out(item)?;
@@ -250,16 +315,257 @@ impl GeminiChatParser {
         if self.headed {
             // A second chat in the same input: close the first.
             self.end(out)?;
+            let source = self.source.take();
             *self = GeminiChatParser::default();
+            self.source = source;
         }
         self.headed = true;
         self.session_id = r.session_id.as_deref().map(str::to_owned);
         self.start_ts = r.start_time.as_deref().and_then(iso_ms);
         self.last_ts = r.last_updated.as_deref().and_then(iso_ms);
+        self.subagent = r.kind.as_deref() == Some("subagent");
+        self.metadata(&r);
         for m in r.messages.unwrap_or_default() {
-            self.message(m.get(), out)?;
+            self.hold(m.get(), out)?;
         }
         Ok(())
+    }
+
+    /// The title and working directory a head, a tail or a `$set` gives.
+    fn metadata(&mut self, r: &Rec<'_>) {
+        if let Some(t) = r.summary.as_deref().filter(|t| !t.trim().is_empty()) {
+            self.title = Some(t.to_owned());
+        }
+        if self.cwd.is_none()
+            && let Some(d) = r.directories.as_ref().and_then(|d| d.first())
+        {
+            self.cwd = d.as_deref().map(str::to_owned);
+        }
+        if let Some(t) = r.last_updated.as_deref().and_then(iso_ms) {
+            self.last_ts = self.last_ts.max(Some(t));
+        }
+    }
+
+    /// Hold a message until the end: a message whose id is held already is
+    /// that message written again (it replaces it where it was).
+    fn hold<'a>(&mut self, rec: &str, out: Out<'_, 'a>) -> io::Result<()> {
+        let id = match serde_json::from_str::<Rec>(rec)
+            .ok()
+            .and_then(|r| r.id.get())
+        {
+            Some(id) => id.into_owned(),
+            None => {
+                self.anonymous += 1;
+                // NUL: no real id has one.
+                format!("\0{}", self.anonymous)
+            }
+        };
+        // Whether it is a message this reader shows is known now; its
+        // `unknown` event, if any, comes when the held messages are written.
+        let shown = serde_json::from_str::<Message>(rec).is_ok_and(|m| {
+            matches!(
+                m.ty.as_deref(),
+                Some("user" | "gemini" | "info" | "warning" | "error")
+            )
+        });
+        if !shown {
+            not_understood(rec, out)?;
+        }
+        if self.written.contains(&id) {
+            let ts = serde_json::from_str::<Message>(rec)
+                .ok()
+                .and_then(|m| m.timestamp.as_deref().and_then(iso_ms));
+            let text = format!(
+                "message {id} was written again after it was shown \
+                 (the chat held more than the reader keeps): the change is not shown"
+            );
+            self.held_msgs.push(Held::Notice(ts, text));
+            return Ok(());
+        }
+        self.held_bytes += rec.len();
+        let at = self
+            .held_msgs
+            .iter()
+            .position(|h| matches!(h, Held::Message { id: i, .. } if *i == id));
+        match at {
+            Some(at) => {
+                self.held_msgs[at] = Held::Message {
+                    id,
+                    rec: rec.to_owned(),
+                }
+            }
+            None => self.held_msgs.push(Held::Message {
+                id,
+                rec: rec.to_owned(),
+            }),
+        }
+        if self.held_bytes > HOLD_BYTES {
+            self.flush_held(out)?;
+        }
+        Ok(())
+    }
+
+    /// Write out what is held.
+    fn flush_held<'a>(&mut self, out: Out<'_, 'a>) -> io::Result<()> {
+        self.held_bytes = 0;
+        let held = std::mem::take(&mut self.held_msgs);
+        // The session names the model of the first response held.
+        if self.model.is_none() {
+            self.model = held.iter().find_map(|h| match h {
+                Held::Message { rec, .. } => serde_json::from_str::<Message>(rec)
+                    .ok()
+                    .filter(|m| m.ty.as_deref() == Some("gemini"))
+                    .and_then(|m| m.model.as_deref().map(str::to_owned)),
+                _ => None,
+            });
+        }
+        for h in &held {
+            match h {
+                Held::Message { id, rec } => {
+                    self.written.insert(id.clone());
+                    self.message(rec, &mut |i| out(i.into_owned()))?;
+                }
+                Held::Spent(ts, u) => self.add_usage(*ts, *u, &mut |i| out(i.into_owned()))?,
+                Held::Unknown(rec) => {
+                    self.open(&mut |i| out(i.into_owned()))?;
+                    keep_unknown(rec, &mut |i| out(i.into_owned()))?;
+                }
+                Held::Notice(ts, text) => {
+                    let kind = Kind::Error {
+                        message: Cow::Owned(text.clone()),
+                        fatal: false,
+                        source: Some(Cow::Borrowed("rewind")),
+                    };
+                    self.emit(*ts, kind, &mut |i| out(i.into_owned()))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Remove the held messages from index `from` on: not shown, their
+    /// usage still counted where they were.
+    fn remove_from(&mut self, from: usize, ts: Option<i64>) -> usize {
+        let mut spent: Option<Usage> = None;
+        let mut removed = 0;
+        let mut kept = Vec::new();
+        for h in self.held_msgs.drain(from..) {
+            match h {
+                Held::Message { rec, .. } => {
+                    removed += 1;
+                    self.held_bytes = self.held_bytes.saturating_sub(rec.len());
+                    if let Some(u) = usage_of(&rec) {
+                        spent = Some(spent.map_or(u, |s| s.add(&u)));
+                    }
+                }
+                Held::Spent(_, u) => spent = Some(spent.map_or(u, |s| s.add(&u))),
+                n @ (Held::Notice(..) | Held::Unknown(_)) => kept.push(n),
+            }
+        }
+        self.held_msgs.extend(kept);
+        if let Some(u) = spent {
+            self.held_msgs.push(Held::Spent(ts, u));
+        }
+        removed
+    }
+
+    /// `{"$rewindTo": id}`: that message and every one after it go.
+    fn rewind(&mut self, id: &str) {
+        let at = self
+            .held_msgs
+            .iter()
+            .position(|h| matches!(h, Held::Message { id: i, .. } if i == id));
+        let ts = self.last_ts;
+        match at {
+            Some(at) => {
+                self.remove_from(at, ts);
+            }
+            None => {
+                // Gemini CLI clears the whole history for a target it does
+                // not have; one written out already can only be reported.
+                self.remove_from(0, ts);
+                let text = if self.written.contains(id) {
+                    format!(
+                        "the chat was rewound to message {id}, which was shown already: \
+                         what was shown after it was abandoned"
+                    )
+                } else {
+                    format!(
+                        "the chat was rewound to message {id}, which it does not have: \
+                         its history was cleared"
+                    )
+                };
+                self.held_msgs.push(Held::Notice(ts, text));
+            }
+        }
+    }
+
+    /// `{"$set": {…}}`: metadata, or with `messages` a checkpoint that
+    /// replaces the history.
+    fn set<'a>(&mut self, rec: &'a str, raw: &'a RawValue, out: Out<'_, 'a>) -> io::Result<Parsed> {
+        let Ok(r) = serde_json::from_str::<Rec>(raw.get()) else {
+            not_understood(rec, out)?;
+            return keep_unknown(rec, out);
+        };
+        self.metadata(&r);
+        if self.session_id.is_none() {
+            self.session_id = r.session_id.as_deref().map(str::to_owned);
+        }
+        let Some(messages) = r.messages else {
+            return Ok(Parsed::Done);
+        };
+        let ids: HashSet<String> = messages
+            .iter()
+            .filter_map(|m| serde_json::from_str::<Rec>(m.get()).ok()?.id.get())
+            .map(Cow::into_owned)
+            .collect();
+        // The messages the checkpoint keeps are replaced in place; those it
+        // drops are gone (their usage counted where they were); the rest
+        // are added.
+        let ts = self.last_ts;
+        let mut dropped = 0;
+        for h in std::mem::take(&mut self.held_msgs) {
+            match h {
+                Held::Message { id, rec } if !ids.contains(&id) => {
+                    dropped += 1;
+                    self.held_bytes = self.held_bytes.saturating_sub(rec.len());
+                    if let Some(u) = usage_of(&rec) {
+                        self.held_msgs.push(Held::Spent(ts, u));
+                    }
+                }
+                h => self.held_msgs.push(h),
+            }
+        }
+        if dropped > 0 {
+            self.held_msgs.push(Held::Notice(
+                self.last_ts,
+                format!(
+                    "a checkpoint replaced the chat's history (a compression or a \
+                     rolled-back turn): {dropped} earlier {} not shown",
+                    if dropped == 1 {
+                        "message is"
+                    } else {
+                        "messages are"
+                    }
+                ),
+            ));
+        }
+        for m in messages {
+            self.hold(m.get(), out)?;
+        }
+        Ok(Parsed::Done)
+    }
+
+    fn add_usage<'a>(&mut self, ts: Option<i64>, u: Usage, out: Out<'_, 'a>) -> io::Result<()> {
+        let t = self.total.get_or_insert_with(Usage::default);
+        t.input = t.input.saturating_add(u.input);
+        t.output = t.output.saturating_add(u.output);
+        t.cache_read = Some(
+            t.cache_read
+                .unwrap_or(0)
+                .saturating_add(u.cache_read.unwrap_or(0)),
+        );
+        self.emit(ts, Kind::UsageDelta(u), out)
     }
 
     /// One message of the chat.
@@ -318,15 +624,7 @@ impl GeminiChatParser {
                     self.tool_call(c, ts, out)?;
                 }
                 if let Some(u) = m.tokens.as_ref().and_then(Tokens::usage) {
-                    let t = self.total.get_or_insert_with(Usage::default);
-                    t.input = t.input.saturating_add(u.input);
-                    t.output = t.output.saturating_add(u.output);
-                    t.cache_read = Some(
-                        t.cache_read
-                            .unwrap_or(0)
-                            .saturating_add(u.cache_read.unwrap_or(0)),
-                    );
-                    self.emit(ts, Kind::UsageDelta(u), out)?;
+                    self.add_usage(ts, u, out)?;
                 }
             }
             Some(source @ ("info" | "warning" | "error")) => {
@@ -443,6 +741,7 @@ impl GeminiChatParser {
     /// The chat is over: its last turn ends, and the file's end is the
     /// session's result.
     fn end<'a>(&mut self, out: Out<'_, 'a>) -> io::Result<()> {
+        self.flush_held(out)?;
         let ts = self.last_ts;
         self.end_turn(ts, out)?;
         self.open(out)?;
@@ -451,28 +750,64 @@ impl GeminiChatParser {
     }
 }
 
+/// Say, at the record's own line, that the record is one this reader does
+/// not understand: its `unknown` event may be written with the messages it
+/// holds, at the end (docs/dialects.md#drift).
+fn not_understood(rec: &str, out: Out<'_, '_>) -> io::Result<()> {
+    out(Item::NotUnderstood(Cow::Owned(crate::dialect::record_kind(
+        rec,
+    ))))
+}
+
 impl Parser for GeminiChatParser {
+    fn counts_drift(&self) -> bool {
+        // Messages are held until the file ends: counted when read.
+        true
+    }
+
     fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
-        let r: Rec<'a> = match read_line(rec, out)? {
+        let r: Rec<'a> = match serde_json::from_str(rec) {
             Ok(r) => r,
-            Err(done) => return Ok(done),
+            // Valid JSON of another shape: kept, in its place.
+            Err(e)
+                if e.is_data() && self.headed && serde_json::from_str::<&RawValue>(rec).is_ok() =>
+            {
+                not_understood(rec, out)?;
+                self.held_msgs.push(Held::Unknown(rec.to_owned()));
+                return Ok(Parsed::Done);
+            }
+            Err(_) => match read_line(rec, out)? {
+                Ok(r) => r,
+                Err(Parsed::Done) => {
+                    not_understood(rec, out)?;
+                    return Ok(Parsed::Done);
+                }
+                Err(done) => return Ok(done),
+            },
         };
+        if let Some(set) = r.set {
+            return self.set(rec, set, out);
+        }
+        if let Some(id) = r.rewind_to.as_deref() {
+            self.rewind(id);
+            return Ok(Parsed::Done);
+        }
         if r.project_hash.0 || r.messages.is_some() {
             self.head(r, out)?;
             return Ok(Parsed::Done);
         }
         if r.ty.0.is_some() || r.id.0.is_some() {
-            return self.message(rec, out);
+            self.headed = true;
+            self.hold(rec, out)?;
+            return Ok(Parsed::Done);
         }
         if r.session_id.0.is_none() && r.start_time.0.is_none() {
-            // The members after `messages` (summary, directories, kind):
-            // nothing the events carry.
-            if let Some(t) = r.last_updated.as_deref().and_then(iso_ms) {
-                self.last_ts = self.last_ts.max(Some(t));
-            }
+            // The members after `messages`: the title, the directories.
+            self.metadata(&r);
             return Ok(Parsed::Done);
         }
         self.open(out)?;
+        not_understood(rec, out)?;
         keep_unknown(rec, out)
     }
 
@@ -482,4 +817,24 @@ impl Parser for GeminiChatParser {
         }
         self.end(out)
     }
+
+    fn set_source(&mut self, path: &Path) {
+        self.source = Some(path.to_path_buf());
+    }
+}
+
+/// A held message's usage.
+fn usage_of(rec: &str) -> Option<Usage> {
+    serde_json::from_str::<Message>(rec)
+        .ok()?
+        .tokens
+        .as_ref()
+        .and_then(Tokens::usage)
+}
+
+/// A sub-agent's chat, `chats/<parent session id>/<session id>.jsonl`: the
+/// parent session's id (its folder's name), unless the folder is `chats`.
+fn parent_session(path: &Path) -> Option<String> {
+    let dir = path.parent()?.file_name()?.to_str()?;
+    (dir != "chats").then(|| dir.to_owned())
 }

@@ -323,6 +323,7 @@ impl OpenCodeParser {
             &self.model,
             &self.cwd,
             &None,
+            &None,
             parent,
         ))
     }

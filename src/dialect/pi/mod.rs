@@ -280,6 +280,7 @@ impl PiParser {
             &self.model,
             &self.cwd,
             &None,
+            &None,
             self.parent_session
                 .clone()
                 .map(|p| SessionParent::fork(Cow::Owned(p))),

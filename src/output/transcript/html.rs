@@ -310,7 +310,10 @@ impl<W: Write> Markup for Html<W> {
             self.put(&open)?;
         }
         self.put("<header>\n<h1>")?;
-        self.esc(&format!("Session {} · {}", s.ordinal, st.dialect))?;
+        match st.title.as_deref() {
+            Some(t) => self.esc(&format!("Session {} · {}: {t}", s.ordinal, st.dialect))?,
+            None => self.esc(&format!("Session {} · {}", s.ordinal, st.dialect))?,
+        }
         self.put("</h1>\n<dl class=\"meta\">\n")?;
         let when = started.map(|ms| crate::time::iso8601(ms.div_euclid(1000)));
         let rows = [

@@ -308,7 +308,14 @@ impl<W: Write> Markup for Markdown<W> {
     fn session(&mut self, s: &Session, st: &SessionStart, started: Option<i64>) -> io::Result<()> {
         self.blank()?;
         let agent = literal(&st.dialect);
-        self.put(&format!("# Session {} · {agent}\n\n", s.ordinal))?;
+        match st.title.as_deref() {
+            Some(t) => self.put(&format!(
+                "# Session {} · {agent}: {}\n\n",
+                s.ordinal,
+                literal(t)
+            ))?,
+            None => self.put(&format!("# Session {} · {agent}\n\n", s.ordinal))?,
+        }
         let dash = || "—".to_owned();
         let model = st.model.as_deref().map_or_else(dash, literal);
         let when = started.map_or_else(dash, |ms| crate::time::iso8601(ms.div_euclid(1000)));

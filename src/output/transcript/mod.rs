@@ -538,6 +538,7 @@ impl<M: Markup> Transcript<M> {
                     model: shown(&st.model),
                     cwd: shown(&st.cwd),
                     permission_mode: shown(&st.permission_mode),
+                    title: shown(&st.title),
                     parent: None,
                 };
                 let s = Session {

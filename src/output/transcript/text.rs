@@ -256,7 +256,7 @@ impl<W: Write> TextSink<W> {
         self.break_line()?;
         let mut line = String::new();
         line.push_str(&visible(&st.dialect, false));
-        for part in [&st.model, &st.cwd].into_iter().flatten() {
+        for part in [&st.title, &st.model, &st.cwd].into_iter().flatten() {
             line.push_str(" · ");
             line.push_str(&visible(part, false));
         }
