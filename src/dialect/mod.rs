@@ -8,6 +8,7 @@
 //! transform stage turns that into the event stream (`crate::transform`).
 
 pub mod acp;
+pub mod antigravity;
 pub(crate) mod archive;
 pub mod claude;
 pub mod codex;
@@ -230,13 +231,18 @@ pub enum Dialect {
     CursorTranscript,
     /// Pi's saved sessions (`~/.pi/agent/sessions`).
     Pi,
+    /// Antigravity CLI `agy -p … --output-format stream-json`.
+    Antigravity,
+    /// Antigravity CLI's saved transcripts
+    /// (`~/.gemini/antigravity-cli/brain/*/.system_generated/logs/transcript.jsonl`).
+    AntigravityTranscript,
 }
 
 impl Dialect {
     /// Every dialect, in the order `--help` lists them (after `auto`). The
     /// command line, the man page, the completions and the tests derive
     /// from this list.
-    pub const ALL: [Dialect; 12] = [
+    pub const ALL: [Dialect; 14] = [
         Dialect::Cursor,
         Dialect::Claude,
         Dialect::Codex,
@@ -249,6 +255,8 @@ impl Dialect {
         Dialect::GeminiChat,
         Dialect::CursorTranscript,
         Dialect::Pi,
+        Dialect::Antigravity,
+        Dialect::AntigravityTranscript,
     ];
 
     /// One line for `--help`.
@@ -270,6 +278,10 @@ impl Dialect {
                 "cursor-agent saved transcripts (~/.cursor/projects/*/agent-transcripts/*/*.jsonl)"
             }
             Dialect::Pi => "Pi saved sessions (~/.pi/agent/sessions/*/*.jsonl)",
+            Dialect::Antigravity => "Antigravity CLI agy -p --output-format stream-json",
+            Dialect::AntigravityTranscript => {
+                "Antigravity CLI saved transcripts (~/.gemini/antigravity-cli/brain/*/.system_generated/logs/transcript.jsonl)"
+            }
         }
     }
 
@@ -293,6 +305,8 @@ impl Dialect {
             Dialect::GeminiChat => gemini::chat::NAME,
             Dialect::CursorTranscript => cursor::transcript::NAME,
             Dialect::Pi => pi::NAME,
+            Dialect::Antigravity => antigravity::NAME,
+            Dialect::AntigravityTranscript => antigravity::transcript::NAME,
         }
     }
 
@@ -313,6 +327,10 @@ impl Dialect {
                 Box::new(cursor::transcript::CursorTranscriptParser::default())
             }
             Dialect::Pi => Box::new(pi::PiParser::default()),
+            Dialect::Antigravity => Box::new(antigravity::AntigravityParser::default()),
+            Dialect::AntigravityTranscript => {
+                Box::new(antigravity::transcript::AntigravityTranscriptParser::default())
+            }
         }
     }
 
@@ -439,6 +457,19 @@ struct Probe<'a> {
     cwd: Has,
     #[serde(rename = "parentId", default)]
     parent_id: common::Present,
+    // Antigravity CLI.
+    #[serde(borrow, default)]
+    event: LaxStr<'a>,
+    #[serde(default)]
+    step_update: Has,
+    #[serde(default)]
+    init: Has,
+    #[serde(default)]
+    conversation_id: Has,
+    #[serde(borrow, default)]
+    source: LaxStr<'a>,
+    #[serde(borrow, default)]
+    created_at: LaxStr<'a>,
 }
 
 impl Probe<'_> {
@@ -473,6 +504,11 @@ type Rule = fn(&Probe<'_>) -> bool;
 /// cursor-agent's only when it has none of Claude Code's keys.
 const DETECTION: &[(Dialect, Rule)] = &[
     (Dialect::Acp, acp::sniff),
+    (Dialect::Antigravity, antigravity::sniff),
+    (
+        Dialect::AntigravityTranscript,
+        antigravity::transcript::sniff,
+    ),
     (Dialect::ClaudeProject, claude::project::sniff),
     (Dialect::CodexRollout, codex::rollout::sniff),
     (Dialect::GeminiChat, gemini::chat::sniff),
