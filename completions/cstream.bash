@@ -38,11 +38,11 @@ _cstream() {
                     return 0
                     ;;
                 --from)
-                    COMPREPLY=($(compgen -W "auto cursor claude codex gemini acp cursor-sdk events claude-project codex-rollout gemini-chat cursor-transcript pi copilot opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto cursor claude codex gemini acp cursor-sdk events claude-project codex-rollout gemini-chat cursor-transcript pi copilot opencode antigravity antigravity-transcript" -- "${cur}"))
                     return 0
                     ;;
                 -f)
-                    COMPREPLY=($(compgen -W "auto cursor claude codex gemini acp cursor-sdk events claude-project codex-rollout gemini-chat cursor-transcript pi copilot opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto cursor claude codex gemini acp cursor-sdk events claude-project codex-rollout gemini-chat cursor-transcript pi copilot opencode antigravity antigravity-transcript" -- "${cur}"))
                     return 0
                     ;;
                 --color)

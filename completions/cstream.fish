@@ -24,7 +24,9 @@ gemini-chat\t'Gemini CLI saved chats (~/.gemini/tmp/*/chats/session-*.json)'
 cursor-transcript\t'cursor-agent saved transcripts (~/.cursor/projects/*/agent-transcripts/*/*.jsonl)'
 pi\t'Pi saved sessions (~/.pi/agent/sessions/*/*.jsonl)'
 copilot\t'GitHub Copilot CLI saved sessions (~/.copilot/session-state/*/events.jsonl) or -p --output-format json'
-opencode\t'OpenCode run --format json, export JSON, or its opencode.db store'"
+opencode\t'OpenCode run --format json, export JSON, or its opencode.db store'
+antigravity\t'Antigravity CLI agy -p --output-format stream-json'
+antigravity-transcript\t'Antigravity CLI saved transcripts (~/.gemini/antigravity-cli/brain/*/.system_generated/logs/transcript.jsonl)'"
 complete -c cstream -l color -d 'When to colour the text format [NO_COLOR and CLICOLOR_FORCE are honoured with auto]' -r -f -a "auto\t'Colour when writing to a terminal (unless NO_COLOR is set, or CLICOLOR_FORCE asks for it)'
 always\t'Always colour the text format'
 never\t'Never colour'"

@@ -31,23 +31,34 @@ pub fn normalize_tool_name(name: &str) -> String {
     let mapped = match lower.as_str() {
         // cursor-agent / Cursor SDK, Claude Code, Codex, Gemini CLI, ACP kinds.
         "shell" | "bash" | "runterminalcmd" | "terminal" | "runshellcommand" | "shellcommand"
-        | "commandexecution" | "execute" | "exec" | "localshell" | "powershell" => "shell",
-        "read" | "readfile" | "readmanyfiles" | "view" => "read",
-        "write" | "writefile" | "createfile" => "write",
-        "edit" | "multiedit" | "strreplace" | "searchreplace" | "applypatch" | "editfile"
-        | "replace" | "filechange" | "patch" => "edit",
+        | "commandexecution" | "execute" | "exec" | "localshell" | "powershell" | "runcommand" => {
+            "shell"
+        }
+        "read" | "readfile" | "readmanyfiles" | "view" | "viewfile" => "read",
+        "write" | "writefile" | "createfile" | "writetofile" => "write",
+        "edit"
+        | "multiedit"
+        | "strreplace"
+        | "searchreplace"
+        | "applypatch"
+        | "editfile"
+        | "replace"
+        | "filechange"
+        | "patch"
+        | "replacefilecontent"
+        | "multireplacefilecontent" => "edit",
         "delete" | "deletefile" => "delete",
         "ls" | "listdir" | "listdirectory" => "ls",
         "grep" | "ripgrep" | "searchfilecontent" | "grepsearch" => "grep",
-        "glob" | "globfilesearch" | "filesearch" => "glob",
+        "glob" | "globfilesearch" | "filesearch" | "findbyname" => "glob",
         "semsearch" | "semanticsearch" | "codebasesearch" | "search" => "search",
         "todo" | "todowrite" | "updatetodos" | "todos" | "writetodos" | "todolist" => "todo",
         "createplan" | "plan" | "exitplanmode" | "updateplan" => "plan",
         "askquestion" | "askuserquestion" | "question" | "requestuserinput" => "question",
-        "webfetch" | "fetch" => "web_fetch",
-        "websearch" | "googlewebsearch" => "web_search",
+        "webfetch" | "fetch" | "readurlcontent" => "web_fetch",
+        "websearch" | "googlewebsearch" | "searchweb" => "web_search",
         "mcp" | "callmcptool" | "mcptoolcall" => "mcp",
-        "task" | "subagent" | "agent" | "collabtoolcall" => "task",
+        "task" | "subagent" | "agent" | "collabtoolcall" | "invokesubagent" => "task",
         "readlints" | "lints" => "lints",
         "editnotebook" | "notebook" | "notebookedit" => "notebook",
         "generateimage" | "image" => "image",

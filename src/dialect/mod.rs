@@ -8,6 +8,7 @@
 //! transform stage turns that into the event stream (`crate::transform`).
 
 pub mod acp;
+pub mod antigravity;
 pub(crate) mod archive;
 pub mod claude;
 pub mod codex;
@@ -241,7 +242,10 @@ pub fn record_kind(raw: &str) -> String {
     for key in ["type", "event", "kind", "method", "record_type"] {
         if let Some(t) = s(m.get(key)) {
             let payload = m.get("payload");
-            let sub = s(m.get("subtype")).or_else(|| s(payload.and_then(|p| p.get("type"))));
+            let sub = s(m.get("subtype"))
+                .or_else(|| s(payload.and_then(|p| p.get("type"))))
+                // Antigravity's `{"event": "step_update", "step_update": {"step_type": …}}`.
+                .or_else(|| s(m.get(t.as_str()).and_then(|b| b.get("step_type"))));
             // Codex's `item_completed` names its item's type too.
             let item = s(payload
                 .and_then(|p| p.get("item"))
@@ -294,13 +298,18 @@ pub enum Dialect {
     /// OpenCode: `run --format json`, `export` documents and its SQLite
     /// session store.
     OpenCode,
+    /// Antigravity CLI `agy -p … --output-format stream-json`.
+    Antigravity,
+    /// Antigravity CLI's saved transcripts
+    /// (`~/.gemini/antigravity-cli/brain/*/.system_generated/logs/transcript.jsonl`).
+    AntigravityTranscript,
 }
 
 impl Dialect {
     /// Every dialect, in the order `--help` lists them (after `auto`). The
     /// command line, the man page, the completions and the tests derive
     /// from this list.
-    pub const ALL: [Dialect; 14] = [
+    pub const ALL: [Dialect; 16] = [
         Dialect::Cursor,
         Dialect::Claude,
         Dialect::Codex,
@@ -315,6 +324,8 @@ impl Dialect {
         Dialect::Pi,
         Dialect::Copilot,
         Dialect::OpenCode,
+        Dialect::Antigravity,
+        Dialect::AntigravityTranscript,
     ];
 
     /// One line for `--help`.
@@ -344,6 +355,10 @@ impl Dialect {
             Dialect::OpenCode => {
                 "OpenCode run --format json, export JSON, or its opencode.db store"
             }
+            Dialect::Antigravity => "Antigravity CLI agy -p --output-format stream-json",
+            Dialect::AntigravityTranscript => {
+                "Antigravity CLI saved transcripts (~/.gemini/antigravity-cli/brain/*/.system_generated/logs/transcript.jsonl)"
+            }
         }
     }
 
@@ -369,6 +384,8 @@ impl Dialect {
             Dialect::Pi => pi::NAME,
             Dialect::Copilot => copilot::NAME,
             Dialect::OpenCode => opencode::NAME,
+            Dialect::Antigravity => antigravity::NAME,
+            Dialect::AntigravityTranscript => antigravity::transcript::NAME,
         }
     }
 
@@ -391,6 +408,10 @@ impl Dialect {
             Dialect::Pi => Box::new(pi::PiParser::default()),
             Dialect::Copilot => Box::new(copilot::CopilotParser::default()),
             Dialect::OpenCode => Box::new(opencode::OpenCodeParser::default()),
+            Dialect::Antigravity => Box::new(antigravity::AntigravityParser::default()),
+            Dialect::AntigravityTranscript => {
+                Box::new(antigravity::transcript::AntigravityTranscriptParser::default())
+            }
         }
     }
 
@@ -532,6 +553,19 @@ struct Probe<'a> {
     info: Option<&'a RawValue>,
     #[serde(default)]
     parts: Has,
+    // Antigravity CLI.
+    #[serde(borrow, default)]
+    event: LaxStr<'a>,
+    #[serde(default)]
+    step_update: Has,
+    #[serde(default)]
+    init: Has,
+    #[serde(default)]
+    conversation_id: Has,
+    #[serde(borrow, default)]
+    source: LaxStr<'a>,
+    #[serde(borrow, default)]
+    created_at: LaxStr<'a>,
 }
 
 impl Probe<'_> {
@@ -566,6 +600,11 @@ type Rule = fn(&Probe<'_>) -> bool;
 /// cursor-agent's only when it has none of Claude Code's keys.
 const DETECTION: &[(Dialect, Rule)] = &[
     (Dialect::Acp, acp::sniff),
+    (Dialect::Antigravity, antigravity::sniff),
+    (
+        Dialect::AntigravityTranscript,
+        antigravity::transcript::sniff,
+    ),
     (Dialect::ClaudeProject, claude::project::sniff),
     (Dialect::CodexRollout, codex::rollout::sniff),
     (Dialect::GeminiChat, gemini::chat::sniff),
@@ -835,6 +874,10 @@ mod tests {
         assert_eq!(
             record_kind(r#"{"event":"step_update","step_update":{}}"#),
             "step_update"
+        );
+        assert_eq!(
+            record_kind(r#"{"event":"step_update","step_update":{"step_type":"unknown"}}"#),
+            "step_update/unknown"
         );
         assert_eq!(record_kind(r#"{"$set":{"a":1}}"#), "{$set}");
         assert_eq!(

@@ -172,6 +172,7 @@ const SAVED: &[&str] = &[
     "copilot",
     // Exports and the store's sessions; a live run is a session of its own.
     "opencode",
+    "antigravity-transcript",
 ];
 
 /// What one session adds to the totals.

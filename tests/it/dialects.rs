@@ -116,6 +116,18 @@ fn every_dialect_is_detected_from_its_first_lines() {
         ),
         (r#"{"type":"thread.started","thread_id":"t"}"#, "codex"),
         (
+            r#"{"event":"init","conversation_id":"c","init":{"cwd":"/"}}"#,
+            "antigravity",
+        ),
+        (
+            r#"{"event":"step_update","step_update":{"conversation_id":"c","step_index":0,"state":"DONE","step_type":"user_input","text_delta":"hi"}}"#,
+            "antigravity",
+        ),
+        (
+            r#"{"step_index":0,"source":"USER_EXPLICIT","type":"USER_INPUT","status":"DONE","created_at":"2026-07-17T09:00:00Z","content":"hi"}"#,
+            "antigravity-transcript",
+        ),
+        (
             r#"{"type":"session","version":3,"id":"p","timestamp":"2026-01-01T00:00:00Z","cwd":"/"}"#,
             "pi",
         ),

@@ -754,9 +754,9 @@ impl GeminiChatParser {
 /// not understand: its `unknown` event may be written with the messages it
 /// holds, at the end (docs/dialects.md#drift).
 fn not_understood(rec: &str, out: Out<'_, '_>) -> io::Result<()> {
-    out(Item::NotUnderstood(Cow::Owned(crate::dialect::record_kind(
-        rec,
-    ))))
+    out(Item::NotUnderstood(Cow::Owned(
+        crate::dialect::record_kind(rec),
+    )))
 }
 
 impl Parser for GeminiChatParser {
