@@ -13,6 +13,7 @@
 mod common;
 
 mod anthropic;
+mod antigravity;
 mod api;
 mod archive;
 mod backpressure;
