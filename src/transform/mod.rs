@@ -225,6 +225,11 @@ struct SessionState {
     fatal_error: Option<String>,
     last_error: Option<String>,
     result_error: Option<String>,
+    /// Prompts read, and whether anything answered (text, thinking, a
+    /// call): a session with prompts and no answer, or neither, is said to
+    /// be one when nothing else explains it (docs/dialects.md#drift).
+    prompts: u64,
+    answered: bool,
 }
 
 impl SessionState {
@@ -281,6 +286,8 @@ impl SessionState {
             failed: false,
             fatal_error: None,
             last_error: None,
+            prompts: 0,
+            answered: false,
             result_error: None,
             anonymous: false,
         }
@@ -488,12 +495,15 @@ impl Normalizer {
 
     /// The end of one input: close its session (a session without events if
     /// it had none) and forget per-input state.
-    pub fn end_input(&mut self, sink: &mut dyn Sink, _diag: &mut Diag) -> io::Result<()> {
+    pub fn end_input(&mut self, sink: &mut dyn Sink, diag: &mut Diag) -> io::Result<()> {
         if self.cur.is_none() && (!self.held.is_empty() || !self.input_has_items) {
             self.open_anonymous(sink)?;
             self.replay(sink)?;
         }
         self.close(sink)?;
+        for (line, w) in self.warnings.drain(..) {
+            diag.warn(Warn::Format, line, w);
+        }
         self.hint = None;
         self.dialect = None;
         self.input_has_items = false;
@@ -565,6 +575,30 @@ impl Normalizer {
         }
         self.cancel_open(None, sink)?;
         let st = self.cur.take().expect("checked above");
+        // Read, but nothing of a conversation in it, and no error to say
+        // why: the agent's format may have changed under its reader.
+        // Only a session that says it is whole (a result): one cut off is
+        // reported as such (`-e`).
+        let explained = st.failed || st.last_error.is_some() || st.result_error.is_some();
+        if !st.answered && !explained && st.result_seen && self.input_has_items {
+            // A made-up id is settled only when `--jobs` plays the file's
+            // tape: such a session is not named.
+            let id = if st.anonymous {
+                "without an id".to_owned()
+            } else {
+                crate::diag::excerpt(&st.info.id, 80)
+            };
+            let msg = if st.prompts > 0 {
+                format!(
+                    "session {id}: {} prompt{} but no answer read",
+                    st.prompts,
+                    if st.prompts == 1 { "" } else { "s" }
+                )
+            } else {
+                format!("session {id}: no prompt and no answer read")
+            };
+            self.warnings.push((self.line, msg));
+        }
         if !st.result_seen || st.failed {
             if st.result_seen {
                 self.outcomes.failed += 1;
@@ -801,16 +835,23 @@ impl Normalizer {
             // Whole messages (`--coalesce` output read back) count as
             // emitted text too, or the result tail would repeat them.
             Kind::TextDelta { text } | Kind::AssistantMessage { text } => {
+                st.answered = true;
                 st.text.push(text);
                 st.all_text.push(text);
             }
-            Kind::ThinkingDelta { text } | Kind::Thinking { text, .. } => st.thinking.push(text),
+            Kind::ThinkingDelta { text } | Kind::Thinking { text, .. } => {
+                st.answered = true;
+                st.thinking.push(text);
+            }
+            Kind::UserMessage { .. } => st.prompts += 1,
             // A coalesced whole call is a tool-call start for recap dedupe.
             Kind::ToolCall(_) => {
+                st.answered = true;
                 st.text.reset();
                 st.thinking.reset();
             }
             Kind::ToolCallStarted(t) => {
+                st.answered = true;
                 st.text.reset();
                 st.thinking.reset();
                 // Not open (a repeated start became progress above), so

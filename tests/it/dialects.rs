@@ -195,7 +195,17 @@ fn every_dialect_is_detected_from_its_first_lines() {
         let run = cstream(&["--to", "events"], input.as_bytes());
         let first = events(&run.out()).into_iter().next().unwrap_or(Value::Null);
         assert_eq!(first["dialect"], *dialect, "{input}\n{}", run.out());
-        assert!(run.stderr.is_empty(), "{input}: {}", run.stderr);
+        // A one-line saved session (a header, a prompt) says it has no
+        // answer (not_understood.rs); nothing else is said.
+        let other: Vec<&str> = run
+            .stderr
+            .lines()
+            .filter(|l| {
+                !l.ends_with("1 prompt but no answer read")
+                    && !l.ends_with("no prompt and no answer read")
+            })
+            .collect();
+        assert!(other.is_empty(), "{input}: {}", run.stderr);
     }
     // Nothing tells: read as cursor-agent, with one warning.
     let run = cstream(

@@ -161,3 +161,54 @@ fn cstreams_own_unknown_events_read_back_are_not_counted_again() {
     );
     assert_eq!(again.out().matches(r#""type":"unknown""#).count(), 3);
 }
+
+/// A file read with nothing of a conversation in it says so: a session
+/// whose prompts have no answer read (here the answer is in a shape the
+/// reader does not know), or one with neither; a session whose error
+/// explains it does not.
+#[test]
+fn a_session_with_no_answer_read_is_said_to_be_one() {
+    let prompt = r#"{"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"/w","sessionId":"7f3e2a10-0000-4000-8000-0000000000aa","version":"2.9.0","type":"user","message":{"role":"user","content":"List the TODOs."},"uuid":"b0000000-0000-4000-8000-000000000001","timestamp":"2026-11-15T09:00:00.000Z"}"#;
+    let answer = r#"{"parentUuid":"b0000000-0000-4000-8000-000000000001","isSidechain":false,"userType":"external","cwd":"/w","sessionId":"7f3e2a10-0000-4000-8000-0000000000aa","version":"2.9.0","type":"assistant_turn","turn":{"text":"Two TODOs."},"uuid":"b0000000-0000-4000-8000-000000000002","timestamp":"2026-11-15T09:00:02.000Z"}"#;
+    let r = cstream(
+        &["--to", "events"],
+        format!("{prompt}\n{answer}\n").as_bytes(),
+    );
+    assert!(
+        r.stderr.contains(
+            "-:2: session 7f3e2a10-0000-4000-8000-0000000000aa: 1 prompt but no answer read"
+        ),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr
+            .contains("claude-project: 1 record of type \"assistant_turn\" not understood"),
+        "{}",
+        r.stderr
+    );
+    // Neither a prompt nor an answer.
+    let init = r#"{"type":"system","subtype":"init","session_id":"s1","model":"m","apiKeySource":"login"}"#;
+    let result =
+        r#"{"type":"result","subtype":"success","is_error":false,"session_id":"s1","result":""}"#;
+    let r = cstream(
+        &["--to", "events"],
+        format!("{init}\n{result}\n").as_bytes(),
+    );
+    assert!(
+        r.stderr
+            .contains("-:2: session s1: no prompt and no answer read"),
+        "{}",
+        r.stderr
+    );
+    // An error says why there is no answer: nothing more to say.
+    let failed = r#"{"type":"result","subtype":"error","is_error":true,"session_id":"s1","result":"auth failed"}"#;
+    let r = cstream(
+        &["--to", "events"],
+        format!("{init}\n{failed}\n").as_bytes(),
+    );
+    assert!(!r.stderr.contains("no answer read"), "{}", r.stderr);
+    // Nothing read at all (an empty input) is not a session read wrongly.
+    let r = cstream(&["--to", "events"], b"");
+    assert!(!r.stderr.contains("no answer read"), "{}", r.stderr);
+}
