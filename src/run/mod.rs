@@ -1537,6 +1537,9 @@ fn finish(
             }
         }
     }
+    if let Some(msg) = p.window.as_ref().and_then(|w| w.nothing_passed()) {
+        diag.note(msg);
+    }
     diag.finish();
     let stats = p.stats(framer, diag);
     if let Some(s) = &stats {

@@ -58,6 +58,8 @@ struct Done {
     stop: bool,
     /// The finished temporary file and the name it gets.
     written: Option<(PathBuf, PathBuf)>,
+    /// `--since`/`--until`: the sessions the window let through and left out.
+    window: (u64, u64),
 }
 
 fn shown(p: &Path) -> String {
@@ -127,6 +129,11 @@ pub(super) fn run(
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let mut total = cfg.stats.then(Stats::default);
+    let window = crate::transform::window::WindowCounts {
+        since: cfg.window.0,
+        until: cfg.window.1,
+        ..Default::default()
+    };
     let mut files = cfg.files_skipped.map(|skipped| FileCounts {
         skipped,
         ..FileCounts::default()
@@ -175,6 +182,8 @@ pub(super) fn run(
                 f.count(dialect);
             }
             diag.bad_lines += done.bad_lines;
+            window.passed.set(window.passed.get() + done.window.0);
+            window.left_out.set(window.left_out.get() + done.window.1);
             outcomes.sessions += done.outcomes.sessions;
             outcomes.failed += done.outcomes.failed;
             outcomes.incomplete += done.outcomes.incomplete;
@@ -194,6 +203,9 @@ pub(super) fn run(
                 let _ = fs::remove_file(tmp);
             }
         }
+    }
+    if let Some(msg) = window.nothing_passed() {
+        diag.note(msg);
     }
     if cfg.format == Format::Html && !stopped && !pages.is_empty() {
         index(&od.dir, &pages, diag);
@@ -291,6 +303,9 @@ fn convert_to(cfg: &Config, input: &Input, target: &Result<PathBuf, String>, tx:
     // With --since/--until, a file none of whose sessions is in the window
     // gets no output file.
     let empty = p.window.as_ref().is_some_and(|w| w.passed.get() == 0);
+    if let Some(w) = &p.window {
+        done.window = (w.passed.get(), w.left_out.get());
+    }
     // Closes the file.
     drop(p);
     match r {

@@ -309,6 +309,11 @@ impl RunSummary {
     pub fn markdown(&self, edit: &dyn Fn(String) -> String) -> String {
         let t = &self.total;
         let mut m = String::new();
+        if t.sessions == 0 && t.duplicates == 0 {
+            // Nothing to call a success.
+            m.push_str("### ⚠️ cstream: no sessions\n\nThe run read no session.\n");
+            return edit(m);
+        }
         let outcome = self.outcome();
         let _ = writeln!(
             m,

@@ -43,6 +43,31 @@ pub struct Window<'s> {
 pub struct WindowCounts {
     pub passed: Cell<u64>,
     pub left_out: Cell<u64>,
+    /// The window's bounds (ms), for the line that says it let nothing through.
+    pub since: Option<i64>,
+    pub until: Option<i64>,
+}
+
+impl WindowCounts {
+    /// What to say when the window let no session through though some were
+    /// read (`None` otherwise): a run that writes nothing says why.
+    pub fn nothing_passed(&self) -> Option<String> {
+        let read = self.left_out.get();
+        if self.passed.get() > 0 || read == 0 {
+            return None;
+        }
+        let at = |ms: i64| crate::time::iso8601(ms.div_euclid(1000));
+        let bounds = match (self.since, self.until) {
+            (Some(s), Some(u)) => format!("between {} and {}", at(s), at(u)),
+            (Some(s), None) => format!("since {}", at(s)),
+            (None, Some(u)) => format!("before {}", at(u)),
+            (None, None) => return None,
+        };
+        let sessions = if read == 1 { "session" } else { "sessions" };
+        Some(format!(
+            "no session started {bounds} (--since/--until): {read} {sessions} read, none written"
+        ))
+    }
 }
 
 impl<'s> Window<'s> {
@@ -52,7 +77,11 @@ impl<'s> Window<'s> {
             since,
             until,
             state: State::Idle,
-            counts: Rc::default(),
+            counts: Rc::new(WindowCounts {
+                since,
+                until,
+                ..WindowCounts::default()
+            }),
         }
     }
 

@@ -178,3 +178,58 @@ fn a_bad_time_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("is not a time"));
 }
+
+/// A window that lets no session through says so, on one line, whichever
+/// way the run writes (stdout, `--jobs`, `--output-dir`); and `--summary`
+/// says "no sessions" instead of calling an empty run a success.
+#[test]
+fn a_window_that_lets_nothing_through_says_so() {
+    let dir = fixtures_dir().join("pi");
+    let dir = dir.to_str().unwrap();
+    let said = "cstream: warning: no session started since 2027-01-01T00:00:00Z (--since/--until): \
+                2 sessions read, none written";
+    for jobs in ["1", "2"] {
+        let r = cstream(
+            &["--to", "events", "--since", "2027-01-01", "-j", jobs, dir],
+            b"",
+        );
+        assert!(r.out().is_empty(), "{}", r.out());
+        assert_eq!(r.stderr.matches(said).count(), 1, "-j {jobs}: {}", r.stderr);
+    }
+    let out = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("window-none");
+    let _ = std::fs::remove_dir_all(&out);
+    let r = cstream(
+        &[
+            "--to",
+            "markdown",
+            "--since",
+            "2027-01-01",
+            "--output-dir",
+            out.to_str().unwrap(),
+            dir,
+        ],
+        b"",
+    );
+    assert_eq!(r.stderr.matches(said).count(), 1, "{}", r.stderr);
+    let summary = out.with_extension("md");
+    let _ = std::fs::remove_file(&summary);
+    let s = summary.to_str().unwrap();
+    cstream(
+        &[
+            "--to",
+            "events",
+            "--until",
+            "2000-01-01",
+            "--summary",
+            s,
+            dir,
+        ],
+        b"",
+    );
+    let md = std::fs::read_to_string(&summary).unwrap();
+    assert!(md.starts_with("### ⚠️ cstream: no sessions"), "{md}");
+    assert!(!md.contains("success"), "{md}");
+    // A window that lets a session through says nothing of the kind.
+    let r = cstream(&["--to", "events", "--since", "2000-01-01", dir], b"");
+    assert!(!r.stderr.contains("no session started"), "{}", r.stderr);
+}
