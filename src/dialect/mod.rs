@@ -185,6 +185,11 @@ pub trait Parser {
     /// transcript; the stream dialects ignore this.
     fn set_source(&mut self, _path: &Path) {}
 
+    /// The input is one JSON document whose array is read element by
+    /// element ([`Dialect::streams_member`]): a snapshot, whose elements are
+    /// never written again, so a reader need not hold them.
+    fn set_document(&mut self) {}
+
     /// The reader reports the records it does not understand itself, with
     /// [`Item::NotUnderstood`] at their lines, so the `unknown` events it
     /// emits are not counted again (a reader that holds its records until
@@ -695,6 +700,8 @@ pub struct AutoParser {
     guessed: Option<u64>,
     /// The file being read, when it is one ([`Parser::set_source`]).
     source: Option<PathBuf>,
+    /// The input is a document read element by element ([`Parser::set_document`]).
+    document: bool,
     /// The input is from an agent cstream does not read: which, and the
     /// line that showed it. Nothing of it is read.
     foreign: Option<(&'static str, u64)>,
@@ -718,6 +725,16 @@ impl AutoParser {
             guessed: None,
             source: None,
             foreign: None,
+            document: false,
+        }
+    }
+
+    /// The input is a document read element by element: the parser is told
+    /// (now, or when it is chosen).
+    pub fn set_document(&mut self) {
+        self.document = true;
+        if let Some(p) = self.inner.as_mut() {
+            p.set_document();
         }
     }
 
@@ -755,6 +772,9 @@ impl AutoParser {
         let mut p = d.parser();
         if let Some(src) = &self.source {
             p.set_source(src);
+        }
+        if self.document {
+            p.set_document();
         }
         let held = std::mem::take(&mut self.held);
         self.held_bytes = 0;

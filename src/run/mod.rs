@@ -948,7 +948,11 @@ impl Handler for Pipeline<'_> {
                 _ => None,
             }
         });
-        dialect.is_some_and(|d| d.streams_member(key))
+        let streamed = dialect.is_some_and(|d| d.streams_member(key));
+        if streamed {
+            self.parser.set_document();
+        }
+        streamed
     }
 
     fn record(&mut self, bytes: &[u8], line: u64, diag: &mut Diag) -> io::Result<Parsed> {

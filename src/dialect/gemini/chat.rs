@@ -208,6 +208,12 @@ const HELD_ITEMS: usize = 64;
 /// Parser state for one saved chat.
 #[derive(Default)]
 pub struct GeminiChatParser {
+    /// A `.json` chat read message by message: a snapshot, whose messages
+    /// are not rewritten, so they are held only until the first response
+    /// names the model (the JSONL form is held for its rewrites).
+    document: bool,
+    /// A response is among the held messages.
+    held_response: bool,
     started: bool,
     /// The chat's head was read (its session begins once its model is known).
     headed: bool,
@@ -316,8 +322,10 @@ impl GeminiChatParser {
             // A second chat in the same input: close the first.
             self.end(out)?;
             let source = self.source.take();
+            let document = self.document;
             *self = GeminiChatParser::default();
             self.source = source;
+            self.document = document;
         }
         self.headed = true;
         self.session_id = r.session_id.as_deref().map(str::to_owned);
@@ -362,12 +370,14 @@ impl GeminiChatParser {
         };
         // Whether it is a message this reader shows is known now; its
         // `unknown` event, if any, comes when the held messages are written.
-        let shown = serde_json::from_str::<Message>(rec).is_ok_and(|m| {
-            matches!(
-                m.ty.as_deref(),
-                Some("user" | "gemini" | "info" | "warning" | "error")
-            )
-        });
+        let ty = serde_json::from_str::<Message>(rec)
+            .ok()
+            .and_then(|m| m.ty.as_deref().map(str::to_owned));
+        let shown = matches!(
+            ty.as_deref(),
+            Some("user" | "gemini" | "info" | "warning" | "error")
+        );
+        self.held_response |= ty.as_deref() == Some("gemini");
         if !shown {
             not_understood(rec, out)?;
         }
@@ -399,7 +409,7 @@ impl GeminiChatParser {
                 rec: rec.to_owned(),
             }),
         }
-        if self.held_bytes > HOLD_BYTES {
+        if self.held_bytes > HOLD_BYTES || (self.document && self.held_response) {
             self.flush_held(out)?;
         }
         Ok(())
@@ -760,6 +770,10 @@ fn not_understood(rec: &str, out: Out<'_, '_>) -> io::Result<()> {
 }
 
 impl Parser for GeminiChatParser {
+    fn set_document(&mut self) {
+        self.document = true;
+    }
+
     fn counts_drift(&self) -> bool {
         // Messages are held until the file ends: counted when read.
         true
