@@ -93,7 +93,7 @@ def test_options_are_checked() -> None:
     with pytest.raises(ValueError, match="to:"):
         cstream.convert(stream(1), to="yaml")
     with pytest.raises(ValueError, match="from_:"):
-        cstream.convert(stream(1), from_="copilot")
+        cstream.convert(stream(1), from_="aider")
     with pytest.raises(ValueError, match="tool_calls:"):
         cstream.convert(stream(1), tool_calls="sometimes")
     with pytest.raises(ValueError, match="redact_patterns:"):
