@@ -235,3 +235,117 @@ fn a_large_tree_is_read_in_name_order() {
         .collect();
     assert_eq!(written, expected);
 }
+
+/// Issue 27's tree: one file of each agent added in 2026 and of each
+/// drifted shape of the agents read before, in one directory. A walk
+/// reads every one as its own agent (none skipped, none taken for
+/// another), and in every format gives what naming the files does, with
+/// one job and with two.
+#[test]
+fn a_tree_of_todays_agents_and_drifted_shapes_is_read_whole() {
+    let d = scratch("todays-agents");
+    let files: &[(&str, &str, &str)] = &[
+        (
+            "antigravity/plain-text_cache_thinking_v1.1.12.jsonl",
+            "a/agy.jsonl",
+            "antigravity",
+        ),
+        (
+            "antigravity-transcript/tools_running-command_checkpoint_v1.2.15.jsonl",
+            "b/brain/5b0e/.system_generated/logs/transcript.jsonl",
+            "antigravity-transcript",
+        ),
+        (
+            "claude-project/metadata-records_titles_signature-only-thinking_unknown-lines_2.1.240.jsonl",
+            "c/claude.jsonl",
+            "claude-project",
+        ),
+        (
+            "codex-rollout/idle-compressed_0.151.jsonl.zst",
+            "d/rollout-a.jsonl.zst",
+            "codex-rollout",
+        ),
+        (
+            "codex-rollout/item-completed_prompt-reasoning-command-answer-once_0.147.jsonl",
+            "d/rollout-b.jsonl",
+            "codex-rollout",
+        ),
+        (
+            "codex-rollout/token-usage-record_beside-token-count_deduped_0.151.jsonl",
+            "d/rollout-c.jsonl",
+            "codex-rollout",
+        ),
+        (
+            "copilot/tools_subagent_resume_v1.0.88.jsonl",
+            "e/events.jsonl",
+            "copilot",
+        ),
+        (
+            "gemini-chat/jsonl_rewritten-by-id_rewind_set-summary_0.43.jsonl",
+            "f/session-a.jsonl",
+            "gemini-chat",
+        ),
+        (
+            "gemini-chat/jsonl_set-messages-checkpoint_0.43.jsonl",
+            "f/session-b.jsonl",
+            "gemini-chat",
+        ),
+        (
+            "opencode/export_compaction_task_aborted_src-07fa8106.json",
+            "g/export.json",
+            "opencode",
+        ),
+        (
+            "opencode/run-json_tools_reasoning_done_src-00f9806c.jsonl",
+            "g/run.jsonl",
+            "opencode",
+        ),
+        (
+            "pi/tree-branches_compaction_tools_v3.jsonl",
+            "h/pi.jsonl",
+            "pi",
+        ),
+    ];
+    let mut named = Vec::new();
+    for (from, to, _) in files {
+        copy(from, &d.join(to));
+        named.push(d.join(to));
+    }
+    named.sort();
+    let mut want: Vec<(&str, usize)> = Vec::new();
+    for (_, _, dialect) in files {
+        match want.iter_mut().find(|(d, _)| d == dialect) {
+            Some((_, n)) => *n += 1,
+            None => want.push((dialect, 1)),
+        }
+    }
+    for (label, args) in crate::common::FORMATS {
+        for jobs in ["1", "2"] {
+            // Sessions without a timestamp are dated by the clock: pinned.
+            let mut walk_args: Vec<&str> = args.to_vec();
+            if !walk_args.contains(&"--created") {
+                walk_args.extend(["--created", "1"]);
+            }
+            let mut named_args = walk_args.clone();
+            walk_args.extend(["--stats", "-j", jobs, s(&d)]);
+            let walked = cstream(&walk_args, b"");
+            named_args.extend(["-j", jobs]);
+            named_args.extend(named.iter().map(|f| s(f)));
+            let by_name = cstream(&named_args, b"");
+            assert_eq!(walked.out(), by_name.out(), "{label} -j {jobs}");
+            assert_eq!(walked.code, by_name.code, "{label}: {}", walked.stderr);
+            let stats = file_stats(&walked.stderr);
+            assert!(
+                stats.starts_with(&format!("files={} ", files.len())),
+                "{stats}"
+            );
+            assert!(stats.ends_with(" files_skipped=0"), "{label}: {stats}");
+            for (dialect, n) in &want {
+                assert!(
+                    stats.contains(&format!("files_{dialect}={n}")),
+                    "{label}: {dialect} in {stats}"
+                );
+            }
+        }
+    }
+}

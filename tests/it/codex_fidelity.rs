@@ -712,3 +712,34 @@ fn output_dir_names_a_compressed_rollout_as_its_plain_name() {
     assert!(text.contains("37 rows were skipped"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A rollout without `session_meta` is named by its file: Codex calls it
+/// `rollout-<time>-<thread id>.jsonl`, so the thread id is the session's
+/// id (a file named otherwise gets the numbered id every reader gives a
+/// session without one), and a `session_meta` id wins over the name.
+#[test]
+fn a_rollout_without_session_meta_takes_its_id_from_its_file_name() {
+    let dir = scratch("file-id");
+    let id = "0199a7c2-5d1e-7b40-9f3a-2c6e8d41b07f";
+    let named = dir.join(format!("rollout-2026-09-30T10-12-44-{id}.jsonl"));
+    std::fs::copy(
+        rollout("typed-prompt-only-in-history_no-session-meta_0.148.jsonl"),
+        &named,
+    )
+    .unwrap();
+    let evs = file_events(&named);
+    assert_eq!(evs[0]["type"], "session_started");
+    assert_eq!(evs[0]["sessionId"], id, "{}", evs[0]);
+
+    let plain = file_events(&rollout(
+        "typed-prompt-only-in-history_no-session-meta_0.148.jsonl",
+    ));
+    assert_eq!(plain[0]["sessionId"], "session-1", "{}", plain[0]);
+
+    let with_meta = rollout("commentary-then-final-answer_0.125.jsonl");
+    let own = file_events(&with_meta)[0]["sessionId"].clone();
+    assert!(own.is_string(), "{own}");
+    let renamed = dir.join(format!("rollout-2026-09-30T10-12-44-{id}.jsonl"));
+    std::fs::copy(&with_meta, &renamed).unwrap();
+    assert_eq!(file_events(&renamed)[0]["sessionId"], own);
+}

@@ -276,6 +276,10 @@ pub struct CodexRolloutParser {
     /// The file has the wrapper (and so the interface's events).
     wrapped: bool,
     session_id: Option<String>,
+    /// The id in the file's name (`rollout-<time>-<id>.jsonl`), for a
+    /// rollout whose `session_meta` is missing or names none: Codex names
+    /// the file after the thread it holds.
+    file_id: Option<String>,
     cwd: Option<String>,
     model: Option<String>,
     approval: Option<String>,
@@ -441,6 +445,20 @@ fn running_process(text: &str) -> Option<&str> {
         .filter(|n| !n.is_empty())
 }
 
+/// The thread id Codex puts at the end of a rollout's file name:
+/// `rollout-2025-05-07T17-24-21-5973b6c0-94b8-487b-a530-2aeb6098ae0e.jsonl`
+/// (or `.jsonl.zst`). A name without one gives `None`.
+fn id_in_file_name(name: &str) -> Option<&str> {
+    let stem = name.strip_suffix(".zst").unwrap_or(name);
+    let stem = stem.strip_suffix(".jsonl")?;
+    let id = stem.get(stem.len().checked_sub(36)?..)?;
+    let shape = id.char_indices().all(|(i, c)| match i {
+        8 | 13 | 18 | 23 => c == '-',
+        _ => c.is_ascii_hexdigit(),
+    });
+    (shape && stem.starts_with("rollout-")).then_some(id)
+}
+
 /// The exit code an exec output reports (`Exit code: N`, `Process exited
 /// with code N`).
 fn exit_line(text: &str) -> Option<i64> {
@@ -466,6 +484,9 @@ impl CodexRolloutParser {
             return Ok(());
         }
         self.started = true;
+        if self.session_id.is_none() {
+            self.session_id = self.file_id.clone();
+        }
         out(crate::dialect::common::saved_session_started(
             self.start_ts,
             NAME,
@@ -1605,6 +1626,14 @@ impl Parser for CodexRolloutParser {
     fn counts_drift(&self) -> bool {
         // Its records are held with their turn: counted when read.
         true
+    }
+
+    fn set_source(&mut self, path: &std::path::Path) {
+        self.file_id = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(id_in_file_name)
+            .map(str::to_owned);
     }
 
     fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
