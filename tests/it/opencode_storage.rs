@@ -122,6 +122,30 @@ fn a_walk_reads_the_storage_directory_whole() {
     assert!(run.stderr.contains(" files_skipped=0 "), "{}", run.stderr);
 }
 
+/// Among other files of a walk, read by `--jobs` workers, the directory
+/// gives what one thread gives.
+#[test]
+fn parallel_jobs_read_it_as_one_thread_does() {
+    let dir = scratch("jobs");
+    copy_tree(&tree(), &dir.join("storage"));
+    std::fs::copy(
+        fixtures_dir().join("opencode/export_one-line_subagent_src-07fa8106.json"),
+        dir.join("a.json"),
+    )
+    .unwrap();
+    let run = |jobs: &str| {
+        let r = cstream(
+            &["--to", "events", "--jobs", jobs, dir.to_str().unwrap()],
+            b"",
+        );
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        events(&r.out())
+    };
+    let (one, two) = (run("1"), run("2"));
+    assert_eq!(session_ids(&one).len(), 3);
+    assert_eq!(one, two);
+}
+
 /// One of its session files names the session to read: its messages are
 /// read with it.
 #[test]
