@@ -103,6 +103,24 @@ def run(binary, args, path):
     return r.stdout
 
 
+def is_storage_tree(d):
+    """OpenCode's JSON storage directory (before 1.2): one input, read whole."""
+    return os.path.isdir(os.path.join(d, "session")) and os.path.isdir(os.path.join(d, "message"))
+
+
+def in_storage_tree(path):
+    d = os.path.dirname(path)
+    while d and d != os.path.dirname(d):
+        if is_storage_tree(d):
+            return True
+        d = os.path.dirname(d)
+    return False
+
+
+def storage_trees(root):
+    return sorted(d for d, _, _ in os.walk(root) if is_storage_tree(d))
+
+
 def args_of(path):
     a = os.path.splitext(path)[0] + ".args"
     return open(a).read().split() if os.path.exists(a) else []
@@ -528,8 +546,10 @@ def main():
     ap.add_argument("inputs", nargs="*")
     a = ap.parse_args()
     files = a.inputs or sorted(
-        glob.glob(os.path.join(ROOT, "fixtures", "**", "*.jsonl"), recursive=True)
-        + glob.glob(os.path.join(ROOT, "fixtures", "**", "*.json"), recursive=True)
+        [f for f in glob.glob(os.path.join(ROOT, "fixtures", "**", "*.jsonl"), recursive=True)
+         + glob.glob(os.path.join(ROOT, "fixtures", "**", "*.json"), recursive=True)
+         if not in_storage_tree(f)]
+        + storage_trees(os.path.join(ROOT, "fixtures"))
         + glob.glob(os.path.join(ROOT, "..", "shared", "corpus", "**", "*.jsonl"), recursive=True))
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=srv.serve_forever, daemon=True).start()

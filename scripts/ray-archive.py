@@ -42,6 +42,13 @@ def list_files(roots: list[Path]) -> list[dict[str, str]]:
     for root in roots:
         for dirpath, dirnames, filenames in os.walk(root):
             dirnames.sort()
+            here = Path(dirpath)
+            if (here / "session").is_dir() and (here / "message").is_dir():
+                # OpenCode's JSON storage directory (before 1.2): one input,
+                # its sessions read whole, never its files one by one.
+                dirnames.clear()
+                rows.append({"path": str(here), "rel": str(here.relative_to(root.parent))})
+                continue
             for name in sorted(filenames):
                 if name.endswith(SUFFIXES):
                     path = Path(dirpath) / name

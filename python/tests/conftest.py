@@ -39,9 +39,19 @@ def cli(args: list[str], stdin: Path | None = None) -> subprocess.CompletedProce
         return subprocess.run([cli_path(), *args], stdin=f, capture_output=True)
 
 
+def is_storage_tree(d: Path) -> bool:
+    """OpenCode's JSON storage directory (before 1.2): its files are no
+    sessions one by one (the directory is tested in tests/it/opencode_storage.rs)."""
+    return (d / "session").is_dir() and (d / "message").is_dir()
+
+
 def fixtures() -> list[Path]:
     found = sorted(
-        p for p in FIXTURES.rglob("*") if p.suffix in (".jsonl", ".json") and p.is_file()
+        p
+        for p in FIXTURES.rglob("*")
+        if p.suffix in (".jsonl", ".json")
+        and p.is_file()
+        and not any(is_storage_tree(d) for d in p.parents)
     )
     assert len(found) > 100, f"only {len(found)} fixtures under {FIXTURES}"
     return found

@@ -739,27 +739,21 @@ impl Cli {
     }
 }
 
-/// `--output-dir`: an SQLite session store (OpenCode's `opencode.db`) is
-/// read like a directory of sessions, one output each, named
-/// `<store name without extension>/<session id>`. A file that is not a
-/// store that can be read stays one input (its error is reported when it
-/// is read).
-#[cfg(feature = "sqlite")]
+/// `--output-dir`: a session store (OpenCode's `opencode.db`, or its
+/// storage directory from before v1.2) is read like a directory of
+/// sessions, one output each, named `<store name without extension>/<session
+/// id>`. A file that is not a store that can be read stays one input (its
+/// error is reported when it is read).
 fn split_stores(expanded: &mut crate::cli::walk::Expanded) {
-    use std::io::Read;
-    let is_store = |p: &std::path::Path| {
-        let mut head = [0u8; 16];
-        File::open(p)
-            .and_then(|mut f| f.read_exact(&mut head))
-            .is_ok_and(|()| crate::dialect::opencode::is_sqlite(&head))
-    };
+    use crate::dialect::opencode::storage;
     let inputs = std::mem::take(&mut expanded.inputs);
     let names = std::mem::take(&mut expanded.names);
     for (input, name) in inputs.into_iter().zip(names) {
         let ids = match &input {
-            Input::Path(p) | Input::Found(p) if is_store(p) => {
-                crate::dialect::opencode::db::session_ids(p)
+            Input::Path(p) | Input::Found(p) if p.is_dir() && storage::is_root(p) => {
+                storage::session_ids(p)
             }
+            Input::Path(p) | Input::Found(p) => db_session_ids(p),
             _ => None,
         };
         match (ids, input.file()) {
@@ -781,8 +775,23 @@ fn split_stores(expanded: &mut crate::cli::walk::Expanded) {
     }
 }
 
+/// The sessions of the SQLite store at `p`, if it is one.
+#[cfg(feature = "sqlite")]
+fn db_session_ids(p: &std::path::Path) -> Option<Vec<String>> {
+    use std::io::Read;
+    let mut head = [0u8; 16];
+    let is_store = File::open(p)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok_and(|()| crate::dialect::opencode::is_sqlite(&head));
+    is_store
+        .then(|| crate::dialect::opencode::db::session_ids(p))
+        .flatten()
+}
+
 #[cfg(not(feature = "sqlite"))]
-fn split_stores(_expanded: &mut crate::cli::walk::Expanded) {}
+fn db_session_ids(_p: &std::path::Path) -> Option<Vec<String>> {
+    None
+}
 
 /// Standard output without the line buffering of Rust's `Stdout`, which
 /// would scan every block cstream writes for its last newline and copy the

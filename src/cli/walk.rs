@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use crate::diag::{Diag, excerpt};
 use crate::dialect::archive::{Sniff, session_name, sniff};
+use crate::dialect::opencode::{STORE_NAME, storage};
 use crate::run::{BINARY_SNIFF_BYTES, Input};
 
 /// The inputs of a command line, with its directories replaced by the
@@ -68,11 +69,13 @@ fn name(p: &Path) -> String {
 fn walk(dir: &Path, sniff_now: bool, diag: &mut Diag, out: &mut Expanded) {
     // The files that may be sessions, in walk order; their first blocks are
     // read after the walk, several at a time.
-    let mut candidates = Vec::new();
-    let entries = walkdir::WalkDir::new(dir)
+    // (path, is OpenCode's storage directory).
+    let mut candidates: Vec<(PathBuf, bool)> = Vec::new();
+    let mut entries = walkdir::WalkDir::new(dir)
         .follow_links(true)
-        .sort_by_file_name();
-    for entry in entries {
+        .sort_by_file_name()
+        .into_iter();
+    while let Some(entry) = entries.next() {
         let entry = match entry {
             Ok(e) => e,
             Err(e) => {
@@ -93,6 +96,20 @@ fn walk(dir: &Path, sniff_now: bool, diag: &mut Diag, out: &mut Expanded) {
             }
         };
         if entry.file_type().is_dir() {
+            if storage::is_root(entry.path()) {
+                // OpenCode's sessions before v1.2: one input, its files
+                // read as sessions, never one by one.
+                entries.skip_current_dir();
+                if entry.depth() > 0 && superseded(entry.path()) {
+                    out.skipped += 1;
+                    diag.note(format_args!(
+                        "{}: OpenCode's storage directory beside its {STORE_NAME}, into which OpenCode 1.2 moved these sessions; not read (name the directory to read it)",
+                        name(entry.path())
+                    ));
+                } else {
+                    candidates.push((entry.into_path(), true));
+                }
+            }
             continue;
         }
         let path = entry.path();
@@ -109,17 +126,39 @@ fn walk(dir: &Path, sniff_now: bool, diag: &mut Diag, out: &mut Expanded) {
             out.skipped += 1;
             continue;
         }
-        candidates.push(entry.into_path());
+        candidates.push((entry.into_path(), false));
     }
+    let name_in = |path: &Path| -> PathBuf {
+        match path.strip_prefix(dir) {
+            Ok(n) if n.as_os_str().is_empty() => path
+                .file_name()
+                .map_or_else(|| PathBuf::from(storage::DIR_NAME), PathBuf::from),
+            Ok(n) => n.to_path_buf(),
+            Err(_) => path.to_path_buf(),
+        }
+    };
     if !sniff_now {
-        for path in candidates {
-            out.names
-                .push(path.strip_prefix(dir).unwrap_or(&path).to_path_buf());
+        for (path, _) in candidates {
+            out.names.push(name_in(&path));
             out.inputs.push(Input::Found(path));
         }
         return;
     }
-    for (path, sniffed) in candidates.iter().zip(sniff_all(&candidates)) {
+    let files: Vec<PathBuf> = candidates
+        .iter()
+        .filter(|(_, st)| !st)
+        .map(|(p, _)| p.clone())
+        .collect();
+    let mut sniffed = sniff_all(&files).into_iter();
+    for (path, is_storage) in &candidates {
+        if *is_storage {
+            out.inputs.push(Input::Path(path.clone()));
+            out.names.push(name_in(path));
+            continue;
+        }
+        let Some(sniffed) = sniffed.next() else {
+            break;
+        };
         match sniffed {
             // Another agent's file is read to be said to be one.
             Ok(Sniff::Session | Sniff::Foreign(_)) => {
@@ -131,6 +170,15 @@ fn walk(dir: &Path, sniff_now: bool, diag: &mut Diag, out: &mut Expanded) {
             Err(e) => diag.error(format_args!("{}: {e}", name(path))),
         }
     }
+}
+
+/// OpenCode's storage directory beside the `opencode.db` that OpenCode
+/// 1.2 moved its sessions into (read only when the build reads it).
+fn superseded(storage: &Path) -> bool {
+    cfg!(feature = "sqlite")
+        && storage
+            .parent()
+            .is_some_and(|p| p.join(STORE_NAME).is_file())
 }
 
 /// `x.jsonl.zst` beside an `x.jsonl`.

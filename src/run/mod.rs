@@ -7,7 +7,7 @@
 use std::cell::RefCell;
 use std::fs::File;
 use std::io::{self, Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::time::Instant;
 
@@ -399,10 +399,11 @@ pub enum Input {
     /// thread that converts it, instead of reading every file's first block
     /// before the first is converted.
     Found(PathBuf),
-    /// One session of an SQLite session store (OpenCode's `opencode.db`):
-    /// `--output-dir` writes each stored session to a file of its own.
+    /// One session of a session store (OpenCode's `opencode.db`, or its
+    /// storage directory from before v1.2): `--output-dir` writes each
+    /// stored session to a file of its own.
     Stored {
-        /// The database file.
+        /// The database file, or the storage directory.
         db: PathBuf,
         /// The session's id.
         session: String,
@@ -1247,18 +1248,24 @@ fn one_input<R: Read>(
     p.records = 0;
     p.unknown_records = 0;
     p.dialect_checked = false;
-    let framed = match first_block(&mut reader, p.live) {
-        Err(e) => Err(FrameError::Read(e)),
-        Ok(first) if crate::input::zstd::is_zstd(&first) => {
-            match compressed_input(p, framer, first, reader, diag, sniff) {
+    let storage = p.source.as_deref().and_then(storage_of);
+    let framed = match storage {
+        Some((root, only)) => storage_input(p, framer, &root, only, diag),
+        None => match first_block(&mut reader, p.live) {
+            Err(e) => Err(FrameError::Read(e)),
+            Ok(first) if crate::input::zstd::is_zstd(&first) => {
+                match compressed_input(p, framer, first, reader, diag, sniff) {
+                    Some(r) => r,
+                    None => return Ok(false),
+                }
+            }
+            Ok(first) if crate::dialect::opencode::is_sqlite(&first) => {
+                sqlite_input(p, framer, diag)
+            }
+            Ok(first) => match plain_input(p, framer, first, reader, diag, sniff) {
                 Some(r) => r,
                 None => return Ok(false),
-            }
-        }
-        Ok(first) if crate::dialect::opencode::is_sqlite(&first) => sqlite_input(p, framer, diag),
-        Ok(first) => match plain_input(p, framer, first, reader, diag, sniff) {
-            Some(r) => r,
-            None => return Ok(false),
+            },
         },
     };
     match framed {
@@ -1444,6 +1451,45 @@ fn sqlite_input(
     if let Err(e) = records.finish() {
         let file = diag.file.clone();
         diag.error(format_args!("{file}: {e}"));
+    }
+    r
+}
+
+/// OpenCode's storage directory (before v1.2) and the one session to read
+/// of it, when `path` is that directory or one of its session files.
+fn storage_of(path: &Path) -> Option<(PathBuf, Option<String>)> {
+    use crate::dialect::opencode::storage;
+    if path.is_dir() {
+        return storage::is_root(path).then(|| (path.to_path_buf(), None));
+    }
+    storage::session_file(path).map(|(root, id)| (root, Some(id)))
+}
+
+/// OpenCode's storage directory: its sessions read as records by
+/// `crate::dialect::opencode::storage`, framed like any input. Each file
+/// that is damaged or dangling is a warning naming it (at the record it
+/// belongs with); the rest is read.
+fn storage_input(
+    p: &mut Pipeline<'_>,
+    framer: &mut Framer,
+    root: &Path,
+    only: Option<String>,
+    diag: &mut Diag,
+) -> Result<(), FrameError> {
+    // A directory read as a whole, however it was opened.
+    p.live = false;
+    let only = p.stored_session.clone().or(only);
+    let mut records = match crate::dialect::opencode::storage::Records::open(root, only.as_deref())
+    {
+        Ok(r) => r,
+        Err(e) => return Err(FrameError::Read(e)),
+    };
+    let r = framer.run(&mut records, p, diag);
+    for problem in records.problems() {
+        if problem.lost {
+            diag.bad_lines += 1;
+        }
+        diag.warn(Warn::Format, problem.line, problem.message);
     }
     r
 }

@@ -194,10 +194,39 @@ pub fn fixture_dialect(path: &Path) -> Option<&'static str> {
         .find(|n| *n == folder)
 }
 
-/// Every fixture file (`*.jsonl`, `*.json`), sorted.
+/// Every fixture file (`*.jsonl`, `*.json`), sorted; but the files of an
+/// OpenCode storage directory ([`storage_fixtures`]), which are no
+/// sessions one by one.
 pub fn fixtures() -> Vec<PathBuf> {
     let mut out = Vec::new();
     walk(&fixtures_dir(), &mut out);
+    out.sort();
+    out
+}
+
+/// Whether `dir` is an OpenCode storage directory (pre-1.2 sessions: one
+/// JSON file per session, message and part), read as a whole.
+pub fn is_storage_tree(dir: &Path) -> bool {
+    dir.join("session").is_dir() && dir.join("message").is_dir()
+}
+
+/// Whether `path` lies inside an OpenCode storage directory.
+pub fn in_storage_tree(path: &Path) -> bool {
+    path.ancestors().skip(1).any(is_storage_tree)
+}
+
+/// The OpenCode storage directories among the fixtures, sorted.
+pub fn storage_fixtures() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(rd) = std::fs::read_dir(fixtures_dir().join("opencode")) else {
+        return out;
+    };
+    for e in rd.flatten() {
+        let tree = e.path().join("storage");
+        if is_storage_tree(&tree) {
+            out.push(tree);
+        }
+    }
     out.sort();
     out
 }
@@ -209,6 +238,9 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in rd.flatten() {
         let p = e.path();
         if p.is_dir() {
+            if is_storage_tree(&p) {
+                continue;
+            }
             walk(&p, out);
         } else if matches!(
             p.extension().and_then(|e| e.to_str()),

@@ -39,6 +39,7 @@ mod not_read;
 mod not_understood;
 mod openai;
 mod opencode;
+mod opencode_storage;
 mod outdir;
 mod progress;
 mod properties;

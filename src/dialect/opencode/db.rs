@@ -209,18 +209,19 @@ fn read_all(path: &Path, only: Option<&str>, tx: &SyncSender<Vec<u8>>) -> Result
         let id: String = row.get(0)?;
         let text = |i: usize| -> Result<Option<String>, rusqlite::Error> { row.get(i) };
         let int = |i: usize| -> Result<Option<i64>, rusqlite::Error> { row.get(i) };
-        let head = serde_json::json!({
-            "info": {
-                "id": id,
-                "projectID": text(1)?,
-                "parentID": text(2)?,
-                "directory": text(3)?,
-                "title": text(4)?,
-                "version": text(5)?,
-                "time": {"created": int(6)?, "updated": int(7)?},
-            }
+        let (project, parent, directory, title, version) =
+            (text(1)?, text(2)?, text(3)?, text(4)?, text(5)?);
+        let head = super::store_head(super::StoreHead {
+            id: &id,
+            project: project.as_deref(),
+            parent: parent.as_deref(),
+            directory: directory.as_deref(),
+            title: title.as_deref(),
+            version: version.as_deref(),
+            created: int(6)?,
+            updated: int(7)?,
         });
-        out.line(head.to_string().as_bytes())?;
+        out.line(head.as_bytes())?;
         let mut mrows = messages.query(params![id])?;
         while let Some(m) = mrows.next()? {
             let mid: String = m.get(0)?;

@@ -63,6 +63,7 @@ use crate::json::{LaxBool, LaxF64, LaxInt, LaxStr, Members, raw_as_str};
 
 #[cfg(feature = "sqlite")]
 pub mod db;
+pub mod storage;
 
 /// The dialect's name (`--from`, `session_started.dialect`).
 pub const NAME: &str = "opencode";
@@ -77,6 +78,36 @@ pub const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
 /// Whether an input's first bytes are an SQLite database's.
 pub fn is_sqlite(head: &[u8]) -> bool {
     head.starts_with(SQLITE_MAGIC)
+}
+
+/// A stored session's own fields: the SQLite store's `session` columns, or
+/// a storage directory's session file.
+pub(crate) struct StoreHead<'a> {
+    pub id: &'a str,
+    pub project: Option<&'a str>,
+    pub parent: Option<&'a str>,
+    pub directory: Option<&'a str>,
+    pub title: Option<&'a str>,
+    pub version: Option<&'a str>,
+    pub created: Option<i64>,
+    pub updated: Option<i64>,
+}
+
+/// The head record of a stored session, as an export's `{"info": …}`: the
+/// same for both stores, so that they read the same.
+pub(crate) fn store_head(h: StoreHead<'_>) -> String {
+    serde_json::json!({
+        "info": {
+            "id": h.id,
+            "projectID": h.project,
+            "parentID": h.parent,
+            "directory": h.directory,
+            "title": h.title,
+            "version": h.version,
+            "time": {"created": h.created, "updated": h.updated},
+        }
+    })
+    .to_string()
 }
 
 /// The line types of `opencode run --format json`.
