@@ -157,13 +157,24 @@ fn rebuild(sse: &str, what: &str) -> Vec<Value> {
 fn tool_calls_in(path: &Path) -> u64 {
     let text = std::fs::read_to_string(path).unwrap();
     let mut started = HashSet::new();
+    let mut frames = Vec::new();
     let mut n = 0;
     for line in text.lines() {
         let Ok(v) = serde_json::from_str::<Value>(line) else {
             continue;
         };
+        if v["type"] == "result" {
+            n += text_calls_in(v["result"].as_str().unwrap_or(""), &frames);
+        }
         if v["type"] != "tool_call" {
             continue;
+        }
+        if let Some(args) = v["tool_call"]
+            .as_object()
+            .and_then(|o| o.iter().find(|(k, _)| k.ends_with("ToolCall")))
+            .map(|(_, c)| c["args"].clone())
+        {
+            frames.push(args);
         }
         let id = v["call_id"].as_str().unwrap_or("").to_owned();
         match v["subtype"].as_str() {
@@ -171,6 +182,32 @@ fn tool_calls_in(path: &Path) -> u64 {
             Some("started") if started.insert(id.clone()) => n += 1,
             Some("completed") if !started.contains(&id) => n += 1,
             _ => {}
+        }
+    }
+    n
+}
+
+/// Tool calls a model wrote as text in a cursor-agent answer
+/// (`[TOOL_CALL]name[ARGS]{…}`, docs/dialects.md#cursor-agent): whole ones
+/// whose arguments are not those of a `tool_call` frame (`frames`) of the
+/// session (a repeat is not a second call).
+fn text_calls_in(answer: &str, frames: &[Value]) -> u64 {
+    let mut n = 0;
+    for (i, _) in answer.match_indices("[TOOL_CALL]") {
+        let rest = &answer[i + "[TOOL_CALL]".len()..];
+        let Some(a) = rest.find("[ARGS]") else {
+            continue;
+        };
+        if a == 0 || rest[..a].contains(['[', ']']) {
+            continue;
+        }
+        let mut args =
+            serde_json::Deserializer::from_str(&rest[a + "[ARGS]".len()..]).into_iter::<Value>();
+        if let Some(Ok(v)) = args.next()
+            && v.is_object()
+            && !frames.contains(&v)
+        {
+            n += 1;
         }
     }
     n

@@ -409,6 +409,64 @@ fn agent_turn_usage(dialect: &str, raw: &str) -> Option<Vec<(u64, u64)>> {
                 }
             }
         }
+        "antigravity" => {
+            // agy's `result` totals run over the conversation (earlier
+            // processes and turns included): a process used what its last
+            // result adds to the conversation's totals before it began.
+            // A process that resumed a conversation read elsewhere (first
+            // step above 0, no earlier process here) has no usage to compare,
+            // nor has one that ended mid-turn.
+            let api = |u: &Value| {
+                (
+                    sum(u, &["input_tokens", "cache_read_tokens"]),
+                    n(&u["output_tokens"]),
+                )
+            };
+            let mut prior = HashMap::<String, (u64, u64)>::new();
+            let (mut conv, mut base, mut first, mut last) = (
+                String::new(),
+                None::<(u64, u64)>,
+                None::<u64>,
+                None::<(u64, u64)>,
+            );
+            let end = |prior: &mut HashMap<String, (u64, u64)>,
+                       conv: &str,
+                       base: Option<(u64, u64)>,
+                       first: Option<u64>,
+                       last: Option<(u64, u64)>,
+                       turns: &mut Vec<(u64, u64)>| {
+                let Some(l) = last else { return };
+                match base {
+                    Some(b) => turns.push((l.0 - b.0, l.1 - b.1)),
+                    None if first.is_none_or(|f| f == 0) => turns.push(l),
+                    None => {}
+                }
+                prior.insert(conv.to_owned(), l);
+            };
+            for v in lines {
+                match v["event"].as_str().unwrap_or("") {
+                    "init" => {
+                        end(&mut prior, &conv, base, first, last, &mut turns);
+                        conv = v["conversation_id"].as_str().unwrap_or("").to_owned();
+                        base = prior.get(&conv).copied();
+                        (first, last) = (None, None);
+                    }
+                    "step_update" => {
+                        first = first.or(v["step_update"]["step_index"].as_u64());
+                        // A turn begun after the last result and never
+                        // ended: the process has no final figure.
+                        if v["step_update"]["step_type"] != "checkpoint" {
+                            last = None;
+                        }
+                    }
+                    "result" if v["result"]["usage"].is_object() => {
+                        last = Some(api(&v["result"]["usage"]));
+                    }
+                    _ => {}
+                }
+            }
+            end(&mut prior, &conv, base, first, last, &mut turns);
+        }
         "acp" => {
             for v in lines.filter(|v| v["result"]["stopReason"].is_string()) {
                 let r = &v["result"];

@@ -53,6 +53,7 @@ mod sessions;
 mod snapshots;
 mod summary;
 mod text_terminal;
+mod text_tool_calls;
 mod transcript;
 mod transforms;
 mod window;

@@ -36,7 +36,11 @@
 //!     `ask_question`, with no details) is kept as an `unknown` event.
 //! - `result` (one per turn): `status` (`SUCCESS`; `ERROR`, `CANCELLED`… are
 //!   failures), `response`, `error`, `duration_seconds`, `num_turns`,
-//!   `usage`. Its counts are the conversation's running totals.
+//!   `usage`. Its counts are the conversation's running totals. It ends
+//!   its turn (`turn_ended` with what the turn used); the session's own
+//!   `result` is the process's last turn's, written when the process ends,
+//!   so that several turns in one process (`--input-format stream-json`)
+//!   are one session with one result.
 //!
 //! Usage: `{input_tokens, output_tokens, thinking_tokens, cache_read_tokens,
 //! total_tokens}`. `input_tokens` leaves the cache reads out (the cache is
@@ -247,6 +251,18 @@ pub struct AntigravityParser {
     /// Each conversation's last totals (its last `result`), across
     /// processes: the base of a process that resumes it.
     prior: HashMap<String, Totals>,
+    /// The running usage total of this process's previous `result` (agy's
+    /// figure): the next turn used what the next result adds to it.
+    last_turn_total: Option<Usage>,
+    /// The result of this process's latest turn, written as the session's
+    /// once the process ends with it (`--input-format stream-json` runs
+    /// several turns in one process, one `result` each).
+    pending: Option<SessionResult<'static>>,
+    /// A turn began after the pending result: unless another result comes,
+    /// the process ended mid-turn and the session is incomplete.
+    turn_open: bool,
+    /// The notice about a resumed conversation's totals was given.
+    resumed_told: bool,
 }
 
 /// A `result`'s running totals.
@@ -272,9 +288,13 @@ impl AntigravityParser {
         if self.first_step.is_none() {
             self.first_step = index;
         }
+        let kind = s.step_type.as_deref().unwrap_or("");
+        if self.pending.is_some() && !self.turn_open && kind != "checkpoint" {
+            self.turn_open = true;
+            self.earlier_turn_failed(out)?;
+        }
         let state = s.state.as_deref().unwrap_or("");
         let closing = matches!(state, "DONE" | "ERROR");
-        let kind = s.step_type.as_deref().unwrap_or("");
         let known = self.step_kind(&s, kind, index, state, closing, out)?;
         if let (Some(u), Some(i)) = (usage_of(s.usage), index) {
             self.step_usage(i, u, out)?;
@@ -564,7 +584,8 @@ impl AntigravityParser {
                     .map(|d| base.duration_ms.map_or(d, |b| d.saturating_sub(b))),
             ),
             (true, None) => {
-                if let Some(u) = now.usage {
+                if let Some(u) = now.usage.filter(|_| !self.resumed_told) {
+                    self.resumed_told = true;
                     let message = format!(
                         "this agy process resumed a conversation begun before the input: its \
                          result's totals (input {}, output {}) include earlier processes, so \
@@ -581,18 +602,77 @@ impl AntigravityParser {
             }
             (false, None) => (now.usage, now.duration_ms),
         };
-        out(Item::Event(Event::new(Kind::Result(SessionResult {
+        // The turn used what this result's running total adds to the
+        // previous turn's (to the process's start for its first turn). A
+        // total below the previous one is read as the turn's own figure.
+        let turn = match (now.usage, self.last_turn_total) {
+            (Some(n), Some(p)) if n.input >= p.input && n.output >= p.output => Some(n.minus(&p)),
+            (Some(n), Some(_)) => Some(n),
+            (Some(_), None) => usage,
+            (None, _) => None,
+        };
+        if now.usage.is_some() {
+            self.last_turn_total = now.usage;
+        }
+        if let Some(u) = usage {
+            out(Item::UsageTotal { ts: None, usage: u })?;
+        }
+        out(Item::Event(Event::new(Kind::TurnEnded { usage: turn })))?;
+        // The session's result is the process's last turn's, with the
+        // process's totals: held until the process ends.
+        self.turn_open = false;
+        self.pending = Some(SessionResult {
             ok,
-            text: r.response.get().filter(|t| !t.is_empty()),
+            text: r
+                .response
+                .get()
+                .filter(|t| !t.is_empty())
+                .map(|t| Cow::Owned(t.into_owned())),
             duration_ms,
             usage,
             cost_usd: None,
-            error,
-        }))))
+            error: error.map(|e| Cow::Owned(e.into_owned())),
+        });
+        Ok(())
+    }
+
+    /// A turn that failed before another began: the session's result will be
+    /// the later turn's, so its failure is said now.
+    fn earlier_turn_failed(&mut self, out: Out<'_, '_>) -> io::Result<()> {
+        let Some(error) = self
+            .pending
+            .as_ref()
+            .filter(|r| !r.ok)
+            .and_then(|r| r.error.clone())
+        else {
+            return Ok(());
+        };
+        out(Item::Event(Event::new(Kind::Error {
+            message: Cow::Owned(format!("a turn failed: {error}")),
+            fatal: false,
+            source: Some(Cow::Borrowed("agent")),
+        })))
+    }
+
+    /// The process ended (the input did, or another process began): its
+    /// last turn's result is the session's, unless a turn began after it.
+    fn end_process(&mut self, out: Out<'_, '_>) -> io::Result<()> {
+        let pending = self.pending.take();
+        if std::mem::take(&mut self.turn_open) {
+            return Ok(());
+        }
+        match pending {
+            Some(r) => out(Item::Event(Event::new(Kind::Result(r)))),
+            None => Ok(()),
+        }
     }
 }
 
 impl Parser for AntigravityParser {
+    fn finish(&mut self, out: Out<'_, 'static>) -> io::Result<()> {
+        self.end_process(out)
+    }
+
     fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
         let line: Line<'a> = match read_line(rec, out)? {
             Ok(l) => l,
@@ -608,6 +688,7 @@ impl Parser for AntigravityParser {
                 let i: Init<'a> = init
                     .and_then(|i| serde_json::from_str(i.get()).ok())
                     .unwrap_or_default();
+                self.end_process(out)?;
                 let prior = std::mem::take(&mut self.prior);
                 *self = AntigravityParser::default();
                 let session_id = line.conversation_id.get().filter(|s| !s.is_empty());

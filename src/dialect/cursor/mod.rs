@@ -10,9 +10,12 @@
 //!   by its name, never by position;
 //! - shell results carry the output twice (`stdout` and `interleavedOutput`):
 //!   the normalized `output` has it once and `result` keeps neither copy;
-//! - usage appears only on `result` (session totals).
+//! - usage appears only on `result` (session totals);
+//! - a model may write a tool call as text (`[TOOL_CALL]name[ARGS]{…}`):
+//!   [`marker`] takes it out of the text and it becomes a call.
 
 use std::borrow::Cow;
+use std::collections::VecDeque;
 use std::io;
 
 use std::fmt;
@@ -23,7 +26,11 @@ use serde_json::value::RawValue;
 
 use super::common::error_text;
 use super::{Channel, Item, Out, Parser, Probe, keep_unknown, read_line};
-use crate::event::{Event, Kind, OutStream, SessionResult, SessionStart, Str, Usage};
+use crate::dialect::common::{fill_start_owned, normalize_tool_name};
+use crate::event::{
+    Event, Json, Kind, OutStream, SessionResult, SessionStart, Str, ToolEnd, ToolStart, Usage,
+    json_null,
+};
 use crate::input::Parsed;
 use crate::json::{LaxBool, LaxInt, LaxStr, Members, S, Val, lenient_scalars};
 
@@ -68,6 +75,7 @@ struct Line<'a> {
 
 mod call;
 mod fast;
+mod marker;
 pub mod transcript;
 
 use call::tool_call;
@@ -95,6 +103,28 @@ pub struct CursorParser {
     thinking_since: Option<i64>,
     /// Whether the first `session_id` was passed on as a hint yet.
     hinted: bool,
+    /// Text deltas scanned for tool calls written as text.
+    scan: marker::Scanner,
+    /// Such calls made from deltas since the last text recap (their marker
+    /// text), which the recap repeats and must not make again.
+    from_deltas: VecDeque<String>,
+    /// Text deltas came since the last text recap.
+    deltas_seen: bool,
+    /// Calls made from markers so far (for their ids).
+    text_calls: u32,
+    /// The latest structural tool-call starts of the turn (tool, args, id),
+    /// which a marker of the same call repeats.
+    structural: VecDeque<(String, String, String)>,
+}
+
+/// How many recent structural calls a marker is compared with.
+const RECENT_CALLS: usize = 16;
+
+/// Where scanned text came from.
+#[derive(Clone, Copy, PartialEq)]
+enum From {
+    Delta,
+    Recap,
 }
 
 impl CursorParser {
@@ -106,20 +136,202 @@ impl CursorParser {
             out(Item::IdHint(Cow::Owned(d.session_id.to_owned())))?;
         }
         let ts = Some(d.ts);
-        let kind = if d.thinking {
+        if d.thinking {
+            self.flush(ts, out)?;
             if self.thinking_since.is_none() {
                 self.thinking_since = ts;
             }
-            Kind::ThinkingDelta { text: d.text }
+            out(Item::Event(Event::at(
+                ts,
+                Kind::ThinkingDelta { text: d.text },
+            )))?;
         } else {
-            Kind::TextDelta { text: d.text }
-        };
-        out(Item::Event(Event::at(ts, kind)))?;
+            self.text_delta(ts, d.text, out)?;
+        }
         Ok(Parsed::Done)
+    }
+
+    /// A text delta: passed on as it is unless it has (or continues) a
+    /// marker, the usual case costing one scan for `[`.
+    fn text_delta<'a>(
+        &mut self,
+        ts: Option<i64>,
+        text: Str<'a>,
+        out: Out<'_, 'a>,
+    ) -> io::Result<()> {
+        self.deltas_seen = true;
+        if self.scan.passes(&text) {
+            return out(Item::Event(Event::at(ts, Kind::TextDelta { text })));
+        }
+        let mut pieces = Vec::new();
+        self.scan.feed(&text, &mut pieces);
+        self.pieces(ts, pieces, From::Delta, out)
+    }
+
+    /// The message's text ended (any line but a text delta): what the
+    /// scanner holds is decided now.
+    fn flush(&mut self, ts: Option<i64>, out: Out<'_, '_>) -> io::Result<()> {
+        if !self.scan.holds() {
+            return Ok(());
+        }
+        let mut pieces = Vec::new();
+        self.scan.flush(&mut pieces);
+        self.pieces(ts, pieces, From::Delta, out)
+    }
+
+    /// Emit scanned pieces: text as deltas (or as one recap per stretch
+    /// between calls), calls as calls, malformed markers as text and a notice.
+    fn pieces(
+        &mut self,
+        ts: Option<i64>,
+        pieces: Vec<marker::Piece>,
+        from: From,
+        out: Out<'_, '_>,
+    ) -> io::Result<()> {
+        let text = |t: String| {
+            let text = Cow::Owned(t);
+            match from {
+                From::Delta => Item::Event(Event::at(ts, Kind::TextDelta { text })),
+                From::Recap => Item::Recap {
+                    ts,
+                    channel: Channel::Text,
+                    text,
+                },
+            }
+        };
+        let mut recap = String::new();
+        for p in pieces {
+            match p {
+                marker::Piece::Text(t) if from == From::Recap => recap.push_str(&t),
+                marker::Piece::Text(t) => out(text(t))?,
+                marker::Piece::Call { name, args, raw } => {
+                    if from == From::Recap {
+                        out(text(std::mem::take(&mut recap)))?;
+                    }
+                    self.text_call(ts, &name, args, out)?;
+                    if from == From::Delta && self.from_deltas.len() < RECENT_CALLS {
+                        self.from_deltas.push_back(raw);
+                    }
+                }
+                marker::Piece::Malformed { text: t, why } => {
+                    // A recap repeats what its deltas said already.
+                    if from == From::Delta || !self.deltas_seen {
+                        out(notice(
+                            ts,
+                            format!(
+                                "text that opens a tool call written as text ({}) is not one: {why}; \
+                                 kept as text",
+                                marker::OPEN
+                            ),
+                        ))?;
+                    }
+                    match from {
+                        From::Recap => recap.push_str(&t),
+                        From::Delta => out(text(t))?,
+                    }
+                }
+            }
+        }
+        if from == From::Recap {
+            out(text(recap))?;
+        }
+        Ok(())
+    }
+
+    /// A tool call the model wrote as text: a call started and completed
+    /// (nobody here ran it, so its outcome is unknown), or a notice when it
+    /// repeats a structural call of the turn.
+    fn text_call(
+        &mut self,
+        ts: Option<i64>,
+        name: &str,
+        args: String,
+        out: Out<'_, '_>,
+    ) -> io::Result<()> {
+        let tool = normalize_tool_name(name);
+        let value = serde_json::from_str::<serde_json::Value>(&args).ok();
+        let same = self.structural.iter().find(|(t, a, _)| {
+            *t == tool && serde_json::from_str::<serde_json::Value>(a).ok() == value
+        });
+        if let Some((_, _, id)) = same {
+            let message = format!(
+                "the model wrote tool call {id} ({tool}) also as text ({}…): taken out of the text, \
+                 not counted twice",
+                marker::OPEN
+            );
+            return out(notice(ts, message));
+        }
+        self.text_calls += 1;
+        let id: Str<'static> = Cow::Owned(format!("text-call-{}", self.text_calls));
+        let mut start = ToolStart::new(id.clone(), Cow::Owned(tool.clone()), json_null());
+        if let Some(m) = Members::parse(&args) {
+            fill_start_owned(&mut start, &m);
+        }
+        start.args = Json::assembled(args);
+        let mut end = ToolEnd::new(id, Cow::Owned(tool), true);
+        end.outcome_unknown = true;
+        out(Item::Event(Event::at(ts, Kind::started(start))))?;
+        // Untimed: nothing says when, or whether, the call ran, and the
+        // start's time again would make a false 0 ms.
+        out(Item::Event(Event::new(Kind::completed(end))))
+    }
+
+    /// A text recap: markers in it that the deltas made calls of already
+    /// close the stretch of text before them (it was emitted before the
+    /// call); the rest is read as in deltas, one recap per stretch.
+    fn text_recap<'a>(
+        &mut self,
+        ts: Option<i64>,
+        text: Str<'a>,
+        out: Out<'_, 'a>,
+    ) -> io::Result<()> {
+        let deltas_seen = std::mem::take(&mut self.deltas_seen);
+        let known = std::mem::take(&mut self.from_deltas);
+        if !text.contains(marker::OPEN) {
+            return out(Item::Recap {
+                ts,
+                channel: Channel::Text,
+                text,
+            });
+        }
+        let mut pieces = marker::split(&text);
+        let mut known = known.into_iter().peekable();
+        let mut last_known = None;
+        for (i, p) in pieces.iter().enumerate() {
+            if let marker::Piece::Call { raw, .. } = p
+                && known.peek() == Some(raw)
+            {
+                known.next();
+                last_known = Some(i);
+            }
+        }
+        if let Some(i) = last_known {
+            pieces.drain(..=i);
+        }
+        self.deltas_seen = deltas_seen;
+        self.pieces(ts, pieces, From::Recap, out)?;
+        self.deltas_seen = false;
+        Ok(())
     }
 }
 
+/// A notice: not an error of the session, a remark about its input.
+fn notice(ts: Option<i64>, message: String) -> Item<'static> {
+    Item::Event(Event::at(
+        ts,
+        Kind::Error {
+            message: Cow::Owned(message),
+            fatal: false,
+            source: Some(Cow::Borrowed("cursor")),
+        },
+    ))
+}
+
 impl Parser for CursorParser {
+    fn finish(&mut self, out: Out<'_, 'static>) -> io::Result<()> {
+        self.flush(None, out)
+    }
+
     fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
         if let Some(d) = fast::delta(rec) {
             return self.fast_delta(d, out);
@@ -136,6 +348,13 @@ impl Parser for CursorParser {
         }
         let ts = line.timestamp_ms.0;
         let ev = |kind| Item::Event(Event::at(ts, kind));
+        let text_delta = line.ty.as_deref() == Some("assistant")
+            && ts.is_some()
+            && line.model_call_id.is_none()
+            && line.message.as_ref().is_some_and(|m| m.thinking.is_none());
+        if !text_delta {
+            self.flush(ts, out)?;
+        }
         match (line.ty.as_deref(), line.subtype.as_deref()) {
             (Some("system"), Some("init")) => {
                 out(ev(Kind::SessionStarted(SessionStart {
@@ -187,22 +406,29 @@ impl Parser for CursorParser {
                     })?;
                 }
                 let text = text.unwrap_or_default();
-                out(if delta {
-                    ev(Kind::TextDelta { text })
+                if delta {
+                    self.text_delta(ts, text, out)?;
                 } else {
-                    Item::Recap {
-                        ts,
-                        channel: Channel::Text,
-                        text,
-                    }
-                })?;
+                    self.text_recap(ts, text, out)?;
+                }
             }
             (Some("tool_call"), Some(sub)) => {
                 let Some((mut call, call_id)) = tool_call(line.tool_call, line.call_id, rec) else {
                     return keep_unknown(rec, out);
                 };
                 match sub {
-                    "started" => out(ev(Kind::started(call.start(call_id))))?,
+                    "started" => {
+                        let start = call.start(call_id);
+                        if self.structural.len() == RECENT_CALLS {
+                            self.structural.pop_front();
+                        }
+                        self.structural.push_back((
+                            start.tool_name.to_string(),
+                            start.args.get().to_owned(),
+                            start.call_id.to_string(),
+                        ));
+                        out(ev(Kind::started(start)))?;
+                    }
                     "completed" => {
                         // A capture cut at its head holds completions whose
                         // start never came; the one made from the args the
@@ -232,7 +458,27 @@ impl Parser for CursorParser {
                 }
             }
             (Some("result"), _) => {
-                out(Item::Event(Event::at(ts, Kind::Result(result(&line)))))?;
+                self.structural.clear();
+                self.from_deltas.clear();
+                self.deltas_seen = false;
+                let mut r = result(&line);
+                // The final text repeats the answer, markers and all: read
+                // without them, as the answer was.
+                if let Some(t) = r.text.as_deref()
+                    && t.contains(marker::OPEN)
+                {
+                    let kept: String = marker::split(t)
+                        .into_iter()
+                        .filter_map(|p| match p {
+                            marker::Piece::Text(t) | marker::Piece::Malformed { text: t, .. } => {
+                                Some(t)
+                            }
+                            marker::Piece::Call { .. } => None,
+                        })
+                        .collect();
+                    r.text = Some(Cow::Owned(kept));
+                }
+                out(Item::Event(Event::at(ts, Kind::Result(r))))?;
             }
             _ => return keep_unknown(rec, out),
         }
