@@ -7,44 +7,13 @@
 //! A counting global allocator measures the peak of live heap bytes; this
 //! file holds a single test so nothing else allocates meanwhile.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::Write;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use cstream::{Config, Dialect, Format, convert};
 
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(l) };
-        if !p.is_null() {
-            let now = LIVE.fetch_add(l.size(), Ordering::Relaxed) + l.size();
-            PEAK.fetch_max(now, Ordering::Relaxed);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        unsafe { System.dealloc(p, l) };
-        LIVE.fetch_sub(l.size(), Ordering::Relaxed);
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, new_size: usize) -> *mut u8 {
-        let q = unsafe { System.realloc(p, l, new_size) };
-        if !q.is_null() {
-            if new_size >= l.size() {
-                let grow = new_size - l.size();
-                let now = LIVE.fetch_add(grow, Ordering::Relaxed) + grow;
-                PEAK.fetch_max(now, Ordering::Relaxed);
-            } else {
-                LIVE.fetch_sub(l.size() - new_size, Ordering::Relaxed);
-            }
-        }
-        q
-    }
-}
+#[path = "counting/mod.rs"]
+mod counting;
+use counting::{Counting, peak_during};
 
 #[global_allocator]
 static A: Counting = Counting;
@@ -102,10 +71,7 @@ fn peak(input: &[u8]) -> usize {
     let cfg = Config::new(Format::Events)
         .from(Dialect::CodexRollout)
         .created(0);
-    let before = LIVE.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
-    convert(input, std::io::sink(), &cfg).unwrap();
-    PEAK.load(Ordering::Relaxed) - before
+    peak_during(|| convert(input, std::io::sink(), &cfg).unwrap()).0
 }
 
 #[test]
