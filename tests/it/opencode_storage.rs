@@ -65,7 +65,9 @@ fn storage_tree_in_every_format() {
             let mut shown = show_escapes(&run.out());
             if !run.stderr.is_empty() {
                 shown.push_str("\n----- stderr -----\n");
-                shown.push_str(&run.stderr);
+                // The checkout's own path is not part of what is shown.
+                let root = format!("{}/", env!("CARGO_MANIFEST_DIR"));
+                shown.push_str(&run.stderr.replace(&root, ""));
             }
             shown.push_str(&format!("\n----- exit {} -----\n", run.code));
             insta::assert_snapshot!(format!("{name}@opencode__{TREE}"), shown);
