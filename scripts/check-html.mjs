@@ -11,7 +11,11 @@
 // - thinking and tool calls collapsed: every <details> closed and its
 //   content not rendered, then open in print;
 // - on a phone-sized viewport nothing is wider than the screen; light and
-//   dark differ.
+//   dark differ;
+// - the agent's Markdown is rendered (a page made from events written
+//   here): its headings below the turn's, a table, a safe link with
+//   rel=noopener, a javascript: link and raw HTML left as text, a coloured
+//   code block tagged with its language.
 //
 // Before the fixtures, a self-test: a page with one hostile string left
 // unescaped must fail these checks, so the check cannot pass vacuously.
@@ -224,6 +228,66 @@ let failed = 0;
   }
 }
 
+// The agent's Markdown, rendered: read from the real DOM.
+{
+  const answer = [
+    '# Available Tools', '', '**Read** reads `a file`.', '',
+    '| Tool | Calls |', '|---|--:|', '| Read | 2 |', '',
+    '[docs](https://example.com/) and [bad](javascript:alert(1))', '',
+    '<script>alert(2)</script>', '', 'inline <img src=x onerror=alert(3)> tag', '',
+    '```rust', 'fn main() {}', '```', '',
+  ].join('\n');
+  const events = [
+    { type: 'session_started', sessionId: 's', dialect: 'claude' },
+    { type: 'user_message', sessionId: 's', text: 'list the tools' },
+    { type: 'assistant_message', sessionId: 's', text: answer },
+  ];
+  const html = execFileSync(cstream, ['--to', 'html'], {
+    input: events.map(e => JSON.stringify(e)).join('\n') + '\n',
+  });
+  const file = path.join(out, 'markdown-rendered.html');
+  fs.writeFileSync(file, html);
+  const { problems } = await check(file, expected(html.toString('utf8'), [
+    '<script>alert(2)</script>',
+    'inline <img src=x onerror=alert(3)> tag',
+    'bad (javascript:alert(1))',
+  ]));
+  const page = await browser.newPage();
+  await page.goto(pathToFileURL(file).href);
+  const dom = await page.evaluate(() => {
+    const md = [...document.querySelectorAll('section .md')];
+    const q = sel => md.flatMap(m => [...m.querySelectorAll(sel)]);
+    return {
+      h3: q('h3').map(h => h.textContent),
+      h1h2: q('h1,h2').length,
+      tables: q('table').map(t => [...t.querySelectorAll('th,td')].map(c => c.textContent)),
+      right: q('th.ar,td.ar').map(c => getComputedStyle(c).textAlign),
+      links: q('a').map(a => [a.getAttribute('href'), a.rel]),
+      strong: q('strong').map(s => s.textContent),
+      code: q('pre code.language-rust').map(c => c.querySelectorAll('span[class^=hl-]').length),
+      keyword: q('pre code .hl-k').map(k => getComputedStyle(k).color),
+      plain: getComputedStyle(document.body).color,
+    };
+  });
+  await page.close();
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  if (!same(dom.h3, ['Available Tools'])) problems.push(`h3: ${JSON.stringify(dom.h3)}`);
+  if (dom.h1h2) problems.push(`${dom.h1h2} h1/h2 inside the agent's text`);
+  if (!same(dom.tables, [['Tool', 'Calls', 'Read', '2']])) problems.push(`tables: ${JSON.stringify(dom.tables)}`);
+  if (!same(dom.right, ['right', 'right'])) problems.push(`alignment: ${JSON.stringify(dom.right)}`);
+  if (!same(dom.links, [['https://example.com/', 'noopener noreferrer']])) problems.push(`links: ${JSON.stringify(dom.links)}`);
+  if (!same(dom.strong, ['Read'])) problems.push(`strong: ${JSON.stringify(dom.strong)}`);
+  if (dom.code.length !== 1 || dom.code[0] === 0) problems.push(`rust code block: ${JSON.stringify(dom.code)}`);
+  if (dom.keyword.length === 0 || dom.keyword[0] === dom.plain) problems.push(`keyword not coloured: ${JSON.stringify(dom.keyword)}`);
+  if (problems.length) {
+    failed++;
+    console.error('FAIL the agent\'s Markdown');
+    for (const p of problems) console.error(`     ${p}`);
+  } else {
+    console.log('ok   the agent\'s Markdown (headings, table, links, raw HTML inert, coloured code)');
+  }
+}
+
 const all = fixtures(path.join(root, 'fixtures'));
 for (const fixture of all) {
   const { file, html } = render(fixture);
@@ -264,5 +328,5 @@ for (const fixture of all) {
   }
 }
 await browser.close();
-console.log(`${all.length - failed + 2} passed, ${failed} failed (${all.length} fixtures, the index and the self-test)`);
+console.log(`${all.length - failed + 3} passed, ${failed} failed (${all.length} fixtures, the index, the Markdown page and the self-test)`);
 process.exit(failed ? 1 : 0);

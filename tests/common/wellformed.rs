@@ -448,9 +448,51 @@ fn markdown(s: &str) -> Result<(), String> {
 
 /// The elements cstream's HTML uses, and which of them are void.
 const HTML_ELEMENTS: &[&str] = &[
-    "html", "head", "meta", "title", "style", "body", "main", "section", "header", "h1", "h2",
-    "dl", "dt", "dd", "nav", "ol", "li", "a", "p", "b", "div", "details", "summary", "pre", "code",
-    "span", "table", "tr", "th", "td",
+    "html",
+    "head",
+    "meta",
+    "title",
+    "style",
+    "body",
+    "main",
+    "section",
+    "header",
+    "h1",
+    "h2",
+    "dl",
+    "dt",
+    "dd",
+    "nav",
+    "ol",
+    "li",
+    "a",
+    "p",
+    "b",
+    "div",
+    "details",
+    "summary",
+    "pre",
+    "code",
+    "span",
+    "table",
+    "tr",
+    "th",
+    "td", // the agent's Markdown:
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "strong",
+    "em",
+    "del",
+    "sup",
+    "sub",
+    "blockquote",
+    "ul",
+    "hr",
+    "br",
+    "thead",
+    "tbody",
 ];
 const HTML_ATTRIBUTES: &[&str] = &[
     "lang",
@@ -464,6 +506,9 @@ const HTML_ATTRIBUTES: &[&str] = &[
     "role",
     "href",
     "data-lang",
+    "rel",
+    "title",
+    "start",
 ];
 
 fn html(s: &str) -> Result<(), String> {
@@ -526,8 +571,19 @@ fn html(s: &str) -> Result<(), String> {
             if !HTML_ATTRIBUTES.contains(&attr) {
                 return Err(format!("an attribute cstream does not write: {}", at(tail)));
             }
+            // A link out of the page only by a scheme that cannot run code
+            // (the Markdown's links), and never with the opener exposed.
             if attr == "href" && !value.starts_with('#') {
-                return Err(format!("a link out of the page: {}", at(tail)));
+                let end = value.find(['/', '?', '#']).unwrap_or(value.len());
+                let scheme = value[..end]
+                    .split_once(':')
+                    .map(|(s, _)| s.to_ascii_lowercase());
+                if !matches!(scheme.as_deref(), None | Some("http" | "https" | "mailto")) {
+                    return Err(format!("a link with another scheme: {}", at(tail)));
+                }
+                if !tag.contains(" rel=\"noopener noreferrer\"") {
+                    return Err(format!("a link out without rel=noopener: {}", at(tail)));
+                }
             }
             if value.contains('<') {
                 return Err(format!("a < in an attribute: {}", at(tail)));
@@ -545,7 +601,7 @@ fn html(s: &str) -> Result<(), String> {
             rest = &rest[close + "</style>".len()..];
             continue;
         }
-        if name != "meta" {
+        if !matches!(name, "meta" | "hr" | "br") {
             stack.push(name);
         }
     }

@@ -298,3 +298,135 @@ fn html_long_output_is_cut_with_a_note() {
         );
     }
 }
+
+/// A session with one prompt and one answer, both `text`, as events.
+fn one_answer(prompt: &str, answer: &str) -> Vec<u8> {
+    let lines = [
+        r#"{"type":"session_started","sessionId":"s","dialect":"claude"}"#.to_owned(),
+        serde_json::json!({"type":"user_message","sessionId":"s","text":prompt}).to_string(),
+        serde_json::json!({"type":"assistant_message","sessionId":"s","text":answer}).to_string(),
+    ];
+    (lines.join("\n") + "\n").into_bytes()
+}
+
+const AGENT_MARKDOWN: &str = "# Available Tools\n\n**Read** reads `a file`.\n\n\
+| Tool | Calls |\n|---|--:|\n| Read | 2 |\n\n\
+- [x] done\n- [ ] ~~dropped~~\n\n\
+## Setup\n\n###### Deep\n\n\
+[docs](https://example.com/a?b=1) and [bad](javascript:alert(1)) and ![pic](https://example.com/p.png)\n\n\
+<script>alert(2)</script>\n\ninline <img src=x onerror=alert(3)> tag\n\n\
+```rust\n// # not a heading\nfn main() {}\n```\n";
+
+/// The agent's Markdown is HTML on the page: headings below the turn's
+/// `<h2>` (clamped at `<h6>`), strong and code spans, a GitHub table with
+/// its alignment, task lists, a safe link; a `javascript:` link, raw
+/// `<script>` and `<img onerror>` are text; a code block keeps its
+/// language and is coloured.
+#[test]
+fn html_renders_the_agents_markdown() {
+    let html = cstream(&["--to", "html"], &one_answer("hi", AGENT_MARKDOWN)).out();
+    common::wellformed::check("html", false, html.as_bytes()).unwrap();
+    for want in [
+        "<h3>Available Tools</h3>",
+        "<h4>Setup</h4>",
+        "<h6>Deep</h6>",
+        "<p><strong>Read</strong> reads <code>a file</code>.</p>",
+        "<thead><tr><th>Tool</th><th class=\"ar\">Calls</th></tr></thead>",
+        "<tr><td>Read</td><td class=\"ar\">2</td></tr>",
+        "<span class=\"task\">\u{2611}</span> done",
+        "<span class=\"task\">\u{2610}</span> <del>dropped</del>",
+        "<del>dropped</del>",
+        "<a href=\"https://example.com/a?b=1\" rel=\"noopener noreferrer\">docs</a>",
+        "<span class=\"link\">bad (javascript:alert(1))</span>",
+        "<a href=\"https://example.com/p.png\" rel=\"noopener noreferrer\" class=\"image\">pic</a>",
+        "&lt;script&gt;alert(2)&lt;/script&gt;",
+        "inline &lt;img src=x onerror=alert(3)&gt; tag",
+        "<pre class=\"code\" data-lang=\"rust\"><code class=\"language-rust\">",
+        "<span class=\"hl-k\">fn</span>",
+    ] {
+        assert!(html.contains(want), "missing {want}\n{html}");
+    }
+    for never in [
+        "<script",
+        "<img",
+        "<input",
+        "href=\"javascript",
+        "<h1>Available",
+        "<h3># not",
+    ] {
+        assert!(!html.contains(never), "{never} in\n{html}");
+    }
+    // The page still asks for nothing: no image is loaded.
+    assert!(!html.contains(" src=\""), "{html}");
+}
+
+/// The user's prompt is Markdown too, with its line breaks kept.
+#[test]
+fn html_renders_the_prompt_as_markdown() {
+    let html = cstream(
+        &["--to", "html"],
+        &one_answer("# Task\nfix `a`\nthen b", "ok"),
+    )
+    .out();
+    assert!(
+        html.contains(
+            "<div class=\"md\"><h3>Task</h3>\n<p>fix <code>a</code><br>\nthen b</p>\n</div>"
+        ),
+        "{html}"
+    );
+}
+
+/// Text that arrives as deltas is rendered as one message: a table split
+/// across deltas is still a table.
+#[test]
+fn html_renders_a_message_not_its_deltas() {
+    let mut input =
+        String::from(r#"{"type":"session_started","sessionId":"s","dialect":"claude"}"#);
+    input.push('\n');
+    for piece in ["| a ", "| b |\n|--", "-|---|\n| 1 | 2 |\n"] {
+        input.push_str(
+            &serde_json::json!({"type":"text_delta","sessionId":"s","text":piece}).to_string(),
+        );
+        input.push('\n');
+    }
+    let html = cstream(&["--to", "html"], input.as_bytes()).out();
+    assert!(
+        html.contains("<thead><tr><th>a</th><th>b</th></tr></thead>"),
+        "{html}"
+    );
+}
+
+/// In the Markdown, the agent's headings sit below `## Turn`: `#` becomes
+/// `###`, a setext heading becomes an ATX one, deep ones stop at `######`;
+/// a `#` inside a code block is left alone.
+#[test]
+fn markdown_demotes_the_agents_headings() {
+    let answer =
+        "# Available Tools\n\nIntro\n===\n\n##### Deep\n\n```sh\n# comment\n```\n\nplain\n";
+    let md = cstream(&["--to", "markdown"], &one_answer("# Task\nplease", answer)).out();
+    for want in [
+        "\n### Available Tools\n",
+        "\n### Intro\n",
+        "\n###### Deep\n",
+        "```sh\n# comment\n```\n",
+        "> ### Task\n> please\n",
+        "\nplain\n",
+    ] {
+        assert!(md.contains(want), "missing {want:?}\n{md}");
+    }
+    assert!(!md.contains("\n# Available"), "{md}");
+    assert!(!md.contains("\n===\n"), "{md}");
+    // Read back, the document's only first-level headings are its sessions.
+    let opts = Options::ENABLE_TABLES;
+    let mut levels = Vec::new();
+    for ev in Parser::new_ext(&md, opts) {
+        if let Event::Start(Tag::Heading { level, .. }) = ev {
+            levels.push(level as u8);
+        }
+    }
+    assert_eq!(levels.iter().filter(|l| **l == 1).count(), 1, "{md}");
+    assert!(
+        levels.iter().filter(|l| **l >= 3).count() >= 3,
+        "{levels:?}"
+    );
+}

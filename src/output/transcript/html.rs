@@ -20,9 +20,9 @@ use std::io::{self, Write};
 
 use super::omitted_note;
 use super::{Body, CallHead, Clip, Ending, Markup, Note, Outcome, Tally, fmt_cost, fmt_count};
+use super::{highlight, html_md};
 use crate::event::figures::fmt_ms;
 use crate::event::{OutStream, Session, SessionStart};
-use crate::output::fences::{Fence, Seg, Segmenter};
 
 /// Output of a call is cut at this many bytes: a page of a 100 MB session
 /// must still open and scroll in a browser.
@@ -37,6 +37,14 @@ const TOC_ENTRIES: usize = 10_000;
 
 /// A summary shows at most this many characters of a call's key argument.
 const SUMMARY_ARG_CHARS: usize = 120;
+
+/// The Markdown of one message is rendered when the message is complete;
+/// past this many bytes, the complete blocks held so far are rendered and
+/// let go, so a message's memory stays bounded.
+pub const MARKDOWN_HOLD_BYTES: usize = 256 * 1024;
+
+/// The level of a turn's heading (`<h2>`): the agent's `#` is one below.
+const TURN_LEVEL: u8 = 2;
 
 /// The page's style: fluid width, light and dark by the reader's setting,
 /// collapsed blocks opened for print.
@@ -62,8 +70,20 @@ table{border-collapse:collapse;margin:.5rem 0}
 th,td{border:1px solid var(--line);padding:.2rem .6rem;text-align:left;white-space:nowrap}
 .user{background:var(--user);border-radius:6px;padding:.5rem .75rem;margin:.5rem 0}
 .user>b{display:block;font-size:.85rem}
-.md,.user>div{white-space:pre-wrap}
 .md{margin:.5rem 0}
+.md>:first-child{margin-top:0}
+.md>:last-child{margin-bottom:0}
+.md p,.md ul,.md ol,.md blockquote{margin:.5rem 0}
+.md h3,.md h4,.md h5,.md h6{margin:1rem 0 .25rem;font-size:1rem}
+.md h3{font-size:1.1rem}
+.md blockquote{margin-left:0;padding-left:.75rem;border-left:4px solid var(--line);color:var(--mute)}
+.md th,.md td{white-space:normal}
+.md :not(pre)>code{background:var(--code);border-radius:4px;padding:.1em .3em}
+.md .ar{text-align:right}
+.md .ac{text-align:center}
+.md .raw{white-space:pre-wrap}
+.md .link{color:var(--mute)}
+pre[data-lang]::before{content:attr(data-lang);float:right;margin-left:1rem;color:var(--mute);font-size:.75rem}
 pre,code{font:.875rem/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 pre{background:var(--code);border:1px solid var(--line);border-radius:6px;padding:.5rem .75rem;overflow-x:auto;white-space:pre-wrap;margin:.5rem 0}
 pre.err{border-color:var(--err)}
@@ -99,10 +119,8 @@ pub struct Html<W: Write> {
     toc: Vec<(usize, String)>,
     /// Turns past [`TOC_ENTRIES`].
     toc_more: usize,
-    /// Tracks code blocks in assistant text and thinking.
-    seg: Segmenter,
-    /// A code block of assistant text or thinking is open.
-    code: bool,
+    /// The Markdown of the open text or thinking block, rendered at its end.
+    md: String,
     /// A call's live output block is open.
     output: bool,
 }
@@ -116,8 +134,7 @@ impl<W: Write> Html<W> {
             ordinal: 0,
             toc: Vec::new(),
             toc_more: 0,
-            seg: Segmenter::new(),
-            code: false,
+            md: String::new(),
             output: false,
         }
     }
@@ -141,34 +158,32 @@ impl<W: Write> Html<W> {
         self.esc(title)?;
         self.put("</title>\n<style>\n")?;
         self.put(STYLE)?;
+        self.put(highlight::STYLE)?;
         self.put("</style>\n</head>\n<body>\n<main>\n")
     }
 
-    /// Copy markdown (assistant text, thinking): prose as it came, code
-    /// blocks as `<pre>`.
+    /// A piece of Markdown (assistant text, thinking), held until its
+    /// block ends: Markdown is only read right whole (a table's head, a
+    /// list's looseness, a code block's end come later than its start).
     fn markdown(&mut self, text: &str) -> io::Result<()> {
-        let Html { w, seg, code, .. } = self;
-        let mut err = Ok(());
-        seg.push(text, &mut |s| {
-            if err.is_ok() {
-                err = write_seg(w, code, s);
-            }
-        });
-        err
+        self.md.push_str(text);
+        if self.md.len() > MARKDOWN_HOLD_BYTES {
+            // Render the blocks that are complete; one block larger than the
+            // hold is rendered as far as it came, and its rest continues as
+            // a block of its own.
+            let cut = html_md::last_block_start(&self.md).unwrap_or(self.md.len());
+            html_md::render(&mut self.w, &self.md[..cut], TURN_LEVEL, false)?;
+            self.md.drain(..cut);
+        }
+        Ok(())
     }
 
+    /// The held Markdown rendered, and the block's `<div>` closed.
     fn markdown_end(&mut self) -> io::Result<()> {
-        let Html { w, seg, code, .. } = self;
-        let mut err = Ok(());
-        seg.finish(&mut |s| {
-            if err.is_ok() {
-                err = write_seg(w, code, s);
-            }
-        });
-        err?;
-        if self.code {
-            self.code = false;
-            self.put("</code></pre>")?;
+        html_md::render(&mut self.w, &self.md, TURN_LEVEL, false)?;
+        self.md.clear();
+        if self.md.capacity() > MARKDOWN_HOLD_BYTES {
+            self.md.shrink_to(MARKDOWN_HOLD_BYTES);
         }
         self.put("</div>\n")
     }
@@ -223,7 +238,7 @@ impl<W: Write> Html<W> {
 }
 
 /// `s` escaped for HTML text and attribute values, written to `w`.
-fn escape_to(w: &mut impl Write, s: &str) -> io::Result<()> {
+pub(super) fn escape_to(w: &mut impl Write, s: &str) -> io::Result<()> {
     let bytes = s.as_bytes();
     let mut last = 0;
     for (i, &b) in bytes.iter().enumerate() {
@@ -240,31 +255,6 @@ fn escape_to(w: &mut impl Write, s: &str) -> io::Result<()> {
         last = i + 1;
     }
     w.write_all(&bytes[last..])
-}
-
-/// One segment of assistant text or thinking.
-fn write_seg(w: &mut impl Write, code: &mut bool, s: Seg<'_>) -> io::Result<()> {
-    match s {
-        Seg::Prose(t) | Seg::Code(t) => escape_to(w, t),
-        Seg::Open(fence) => {
-            *code = true;
-            let label = match fence {
-                Fence::Code { language } => language,
-                Fence::Reference { path, .. } => path,
-            };
-            if label.is_empty() {
-                w.write_all(b"<pre class=\"code\"><code>")
-            } else {
-                w.write_all(b"<pre class=\"code\" data-lang=\"")?;
-                escape_to(w, &label)?;
-                w.write_all(b"\"><code>")
-            }
-        }
-        Seg::Close => {
-            *code = false;
-            w.write_all(b"</code></pre>")
-        }
-    }
 }
 
 /// The first `max` characters of the first non-blank line of `s`, `…`
@@ -350,8 +340,9 @@ impl<W: Write> Markup for Html<W> {
         {
             *l = label(text, TOC_LABEL_CHARS);
         }
-        self.put("<div class=\"user\"><b>User</b><div>")?;
-        self.esc(text.trim_end_matches('\n'))?;
+        self.put("<div class=\"user\"><b>User</b><div class=\"md\">")?;
+        // Typed text: its line breaks are the user's.
+        html_md::render(&mut self.w, text, TURN_LEVEL, true)?;
         self.put("</div></div>\n")
     }
 
@@ -483,10 +474,12 @@ impl<W: Write> Markup for Html<W> {
         self.put("<details class=\"snapshot\"><summary>")?;
         self.esc(title)?;
         self.put("</summary>\n<div class=\"md\">")?;
+        // Summaries and plans are lists written line by line: their line
+        // breaks are kept.
         if let Some(t) = text {
-            self.markdown(t)?;
+            html_md::render(&mut self.w, t, TURN_LEVEL, true)?;
         }
-        self.markdown_end()?;
+        self.put("</div>\n")?;
         self.put("</details>\n")
     }
 
@@ -624,14 +617,36 @@ mod tests {
     }
 
     #[test]
-    fn assistant_code_blocks_become_pre() {
+    fn assistant_text_is_rendered_whole_at_its_end() {
         let mut h = Html::new(Vec::new());
         h.text_open().unwrap();
-        h.text("Run:\n```sh\necho '<b>'\n").unwrap();
+        // A table's delimiter row arrives after its head row.
+        h.text("| a | b |\n").unwrap();
+        // A language no grammar knows: the code is only escaped.
+        h.text("|---|--:|\n| 1 | 2 |\n\n```zzz\necho '<b>'\n")
+            .unwrap();
         h.text_close().unwrap();
         assert_eq!(
             String::from_utf8(h.w).unwrap(),
-            "<div class=\"md\">Run:\n<pre class=\"code\" data-lang=\"sh\"><code>echo &#39;&lt;b&gt;&#39;</code></pre></div>\n"
+            "<div class=\"md\"><div class=\"tablewrap\"><table>\n<thead><tr><th>a</th><th class=\"ar\">b</th></tr></thead>\n\
+             <tbody>\n<tr><td>1</td><td class=\"ar\">2</td></tr>\n</tbody></table></div>\n\
+             <pre class=\"code\" data-lang=\"zzz\"><code class=\"language-zzz\">echo &#39;&lt;b&gt;&#39;</code></pre>\n</div>\n"
         );
+    }
+
+    #[test]
+    fn a_long_message_is_rendered_block_by_block() {
+        let mut h = Html::new(Vec::new());
+        h.text_open().unwrap();
+        let para = format!("{}\n\n", "word ".repeat(1000));
+        let mut most = 0;
+        for _ in 0..200 {
+            h.text(&para).unwrap();
+            most = most.max(h.md.len());
+        }
+        h.text_close().unwrap();
+        assert!(most <= MARKDOWN_HOLD_BYTES + para.len(), "{most}");
+        let out = String::from_utf8(h.w).unwrap();
+        assert_eq!(out.matches("<p>").count(), 200);
     }
 }

@@ -43,6 +43,10 @@ pub const OUTPUT_CAP_BYTES: usize = 16 * 1024;
 /// A summary shows at most this many characters of a call's key argument.
 const SUMMARY_ARG_CHARS: usize = 120;
 
+/// Levels the agent's headings move down: its `#` becomes `###`, below the
+/// document's `# Session` and `## Turn`.
+const HEADING_SHIFT: usize = 2;
+
 /// A fenced block being written.
 #[derive(Debug)]
 struct Fenced {
@@ -65,6 +69,15 @@ pub struct Markdown<W: Write> {
     nl: u8,
     /// Tracks code blocks in assistant text and thinking.
     seg: Segmenter,
+    /// The current line of assistant text or thinking, until its end says
+    /// whether it is a heading.
+    line: String,
+    /// A one-line paragraph that the next line may underline (a setext
+    /// heading), with its line break.
+    held: Option<String>,
+    /// The last line was blank, a heading, or the text's start: a line
+    /// here begins a paragraph.
+    para_start: bool,
     /// A call's live output block.
     output: Option<Fenced>,
 }
@@ -75,6 +88,9 @@ impl<W: Write> Markdown<W> {
             w,
             nl: 2,
             seg: Segmenter::new(),
+            line: String::new(),
+            held: None,
+            para_start: true,
             output: None,
         }
     }
@@ -106,14 +122,77 @@ impl<W: Write> Markdown<W> {
         Ok(())
     }
 
-    /// Copy markdown (assistant text, thinking) while tracking its code blocks.
-    fn markdown(&mut self, text: &str) -> io::Result<()> {
-        self.seg.push(text, &mut |_| {});
-        self.put(text)
+    /// Copy markdown (assistant text, thinking) line by line, its headings
+    /// moved [`HEADING_SHIFT`] levels down, while tracking its code blocks
+    /// (where a `#` is code, not a heading).
+    fn markdown(&mut self, mut text: &str) -> io::Result<()> {
+        while let Some(i) = text.find('\n') {
+            let (line, rest) = text.split_at(i + 1);
+            text = rest;
+            if self.line.is_empty() {
+                self.markdown_line(line)?;
+            } else {
+                let mut whole = std::mem::take(&mut self.line);
+                whole.push_str(line);
+                self.markdown_line(&whole)?;
+                whole.clear();
+                self.line = whole;
+            }
+        }
+        self.line.push_str(text);
+        Ok(())
     }
 
-    /// End copied markdown: close a code block it left open.
+    /// One line of markdown (with its line break, but for the text's last).
+    fn markdown_line(&mut self, line: &str) -> io::Result<()> {
+        let in_code = self.seg.unclosed_fence().is_some();
+        self.seg.push(line, &mut |_| {});
+        let body = line.trim_end_matches(['\n', '\r']);
+        if in_code {
+            self.put(line)?;
+            self.para_start = false;
+            return Ok(());
+        }
+        if let Some(text) = self.held.take() {
+            if let Some(level) = setext_level(body) {
+                let hashes = "#".repeat((level + HEADING_SHIFT).min(6));
+                self.put(&format!("{hashes} {}\n", text.trim()))?;
+                self.para_start = true;
+                return Ok(());
+            }
+            self.put(&text)?;
+        }
+        if let Some((indent, level)) = atx_level(body) {
+            let hashes = "#".repeat((level + HEADING_SHIFT).min(6));
+            self.put(&line[..indent])?;
+            self.put(&hashes)?;
+            self.put(&line[indent + level..])?;
+            self.para_start = true;
+            return Ok(());
+        }
+        let blank = body.trim().is_empty();
+        // A fence that opened on this line is not a paragraph.
+        let opened = self.seg.unclosed_fence().is_some();
+        if self.para_start && !blank && !opened && line.ends_with('\n') && plain_line(body) {
+            self.held = Some(line.to_owned());
+            self.para_start = false;
+            return Ok(());
+        }
+        self.para_start = blank;
+        self.put(line)
+    }
+
+    /// End copied markdown: write what was held, close a code block it
+    /// left open.
     fn markdown_end(&mut self) -> io::Result<()> {
+        let line = std::mem::take(&mut self.line);
+        if !line.is_empty() {
+            self.markdown_line(&line)?;
+        }
+        if let Some(text) = self.held.take() {
+            self.put(&text)?;
+        }
+        self.para_start = true;
         if let Some((ch, len)) = self.seg.unclosed_fence() {
             self.line_end()?;
             let fence = char::from(ch).to_string().repeat(len);
@@ -234,6 +313,50 @@ impl<W: Write> Markdown<W> {
     }
 }
 
+/// `(indent, level)` of an ATX heading line (`## Title`): up to three
+/// spaces, one to six `#`, then a blank or the line's end.
+fn atx_level(line: &str) -> Option<(usize, usize)> {
+    let rest = line.trim_start_matches(' ');
+    let indent = line.len() - rest.len();
+    let after = rest.trim_start_matches('#');
+    let level = rest.len() - after.len();
+    let ok = indent <= 3
+        && (1..=6).contains(&level)
+        && (after.is_empty() || after.starts_with([' ', '\t']));
+    ok.then_some((indent, level))
+}
+
+/// The level of a setext underline (`===` 1, `---` 2): up to three spaces,
+/// a run of one of the two, then only blanks.
+fn setext_level(line: &str) -> Option<usize> {
+    let rest = line.trim_start_matches(' ');
+    if line.len() - rest.len() > 3 {
+        return None;
+    }
+    let rest = rest.trim_end_matches([' ', '\t']);
+    let level = match rest.as_bytes().first()? {
+        b'=' => 1,
+        b'-' => 2,
+        _ => return None,
+    };
+    rest.bytes()
+        .all(|b| b == rest.as_bytes()[0])
+        .then_some(level)
+}
+
+/// True for a line that can only start a paragraph (so a setext underline
+/// after it makes a heading): not indented as code, and not a list item,
+/// quote, table row, HTML or heading.
+fn plain_line(line: &str) -> bool {
+    let rest = line.trim_start_matches(' ');
+    if line.len() - rest.len() > 3 || rest.starts_with('\t') {
+        return false;
+    }
+    let digits = rest.trim_start_matches(|c: char| c.is_ascii_digit());
+    let numbered = digits.len() < rest.len() && digits.starts_with(['.', ')']);
+    !numbered && !rest.starts_with(['-', '*', '+', '>', '#', '|', '<', '=', '`', '~'])
+}
+
 /// True while `line` (a line's start) could still be a closing backtick
 /// fence: up to three spaces, backticks, then only spaces and tabs.
 fn could_close(line: &str) -> bool {
@@ -336,7 +459,11 @@ impl<W: Write> Markup for Markdown<W> {
     fn prompt(&mut self, text: &str) -> io::Result<()> {
         self.blank()?;
         self.put("**User**\n\n")?;
-        let text = text.trim_end_matches('\n');
+        let mut demoted = Markdown::new(Vec::new());
+        demoted.markdown(text)?;
+        demoted.markdown_end()?;
+        let demoted = String::from_utf8(demoted.w).unwrap_or_default();
+        let text = demoted.trim_end_matches('\n');
         for line in text.split('\n') {
             self.put(if line.is_empty() { ">" } else { "> " })?;
             self.put(line)?;

@@ -14,7 +14,9 @@
 //! each call's output is cut at the markup's [`Markup::OUTPUT_CAP_BYTES`]
 //! with a note of how much was left out.
 
+mod highlight;
 pub mod html;
+mod html_md;
 pub mod markdown;
 pub mod text;
 
