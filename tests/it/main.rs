@@ -46,6 +46,7 @@ mod readme;
 mod redact;
 mod regression;
 mod responses;
+mod rows_messages;
 mod roundtrip;
 mod schema;
 mod sessions;
