@@ -30,11 +30,11 @@ _cstream() {
             fi
             case "${prev}" in
                 --to)
-                    COMPREPLY=($(compgen -W "text events openai-sse openai-json openai-responses openai-responses-json anthropic-sse anthropic-json documents documents-sse markdown html" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text events openai-sse openai-json openai-responses openai-responses-json anthropic-sse anthropic-json documents documents-sse markdown html messages rows" -- "${cur}"))
                     return 0
                     ;;
                 -t)
-                    COMPREPLY=($(compgen -W "text events openai-sse openai-json openai-responses openai-responses-json anthropic-sse anthropic-json documents documents-sse markdown html" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text events openai-sse openai-json openai-responses openai-responses-json anthropic-sse anthropic-json documents documents-sse markdown html messages rows" -- "${cur}"))
                     return 0
                     ;;
                 --from)
@@ -122,7 +122,7 @@ _cstream() {
                     return 0
                     ;;
                 --schema)
-                    COMPREPLY=($(compgen -W "events documents" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "events documents rows" -- "${cur}"))
                     return 0
                     ;;
                 --generate)

@@ -9,7 +9,9 @@ anthropic-json\t'The Anthropic Message object, one per session'
 documents\t'One ChatResponse JSON per session, the answer split into typed documents'
 documents-sse\t'The same documents as a live Server-Sent Events stream'
 markdown\t'A transcript to read and share: one Markdown document per session, tools and thinking collapsible'
-html\t'A transcript as one self-contained HTML page (no network): a section per session, contents by turn, tools and thinking collapsible'"
+html\t'A transcript as one self-contained HTML page (no network): a section per session, contents by turn, tools and thinking collapsible'
+messages\t'One chat-template row per session (messages with tool calls and results, tools), for datasets and trainers; redacted unless --no-redact'
+rows\t'One flat JSON row per event with fixed columns (null when unknown), for DuckDB and other SQL engines'"
 complete -c cstream -s f -l from -d 'Input dialect (auto: detected from each input\'s first lines)' -r -f -a "auto\t'Detect from each input\'s first lines'
 cursor\t'cursor-agent --output-format stream-json'
 claude\t'Claude Code -p --output-format stream-json --verbose'
@@ -52,8 +54,9 @@ calls\t'Forward as tool_calls, for display only (a client that runs tools would 
 complete -c cstream -l model -d 'openai, anthropic and documents formats: the model name to write (default: the one the agent reported, else "unknown")' -r
 complete -c cstream -l id -d 'openai, anthropic and documents formats: the response id to write (default: chatcmpl-<session id>, msg_<session id>, chat_<session id>)' -r
 complete -c cstream -l created -d 'openai and documents formats: the creation time to write, Unix seconds (default: the session\'s first timestamp, else the time the run started)' -r
-complete -c cstream -l schema -d 'Print the JSON Schema of the events lines or of a documents value, and exit' -r -f -a "events\t'One line of `--to events`'
-documents\t'One value of `--to documents`'"
+complete -c cstream -l schema -d 'Print the JSON Schema of the events lines, of a documents value or of the rows lines, and exit' -r -f -a "events\t'One line of `--to events`'
+documents\t'One value of `--to documents`'
+rows\t'One line of `--to rows`'"
 complete -c cstream -l generate -d 'Generate the man page or a shell completion script' -r -f -a "man\t'The man page'
 bash\t'bash completions'
 zsh\t'zsh completions'
@@ -68,8 +71,8 @@ complete -c cstream -s e -l exit-status -d 'Exit 3 when a session reported failu
 complete -c cstream -l stats -d 'After the run, print one summary line on stderr: lines and bytes read, bytes written, lines skipped, sessions (failed, incomplete), events by type, elapsed time'
 complete -c cstream -l line-buffered -d 'Flush after every input line, even when more input is waiting'
 complete -c cstream -l keep-images -d 'Keep base64 images (Claude image blocks, Codex input_image, Gemini inlineData) in the payloads; by default each is replaced by `[image: TYPE, SIZE]`'
-complete -c cstream -l redact -d 'Replace secrets (provider API keys, cloud keys, GitHub and Slack tokens, JWTs, PEM private keys) with `[REDACTED:<kind>]` in every field of every format, and in warnings that quote the input; counted by --stats. On by default for --to markdown, --to html and --summary'
-complete -c cstream -l no-redact -d 'Turn off the redaction that --to markdown, --to html and --summary do by default'
+complete -c cstream -l redact -d 'Replace secrets (provider API keys, cloud keys, GitHub and Slack tokens, JWTs, PEM private keys) with `[REDACTED:<kind>]` in every field of every format, and in warnings that quote the input; counted by --stats. On by default for --to markdown, --to html, --to messages and --summary'
+complete -c cstream -l no-redact -d 'Turn off the redaction that --to markdown, --to html, --to messages and --summary do by default'
 complete -c cstream -l include-usage -d 'openai-sse: write the usage chunk after the finish chunk (when usage is known)'
 complete -c cstream -s c -l compact -d 'One-line JSON for the *-json formats and documents (default: pretty, 2-space indent; documents of several sessions are always one a line)'
 complete -c cstream -l thinking -d 'documents formats: include thinking documents (off by default: the documents[] spec has no such type)'

@@ -48,6 +48,18 @@ pub fn documents() -> Value {
     s.to_value()
 }
 
+/// The schema of one `--to rows` line: every column on every line, in the
+/// order the rows writer writes them (`output/rows.rs`), `null` when unknown.
+pub fn rows() -> Value {
+    let mut s = schemars::schema_for!(RowLine);
+    finish(
+        &mut s,
+        "cstream rows line",
+        "One line of `cstream --to rows`: an event as a flat row with fixed columns.",
+    );
+    s.to_value()
+}
+
 /// A schema as the files in `schema/` hold it: pretty JSON, a final newline.
 pub fn pretty(schema: &Value) -> String {
     let mut s = serde_json::to_string_pretty(schema).expect("a schema serializes");
@@ -970,4 +982,86 @@ struct ErrorMeta {
     source: String,
     /// More about it.
     details: String,
+}
+
+// -------------------------------------------------------------------- rows
+
+/// A date and time in RFC 3339 (UTC, milliseconds), or `null`.
+fn nullable_date_time(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({ "type": ["string", "null"], "format": "date-time" })
+}
+
+/// An event type's wire name.
+fn event_type(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({ "type": "string", "enum": crate::event::TYPE_NAMES })
+}
+
+/// Who speaks, or `null` for an event outside the conversation.
+fn row_role(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({ "enum": ["user", "assistant", "tool", null] })
+}
+
+/// One event as a flat row; docs/formats.md#rows says which columns each
+/// event type fills.
+#[derive(JsonSchema)]
+#[schemars(deny_unknown_fields)]
+struct RowLine {
+    /// The session's id (`session-N` when the source gave none).
+    session: String,
+    /// The session's 1-based position in the run (two sessions may share an id).
+    session_n: u64,
+    /// The event's 1-based position in its session.
+    seq: u64,
+    /// When the source dated the event.
+    #[schemars(schema_with = "nullable_date_time")]
+    time: Nullable<String>,
+    /// The event type (docs/events.md).
+    #[schemars(rename = "type", schema_with = "event_type")]
+    kind: String,
+    /// `user`, `assistant` or `tool`; `null` outside the conversation.
+    #[schemars(schema_with = "row_role")]
+    role: Nullable<String>,
+    /// The event's text: prompt, answer or thinking piece, output, the call's
+    /// key argument on a start, the result's text, an error's message.
+    text: Nullable<String>,
+    /// The tool's normalized name.
+    tool: Nullable<String>,
+    /// The tool call's id.
+    call_id: Nullable<String>,
+    /// The source's payload as JSON text: a start's arguments, a
+    /// completion's result, a progress snapshot, an unknown record.
+    data: Nullable<String>,
+    /// A completion's or a result's success.
+    ok: Nullable<bool>,
+    /// A completion that failed (an error or a non-zero exit; a cancelled
+    /// call and one whose outcome was not recorded did not).
+    failed: Nullable<bool>,
+    /// A shell call's exit code.
+    exit_code: Nullable<i64>,
+    /// How long a call, a thinking phase or the session took.
+    duration_ms: Nullable<u64>,
+    /// Why a call or the session failed.
+    error: Nullable<String>,
+    /// An `error` event that ends the session.
+    fatal: Nullable<bool>,
+    /// `usage_delta` only: input tokens, cache included.
+    tokens_in: Nullable<u64>,
+    /// `usage_delta` only: output tokens; `null` when the source lacked them.
+    tokens_out: Nullable<u64>,
+    /// `usage_delta` only: input tokens read from the cache.
+    cache_read: Nullable<u64>,
+    /// `usage_delta` only: input tokens written to the cache.
+    cache_write: Nullable<u64>,
+    /// `usage_delta` only: some output count was not in the source.
+    output_incomplete: Nullable<bool>,
+    /// `result` only: the agent's own cost in US dollars.
+    cost_usd: Nullable<f64>,
+    /// `session_started` only: the model.
+    model: Nullable<String>,
+    /// `session_started` only: the dialect read.
+    dialect: Nullable<String>,
+    /// The kind within the type: a user event's kind, a summary's phase, a
+    /// shell stream, an error's source, `cancelled` or `outcome_unknown` on
+    /// a completion, the parent session on `session_started`.
+    detail: Nullable<String>,
 }

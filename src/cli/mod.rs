@@ -224,11 +224,13 @@ pub struct Cli {
 
     /// Replace secrets (provider API keys, cloud keys, GitHub and Slack tokens, JWTs, PEM private
     /// keys) with `[REDACTED:<kind>]` in every field of every format, and in warnings that quote
-    /// the input; counted by --stats. On by default for --to markdown, --to html and --summary
+    /// the input; counted by --stats. On by default for --to markdown, --to html, --to messages
+    /// and --summary
     #[arg(long)]
     pub redact: bool,
 
-    /// Turn off the redaction that --to markdown, --to html and --summary do by default
+    /// Turn off the redaction that --to markdown, --to html, --to messages and --summary do by
+    /// default
     #[arg(long, conflicts_with_all = ["redact", "redact_pattern"])]
     pub no_redact: bool,
 
@@ -282,7 +284,8 @@ pub struct Cli {
     #[arg(long)]
     pub thinking: bool,
 
-    /// Print the JSON Schema of the events lines or of a documents value, and exit
+    /// Print the JSON Schema of the events lines, of a documents value or of the rows lines, and
+    /// exit
     #[arg(long, value_enum, value_name = "OUTPUT", exclusive = true)]
     pub schema: Option<SchemaKind>,
 
@@ -298,6 +301,8 @@ pub enum SchemaKind {
     Events,
     /// One value of `--to documents`
     Documents,
+    /// One line of `--to rows`
+    Rows,
 }
 
 impl SchemaKind {
@@ -307,6 +312,7 @@ impl SchemaKind {
         let v = match self {
             SchemaKind::Events => crate::schema::events(),
             SchemaKind::Documents => crate::schema::documents(),
+            SchemaKind::Rows => crate::schema::rows(),
         };
         crate::schema::pretty(&v)
     }

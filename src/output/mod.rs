@@ -11,6 +11,8 @@ pub mod chat;
 pub mod documents;
 pub mod events;
 pub mod fences;
+pub mod messages;
+pub mod rows;
 pub mod transcript;
 
 use std::io::Write;
@@ -50,12 +52,17 @@ pub enum Format {
     Markdown,
     /// A transcript as one self-contained HTML page.
     Html,
+    /// One chat-template row per session (`messages` and `tools`), for
+    /// dataset tools and trainers.
+    Messages,
+    /// One flat row per event with fixed columns, for SQL engines.
+    Rows,
 }
 
 impl Format {
     /// Every format, in the order `--help` lists them. The command line,
     /// the man page, the completions and the tests all derive from this list.
-    pub const ALL: [Format; 12] = [
+    pub const ALL: [Format; 14] = [
         Format::Text,
         Format::Events,
         Format::OpenAiSse,
@@ -68,13 +75,16 @@ impl Format {
         Format::DocumentsSse,
         Format::Markdown,
         Format::Html,
+        Format::Messages,
+        Format::Rows,
     ];
 
     /// The file name extension of an output in this format (`--output-dir`).
     pub fn extension(self) -> &'static str {
         match self {
             Format::Text => "txt",
-            Format::Events => "ndjson",
+            Format::Events | Format::Rows => "ndjson",
+            Format::Messages => "jsonl",
             Format::Markdown => "md",
             Format::Html => "html",
             Format::OpenAiJson
@@ -103,6 +113,8 @@ impl Format {
             Format::AnthropicJson => "anthropic-json",
             Format::Markdown => "markdown",
             Format::Html => "html",
+            Format::Messages => "messages",
+            Format::Rows => "rows",
         }
     }
 
@@ -128,6 +140,12 @@ impl Format {
             }
             Format::Html => {
                 "A transcript as one self-contained HTML page (no network): a section per session, contents by turn, tools and thinking collapsible"
+            }
+            Format::Messages => {
+                "One chat-template row per session (messages with tool calls and results, tools), for datasets and trainers; redacted unless --no-redact"
+            }
+            Format::Rows => {
+                "One flat JSON row per event with fixed columns (null when unknown), for DuckDB and other SQL engines"
             }
         }
     }
@@ -208,5 +226,7 @@ pub fn sink<'w, W: Write + 'w>(format: Format, opts: &OutputOptions, w: W) -> Bo
             transcript::markdown::Markdown::new(w),
         )),
         Format::Html => Box::new(transcript::Transcript::new(transcript::html::Html::new(w))),
+        Format::Messages => Box::new(messages::MessagesSink::new(w, opts)),
+        Format::Rows => Box::new(rows::RowsSink::new(w)),
     }
 }

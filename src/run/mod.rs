@@ -121,7 +121,7 @@ impl std::fmt::Debug for Progress {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum Redaction {
     /// Neither `--redact` nor `--no-redact`: on for the formats people
-    /// share (`markdown`, `html`) and for the `--summary`/`--outputs`
+    /// share (`markdown`, `html`, `messages`) and for the `--summary`/`--outputs`
     /// files, off elsewhere.
     #[default]
     Default,
@@ -140,7 +140,8 @@ impl Redaction {
             Redaction::On(user) => Some(user),
             Redaction::Off => None,
             Redaction::Default => {
-                matches!(format, Format::Markdown | Format::Html).then_some(&[][..])
+                matches!(format, Format::Markdown | Format::Html | Format::Messages)
+                    .then_some(&[][..])
             }
         }
     }

@@ -97,6 +97,8 @@ pub const FORMATS: &[(&str, &[&str])] = &[
     ),
     ("markdown", &["--to", "markdown"]),
     ("html", &["--to", "html"]),
+    ("messages", &["--to", "messages"]),
+    ("rows", &["--to", "rows"]),
 ];
 
 /// Every `--to` value, from the library's one list of formats.

@@ -43,6 +43,8 @@ pub fn check(format: &str, color: bool, out: &[u8]) -> Result<(), String> {
         "documents-sse" => sse(s, true),
         "anthropic-sse" | "openai-responses" => named_sse(s),
         "openai-json" | "documents" | "anthropic-json" | "openai-responses-json" => json_values(s),
+        "rows" => lines(s, "{\"session\":"),
+        "messages" => lines(s, "{\"id\":"),
         "markdown" => markdown(s),
         "html" => html(s),
         other => Err(format!("unknown format {other:?}")),
@@ -228,6 +230,25 @@ fn events(s: &str) -> Result<(), String> {
         if !line.starts_with("{\"type\":\"") {
             return Err(format!(
                 "line {}: type is not first: {}",
+                i + 1,
+                short(line)
+            ));
+        }
+        object(line).map_err(|e| format!("line {}: {e}", i + 1))?;
+    }
+    Ok(())
+}
+
+/// One compact JSON object per line, each beginning with `first` (its first
+/// key). Lines are split at `\n` only: a string may hold U+2028.
+fn lines(s: &str, first: &str) -> Result<(), String> {
+    if !s.is_empty() && !s.ends_with('\n') {
+        return Err("output does not end with a newline".into());
+    }
+    for (i, line) in s.split_terminator('\n').enumerate() {
+        if !line.starts_with(first) {
+            return Err(format!(
+                "line {}: {first} is not first: {}",
                 i + 1,
                 short(line)
             ));

@@ -48,6 +48,7 @@ mod redact;
 mod regression;
 mod responses;
 mod roundtrip;
+mod rows_messages;
 mod schema;
 mod sessions;
 mod snapshots;

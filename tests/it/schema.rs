@@ -16,10 +16,11 @@ fn schema_file(name: &str) -> PathBuf {
         .join(format!("{name}.schema.json"))
 }
 
-fn generated() -> [(&'static str, Value); 2] {
+fn generated() -> [(&'static str, Value); 3] {
     [
         ("events", cstream::schema::events()),
         ("documents", cstream::schema::documents()),
+        ("rows", cstream::schema::rows()),
     ]
 }
 
@@ -45,7 +46,7 @@ fn the_checked_in_schemas_are_current() {
 
 #[test]
 fn the_schema_flag_prints_the_checked_in_files() {
-    for name in ["events", "documents"] {
+    for name in ["events", "documents", "rows"] {
         let out = assert_cmd::Command::cargo_bin("cstream")
             .unwrap()
             .args(["--schema", name])
@@ -57,14 +58,14 @@ fn the_schema_flag_prints_the_checked_in_files() {
     }
 }
 
-fn validator(name: &str) -> jsonschema::Validator {
+pub(crate) fn validator(name: &str) -> jsonschema::Validator {
     let text = std::fs::read_to_string(schema_file(name)).unwrap();
     let schema: Value = serde_json::from_str(&text).unwrap();
     jsonschema::validator_for(&schema).unwrap_or_else(|e| panic!("{name} schema: {e}"))
 }
 
 /// The first reason `v` is not valid, if any.
-fn invalid(validator: &jsonschema::Validator, v: &Value) -> Option<String> {
+pub(crate) fn invalid(validator: &jsonschema::Validator, v: &Value) -> Option<String> {
     validator
         .iter_errors(v)
         .next()
@@ -80,7 +81,7 @@ fn values(out: &str) -> Vec<Value> {
 }
 
 /// Every input: the fixtures, and the real captures and saved sessions.
-fn inputs() -> Vec<PathBuf> {
+pub(crate) fn inputs() -> Vec<PathBuf> {
     let mut all = fixtures();
     all.extend(common::live_corpus());
     for d in ["claude-code", "codex", "gemini", "cursor-agent"] {
@@ -150,7 +151,7 @@ fn every_output_validates_against_its_schema() {
             })
             .collect()
     };
-    let [(_, ev), (_, doc)] = generated();
+    let [(_, ev), (_, doc), _] = generated();
     let doc_types = schema_types(&doc["$defs"]["Document"], "doc:");
     for t in schema_types(&ev, "").into_iter().chain(doc_types) {
         assert!(seen.contains(&t), "no input produces {t}");

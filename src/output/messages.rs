@@ -1,0 +1,442 @@
+//! `--to messages`: one JSON row per session in the chat-template shape that
+//! dataset tools and trainers read (docs/formats.md#messages):
+//! `{"id", "agent", "model", "messages": [...], "tools": [...]}`.
+//!
+//! A row is one value, so the session is held until it ends: its messages
+//! (text, thinking, tool calls and results, as owned strings) and the
+//! argument shapes of its tools. Memory is one session, not the run.
+//!
+//! Every row has the same types in the same places, because a columnar
+//! reader (Arrow, under `datasets`) needs one schema across rows: `content`
+//! is always a string, `arguments` always a JSON string, a tool's
+//! `parameters` always an object schema.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::{self, Write};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::{OutputOptions, Session, Sink};
+use crate::event::{Event, Kind, ToolEnd, ToolStart};
+
+/// Writes one row per session, at the session's end.
+pub struct MessagesSink<W: Write> {
+    w: W,
+    model_override: Option<String>,
+    s: Option<Row>,
+}
+
+/// One session being collected.
+#[derive(Default)]
+struct Row {
+    id: String,
+    agent: Option<String>,
+    model: Option<String>,
+    msgs: Vec<Msg>,
+    /// The last step may take more assistant content: no tool result and
+    /// no prompt came since it began.
+    open: bool,
+    /// Each call's step (index in `msgs`), to put its result after it.
+    call_step: HashMap<String, usize>,
+    /// Live output of running calls, for a completion that does not repeat it.
+    live: HashMap<String, String>,
+    /// Per tool name: how many calls, and per argument the JSON types seen
+    /// and in how many calls it appeared.
+    tools: BTreeMap<String, ToolShape>,
+}
+
+enum Msg {
+    User(String),
+    Step(Step),
+}
+
+/// One assistant message and the tool messages answering its calls.
+#[derive(Default)]
+struct Step {
+    content: String,
+    reasoning: String,
+    calls: Vec<Call>,
+    results: Vec<Message>,
+}
+
+/// One message as written. Fields a role does not have are left out.
+#[derive(Serialize)]
+struct Message {
+    role: &'static str,
+    /// Always a string (empty when an assistant message only calls tools).
+    content: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    reasoning_content: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tool_calls: Vec<Call>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_call_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<String>,
+}
+
+impl Message {
+    fn new(role: &'static str, content: String) -> Self {
+        Message {
+            role,
+            content,
+            reasoning_content: String::new(),
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+            name: None,
+        }
+    }
+}
+
+/// A tool call in the OpenAI shape.
+#[derive(Serialize)]
+struct Call {
+    id: String,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: Function,
+}
+
+#[derive(Serialize)]
+struct Function {
+    name: String,
+    /// The arguments as JSON text.
+    arguments: String,
+}
+
+#[derive(Serialize)]
+struct OutRow<'a> {
+    id: &'a str,
+    agent: Option<&'a str>,
+    model: Option<&'a str>,
+    messages: Vec<Message>,
+    tools: Vec<Tool>,
+}
+
+#[derive(Serialize)]
+struct Tool {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: ToolFunction,
+}
+
+#[derive(Serialize)]
+struct ToolFunction {
+    name: String,
+    parameters: Parameters,
+}
+
+#[derive(Serialize)]
+struct Parameters {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    properties: BTreeMap<String, Property>,
+    required: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct Property {
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    kind: Option<&'static str>,
+}
+
+#[derive(Default)]
+struct ToolShape {
+    calls: u64,
+    /// Argument name → (types seen, calls that had it).
+    args: BTreeMap<String, (Vec<&'static str>, u64)>,
+}
+
+impl<W: Write> MessagesSink<W> {
+    pub fn new(w: W, opts: &OutputOptions) -> Self {
+        MessagesSink {
+            w,
+            model_override: opts.model.clone(),
+            s: None,
+        }
+    }
+}
+
+impl Row {
+    /// The step assistant content goes to: the open one, else a new one.
+    fn step(&mut self) -> &mut Step {
+        if !self.open || !matches!(self.msgs.last(), Some(Msg::Step(_))) {
+            self.msgs.push(Msg::Step(Step::default()));
+            self.open = true;
+        }
+        match self.msgs.last_mut() {
+            Some(Msg::Step(s)) => s,
+            _ => unreachable!("a step was pushed above"),
+        }
+    }
+
+    fn call(&mut self, t: &ToolStart<'_>) {
+        let name = function_name(&t.tool_name, t.mcp_server.as_deref(), t.mcp_tool.as_deref());
+        let args = t.args.get();
+        self.shape(&name, Some(args));
+        let call = Call {
+            id: t.call_id.to_string(),
+            kind: "function",
+            function: Function {
+                name,
+                arguments: args.to_owned(),
+            },
+        };
+        self.step().calls.push(call);
+        let at = self.msgs.len() - 1;
+        self.call_step.insert(t.call_id.to_string(), at);
+    }
+
+    /// Record the argument shapes of one call of `name`.
+    fn shape(&mut self, name: &str, args: Option<&str>) {
+        let shape = self.tools.entry(name.to_owned()).or_default();
+        shape.calls += 1;
+        let Some(Ok(Value::Object(m))) = args.map(serde_json::from_str::<Value>) else {
+            return;
+        };
+        for (k, v) in m {
+            let (types, n) = shape.args.entry(k).or_default();
+            let t = json_type(&v);
+            if !types.contains(&t) {
+                types.push(t);
+            }
+            *n += 1;
+        }
+    }
+
+    fn completed(&mut self, e: &ToolEnd<'_>) {
+        let at = match self.call_step.remove(&*e.call_id) {
+            Some(at) => at,
+            None => {
+                // A result whose call is not in the input (a capture cut
+                // before it): the call is written with the name the result
+                // gives and arguments unknown (`null`), so that every tool
+                // message still answers a call before it.
+                let name = function_name(&e.tool_name, None, None);
+                self.shape(&name, None);
+                let call = Call {
+                    id: e.call_id.to_string(),
+                    kind: "function",
+                    function: Function {
+                        name,
+                        arguments: "null".to_owned(),
+                    },
+                };
+                self.step().calls.push(call);
+                self.msgs.len() - 1
+            }
+        };
+        let live = self.live.remove(&*e.call_id);
+        let content = tool_content(e, live);
+        let name = match &self.msgs[at] {
+            Msg::Step(s) => s
+                .calls
+                .iter()
+                .find(|c| c.id == *e.call_id)
+                .map(|c| c.function.name.clone()),
+            Msg::User(_) => None,
+        }
+        .unwrap_or_else(|| e.tool_name.to_string());
+        if let Msg::Step(s) = &mut self.msgs[at] {
+            let mut m = Message::new("tool", content);
+            m.tool_call_id = Some(e.call_id.to_string());
+            m.name = Some(name);
+            s.results.push(m);
+        }
+        // The model answers a result in a new message.
+        self.open = false;
+    }
+
+    fn write<W: Write>(self, w: &mut W) -> io::Result<()> {
+        let mut messages = Vec::new();
+        for m in self.msgs {
+            match m {
+                Msg::User(text) => messages.push(Message::new("user", text)),
+                Msg::Step(s) => {
+                    if s.content.is_empty() && s.reasoning.is_empty() && s.calls.is_empty() {
+                        continue;
+                    }
+                    let mut a = Message::new("assistant", s.content);
+                    a.reasoning_content = s.reasoning;
+                    a.tool_calls = s.calls;
+                    messages.push(a);
+                    messages.extend(s.results);
+                }
+            }
+        }
+        let tools = self
+            .tools
+            .into_iter()
+            .map(|(name, shape)| {
+                let mut properties = BTreeMap::new();
+                let mut required = Vec::new();
+                for (arg, (types, n)) in shape.args {
+                    if n == shape.calls {
+                        required.push(arg.clone());
+                    }
+                    let kind = one_type(&types);
+                    properties.insert(arg, Property { kind });
+                }
+                Tool {
+                    kind: "function",
+                    function: ToolFunction {
+                        name,
+                        parameters: Parameters {
+                            kind: "object",
+                            properties,
+                            required,
+                        },
+                    },
+                }
+            })
+            .collect();
+        let row = OutRow {
+            id: &self.id,
+            agent: self.agent.as_deref(),
+            model: self.model.as_deref(),
+            messages,
+            tools,
+        };
+        serde_json::to_writer(&mut *w, &row).map_err(io::Error::other)?;
+        w.write_all(b"\n")
+    }
+}
+
+/// The function name a call is written with: the normalized tool name,
+/// and for an MCP tool `mcp__<server>__<tool>` so that its tools stay apart.
+fn function_name(tool: &str, server: Option<&str>, mcp_tool: Option<&str>) -> String {
+    match (tool, server, mcp_tool) {
+        ("mcp", Some(s), Some(t)) => format!("mcp__{s}__{t}"),
+        ("mcp", None, Some(t)) => format!("mcp__{t}"),
+        _ => tool.to_owned(),
+    }
+}
+
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// One JSON Schema type for the types an argument was seen with: `null`
+/// beside another type says only that it was sometimes left empty, and an
+/// integer is a number; types that still differ give none (any value), as
+/// a list here would make `type` a string in one row and a list in another.
+fn one_type(types: &[&'static str]) -> Option<&'static str> {
+    let mut t: Vec<&str> = types.iter().copied().filter(|t| *t != "null").collect();
+    if t.contains(&"number") {
+        t.retain(|t| *t != "integer");
+    }
+    match t.as_slice() {
+        [] => Some("null"),
+        [one] => Some(one),
+        _ => None,
+    }
+}
+
+/// What a tool message says: the call's output (its live output when the
+/// completion does not repeat it), else its result payload (a string as its
+/// characters, anything else as JSON text), then its error when it failed.
+fn tool_content(e: &ToolEnd<'_>, live: Option<String>) -> String {
+    let mut out = match (&e.output, live) {
+        (Some(o), _) => o.as_str().into_owned(),
+        (None, Some(l)) => l,
+        (None, None) => match e.result.as_ref().map(|r| r.get()) {
+            None | Some("null") => String::new(),
+            Some(r) => match serde_json::from_str::<Value>(r) {
+                Ok(Value::String(s)) => s,
+                _ => r.to_owned(),
+            },
+        },
+    };
+    if let Some(err) = e.error.as_deref()
+        && !out.contains(err)
+    {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(err);
+    }
+    if out.is_empty() && e.outcome_unknown {
+        // Not an empty output: the source did not record one.
+        out.push_str("(outcome not recorded)");
+    }
+    out
+}
+
+impl<W: Write> Sink for MessagesSink<W> {
+    fn begin(&mut self, s: &Session) -> io::Result<()> {
+        self.s = Some(Row {
+            id: s.id.clone(),
+            ..Row::default()
+        });
+        Ok(())
+    }
+
+    fn event(&mut self, s: &Session, ev: &Event<'_>) -> io::Result<()> {
+        let row = self.s.get_or_insert_with(|| Row {
+            id: s.id.clone(),
+            ..Row::default()
+        });
+        match &ev.kind {
+            Kind::SessionStarted(st) => {
+                row.agent = Some(st.dialect.to_string());
+                row.model = self
+                    .model_override
+                    .clone()
+                    .or_else(|| st.model.as_deref().map(str::to_owned));
+            }
+            Kind::UserMessage { text } => {
+                row.msgs.push(Msg::User(text.to_string()));
+                row.open = false;
+            }
+            Kind::TextDelta { text } | Kind::AssistantMessage { text } => {
+                row.step().content.push_str(text)
+            }
+            Kind::ThinkingDelta { text } | Kind::Thinking { text, .. } => {
+                row.step().reasoning.push_str(text)
+            }
+            Kind::ToolCallStarted(t) => row.call(t),
+            Kind::ShellOutputDelta { call_id, text, .. } => row
+                .live
+                .entry(call_id.to_string())
+                .or_default()
+                .push_str(text),
+            Kind::ToolCallCompleted(e) => row.completed(e),
+            Kind::ToolCall(b) => {
+                row.call(&b.0);
+                row.completed(&b.1);
+            }
+            // Not part of the conversation the model saw as messages:
+            // usage, results, errors, interface commands and notes, unknown
+            // records (counted and reported by the run, as for every format).
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn end(&mut self, _s: &Session) -> io::Result<()> {
+        if let Some(row) = self.s.take() {
+            row.write(&mut self.w)?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.w.flush()
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        if let Some(row) = self.s.take() {
+            row.write(&mut self.w)?;
+        }
+        self.w.flush()
+    }
+}
