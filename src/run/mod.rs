@@ -29,6 +29,8 @@ mod jobs;
 mod outdir;
 
 pub(crate) use outdir::OutputDir;
+#[cfg(feature = "cli")]
+pub(crate) use outdir::remove_temporaries;
 
 /// Non-JSON lines become `error` events carrying the line, cut at this many bytes.
 pub const ERROR_LINE_BYTES: usize = 1024;
