@@ -87,7 +87,13 @@ pub enum Message {
         what: String,
         line: u64,
     },
+    /// A file a directory walk found and did not read, and why.
+    Skipped(String, &'static str),
 }
+
+/// How many skipped files [`Diag::finish`] names for each reason before it
+/// only counts the rest.
+pub const SKIPPED_NAMED: usize = 5;
 
 /// The records of one dialect and type that were not understood.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,6 +126,9 @@ pub struct Diag<'w> {
     /// Records not understood, per dialect and record type
     /// (docs/dialects.md#drift): reported once, at the end.
     drift: BTreeMap<(&'static str, String), Drift>,
+    /// Files a directory walk did not read, per reason (in the order the
+    /// reasons came up): how many, and the first [`SKIPPED_NAMED`] names.
+    skipped: Vec<(&'static str, u64, Vec<String>)>,
 }
 
 impl<'w> Diag<'w> {
@@ -136,6 +145,7 @@ impl<'w> Diag<'w> {
             redact: None,
             record: None,
             drift: BTreeMap::new(),
+            skipped: Vec::new(),
         }
     }
 
@@ -161,6 +171,29 @@ impl<'w> Diag<'w> {
                 what,
                 line,
             } => self.not_understood(dialect, what, line),
+            Message::Skipped(name, why) => self.skipped_file(name, why),
+        }
+    }
+
+    /// A file a directory walk found and did not read (`why`: the reason,
+    /// shared by the files it is said of). Nothing is printed now:
+    /// [`Diag::finish`] says in one line per reason how many there were and
+    /// names the first ones, even with `-q`, as it does for drift.
+    pub fn skipped_file(&mut self, name: String, why: &'static str) {
+        if let Some(r) = &mut self.record {
+            return r(Message::Skipped(name, why));
+        }
+        let at = match self.skipped.iter().position(|(w, ..)| *w == why) {
+            Some(at) => at,
+            None => {
+                self.skipped.push((why, 0, Vec::new()));
+                self.skipped.len() - 1
+            }
+        };
+        let (_, n, names) = &mut self.skipped[at];
+        *n += 1;
+        if names.len() < SKIPPED_NAMED {
+            names.push(name);
         }
     }
 
@@ -320,6 +353,19 @@ impl<'w> Diag<'w> {
                     d.records,
                     crate::diag::excerpt(&format!("{what:?}"), 80),
                 ),
+            );
+        }
+        for (why, n, names) in std::mem::take(&mut self.skipped) {
+            let files = if n == 1 { "file" } else { "files" };
+            let mut list = names.join(", ");
+            let more = n - names.len() as u64;
+            if more > 0 {
+                list.push_str(&format!(", …and {more} more"));
+            }
+            put(
+                &mut self.out,
+                &self.redact,
+                format_args!("cstream: warning: {n} {files} skipped: {why}: {list}"),
             );
         }
         for kind in [

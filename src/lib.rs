@@ -173,6 +173,8 @@ fn reporting<'a>(file: &str, on_warning: &'a mut dyn FnMut(Warning)) -> diag::Di
                 ),
                 false,
             ),
+            // The library reads no directories; said as the command line would.
+            diag::Message::Skipped(name, why) => (None, format!("{name}: skipped: {why}"), false),
         };
         on_warning(Warning {
             file: file.clone(),

@@ -3,6 +3,7 @@
 //! man page and shell completions.
 
 pub(crate) mod clobber;
+pub(crate) mod interrupt;
 pub(crate) mod progress;
 pub(crate) mod walk;
 
@@ -86,6 +87,10 @@ const EXIT_STATUS: &[(&str, &str)] = &[
     (
         "3",
         "only with -e: a session failed or ended without a result",
+    ),
+    (
+        "130, 143, 129",
+        "interrupted by SIGINT, SIGTERM, SIGHUP (128 + the signal); temporary outputs are removed and colours reset first",
     ),
 ];
 
@@ -845,7 +850,10 @@ pub fn main() -> ExitCode {
     let env = ColorEnv::from_env();
     // Standard output is a terminal only without `-o`.
     let tty = cli.output.is_none() && io::stdout().is_terminal();
+    // Before anything is opened: opening a FIFO blocks.
+    crate::cli::interrupt::install();
     let (mut cfg, inputs) = cli.prepare(tty, &env, &mut diag);
+    crate::cli::interrupt::colour_on_stdout(cli.output.is_none() && cfg.output.color);
     let bar = crate::cli::progress::bar(&inputs, env.stderr_tty, cli.quiet);
     if let Some(bar) = &bar {
         cfg.progress = Some(crate::cli::progress::progress(bar, inputs.len()));

@@ -62,6 +62,10 @@ pub fn expand(args: &[PathBuf], sniff_now: bool, diag: &mut Diag) -> Expanded {
     out
 }
 
+/// Why a walk skips a file that is no agent's session (its name, its first
+/// lines), said once for all of them ([`Diag::skipped_file`]).
+pub use crate::run::NOT_AGENT_OUTPUT;
+
 fn name(p: &Path) -> String {
     excerpt(&p.display().to_string(), usize::MAX)
 }
@@ -117,6 +121,7 @@ fn walk(dir: &Path, sniff_now: bool, diag: &mut Diag, out: &mut Expanded) {
         // whose name no session file has.
         if !entry.file_type().is_file() || !session_name(path) {
             out.skipped += 1;
+            diag.skipped_file(name(path), NOT_AGENT_OUTPUT);
             continue;
         }
         // Codex keeps the plain rollout while it still appends to it and
@@ -124,6 +129,10 @@ fn walk(dir: &Path, sniff_now: bool, diag: &mut Diag, out: &mut Expanded) {
         // file is the session (as Codex itself reads it).
         if compressed_twin(path) {
             out.skipped += 1;
+            diag.skipped_file(
+                name(path),
+                "a compressed copy of the file beside it, which is read",
+            );
             continue;
         }
         candidates.push((entry.into_path(), false));
@@ -166,7 +175,10 @@ fn walk(dir: &Path, sniff_now: bool, diag: &mut Diag, out: &mut Expanded) {
                 let name = path.strip_prefix(dir).unwrap_or(path);
                 out.names.push(name.to_path_buf());
             }
-            Ok(Sniff::Skip(_)) => out.skipped += 1,
+            Ok(Sniff::Skip(_)) => {
+                out.skipped += 1;
+                diag.skipped_file(name(path), NOT_AGENT_OUTPUT);
+            }
             Err(e) => diag.error(format_args!("{}: {e}", name(path))),
         }
     }

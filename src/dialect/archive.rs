@@ -114,6 +114,12 @@ pub fn sniff(block: &[u8], whole: bool) -> Sniff {
         match detect_record(line) {
             Detected::Is(_) => return Sniff::Session,
             Detected::Foreign(agent) => return Sniff::Foreign(agent),
+            // The whole file is one record cut short (an agent killed
+            // mid-line): read, so that the reader says where it ends,
+            // rather than skipped as if it were no agent's.
+            Detected::Incomplete if records == 1 && whole && rest.trim_ascii().is_empty() => {
+                return Sniff::Session;
+            }
             Detected::Incomplete if records == 1 => return names_session(block),
             Detected::Undecided | Detected::Invalid | Detected::Incomplete => {}
         }

@@ -705,6 +705,13 @@ pub struct AutoParser {
     /// The input is from an agent cstream does not read: which, and the
     /// line that showed it. Nothing of it is read.
     foreign: Option<(&'static str, u64)>,
+    /// With `--from`: the first records are still run through detection
+    /// (how many undecided ones so far), to tell a wrong `--from`.
+    forced_undecided: usize,
+    forced_checked: bool,
+    /// The dialect the first records of a `--from` input showed, when it
+    /// is another one (taken once by [`AutoParser::take_mismatch`]).
+    mismatch: Option<Dialect>,
 }
 
 /// How many undecided JSON records detection keeps before it assumes cursor-agent.
@@ -726,6 +733,38 @@ impl AutoParser {
             source: None,
             foreign: None,
             document: false,
+            forced_undecided: 0,
+            forced_checked: false,
+            mismatch: None,
+        }
+    }
+
+    /// With `--from`: the dialect the input's first records belong to,
+    /// when it is not the one forced. Given once per input, as soon as a
+    /// record shows it.
+    pub fn take_mismatch(&mut self) -> Option<Dialect> {
+        self.mismatch.take()
+    }
+
+    /// With `--from d`: run detection over the first records until one of
+    /// them tells a dialect (or [`DETECT_RECORDS`] did not), as it would
+    /// have without `--from`. Only the first records pay for it.
+    #[cold]
+    fn check_forced(&mut self, rec: &str, forced: Dialect) {
+        match detect_record(rec) {
+            Detected::Is(d) => {
+                self.forced_checked = true;
+                if d != forced {
+                    self.mismatch = Some(d);
+                }
+            }
+            Detected::Incomplete => {}
+            Detected::Foreign(_) | Detected::Invalid | Detected::Undecided => {
+                self.forced_undecided += 1;
+                if self.forced_undecided >= DETECT_RECORDS {
+                    self.forced_checked = true;
+                }
+            }
         }
     }
 
@@ -796,6 +835,11 @@ impl AutoParser {
         line: u64,
         out: LineOut<'_, 'a>,
     ) -> io::Result<Parsed> {
+        if let Some(forced) = self.fixed
+            && !self.forced_checked
+        {
+            self.check_forced(rec, forced);
+        }
         if self.inner.is_none() {
             if self.foreign.is_some() {
                 return Ok(Parsed::Done);

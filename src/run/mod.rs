@@ -29,6 +29,8 @@ mod jobs;
 mod outdir;
 
 pub(crate) use outdir::OutputDir;
+#[cfg(feature = "cli")]
+pub(crate) use outdir::remove_temporaries;
 
 /// Non-JSON lines become `error` events carrying the line, cut at this many bytes.
 pub const ERROR_LINE_BYTES: usize = 1024;
@@ -38,6 +40,10 @@ pub const ERROR_LINE_BYTES: usize = 1024;
 /// helps nobody. (A live pipe's first read returns what is there, so the
 /// check never waits for more input.)
 pub const BINARY_SNIFF_BYTES: usize = 64 * 1024;
+
+/// Why a directory walk skips a file: its name or its first lines are no
+/// agent's session (`crate::dialect::archive::sniff`).
+pub const NOT_AGENT_OUTPUT: &str = "not agent output";
 
 /// With `--from`, a file where most records are unknown to the dialect
 /// gets a warning; it is decided after this many records (or at the end
@@ -734,6 +740,23 @@ impl<'s> Pipeline<'s> {
         }
     }
 
+    /// With `--from`: warn once per input, as soon as its first records
+    /// show that another dialect wrote them (the detection table says
+    /// which). Then the count of unknown records below says nothing more.
+    fn wrong_dialect(&mut self, diag: &mut Diag) {
+        let (Some(forced), Some(seen)) = (self.forced, self.parser.take_mismatch()) else {
+            return;
+        };
+        self.dialect_checked = true;
+        let file = diag.file.clone();
+        diag.note(format_args!(
+            "{file}: read as {} (--from) but its first records look like {}; \
+             without --from the dialect is detected",
+            forced.name(),
+            seen.name()
+        ));
+    }
+
     /// With `--from`: warn once per input when most of its records are
     /// unknown to the dialect (`at_end`: the input is over).
     fn check_dialect(&mut self, diag: &mut Diag, at_end: bool) {
@@ -752,7 +775,7 @@ impl<'s> Pipeline<'s> {
             let name = dialect.name();
             let which = if at_end { "its" } else { "its first" };
             diag.note(format_args!(
-                "{file}: {} of {which} {} records are not {name} events (--from {name}); \
+                "{file}: {} of {which} {} records are unknown to the {name} reader (--from {name}); \
                  they are kept as unknown events. Without --from the dialect is detected",
                 self.unknown_records, self.records
             ));
@@ -882,6 +905,7 @@ impl<'s> Pipeline<'s> {
             }
             // Counted only while a forced dialect is being judged.
             if self.forced.is_some() && !self.dialect_checked {
+                self.wrong_dialect(diag);
                 self.records += 1;
                 self.unknown_records += u64::from(unknown);
                 self.check_dialect(diag, false);
@@ -1349,6 +1373,8 @@ fn plain_input<R: Read>(
         if let Some(files) = &mut p.files {
             files.skipped += 1;
         }
+        let file = diag.file.clone();
+        diag.skipped_file(file, NOT_AGENT_OUTPUT);
         return None;
     }
     if p.parser.detecting()
@@ -1404,7 +1430,7 @@ fn compressed_input<R: Read>(
 }
 
 /// Without the `zstd` feature a compressed input is reported and skipped
-/// (a walked one silently, like any file that is not a session).
+/// (a walked one is named in the one line of the files skipped).
 #[cfg(not(feature = "zstd"))]
 fn compressed_input<R: Read>(
     p: &mut Pipeline<'_>,
@@ -1418,6 +1444,8 @@ fn compressed_input<R: Read>(
         if let Some(files) = &mut p.files {
             files.skipped += 1;
         }
+        let file = diag.file.clone();
+        diag.skipped_file(file, "zstd-compressed, and this build reads none");
         return None;
     }
     diag.bad_lines += 1;

@@ -74,6 +74,61 @@ fn temporary(target: &Path) -> PathBuf {
     target.with_file_name(format!(".{name}.cstream-{}.tmp", std::process::id()))
 }
 
+/// The temporary files being written now: removed by an interrupted run
+/// ([`remove_temporaries`]). A file is listed before it is created and
+/// taken off the list once renamed or removed.
+static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn live() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    // The list stays right whatever a panicking holder did: each step
+    // below is one push or one removal.
+    LIVE.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Create the temporary file `tmp`, listed as live.
+fn create_temporary(tmp: &Path) -> io::Result<File> {
+    let mut live = live();
+    let f = File::create(tmp)?;
+    live.push(tmp.to_path_buf());
+    Ok(f)
+}
+
+/// `tmp` is no longer live: renamed to its output, or to be removed.
+fn settled(tmp: &Path) {
+    live().retain(|p| p != tmp);
+}
+
+/// Rename the temporary file `tmp` to `target`, or remove it when that
+/// fails (and say why).
+fn rename_temporary(tmp: &Path, target: &Path) -> io::Result<()> {
+    let renamed = fs::rename(tmp, target);
+    if renamed.is_err() {
+        let _ = fs::remove_file(tmp);
+    }
+    settled(tmp);
+    renamed
+}
+
+/// Remove a temporary file that will not become an output.
+fn remove_temporary(tmp: &Path) {
+    let _ = fs::remove_file(tmp);
+    settled(tmp);
+}
+
+/// Remove every temporary file still being written, for a run that is
+/// interrupted (`crate::cli::interrupt`): the list stays locked, so no
+/// thread creates another before the process exits.
+#[cfg(feature = "cli")]
+pub fn remove_temporaries() {
+    let live = live();
+    for tmp in live.iter() {
+        let _ = fs::remove_file(tmp);
+    }
+    // Held until the exit that follows.
+    std::mem::forget(live);
+}
+
 /// Each input's output path, or why it has none.
 fn targets(cfg: &Config, inputs: &[Input], od: &OutputDir) -> Vec<Result<PathBuf, String>> {
     let mut seen = std::collections::HashMap::new();
@@ -164,12 +219,9 @@ pub(super) fn run(
                 break;
             };
             if let Some((tmp, target)) = &done.written {
-                match fs::rename(tmp, target) {
+                match rename_temporary(tmp, target) {
                     Ok(()) => pages.push((target.clone(), input.display_name(), done.outcomes)),
-                    Err(e) => {
-                        let _ = fs::remove_file(tmp);
-                        diag.error(format_args!("{}: {e}", shown(target)));
-                    }
+                    Err(e) => diag.error(format_args!("{}: {e}", shown(target))),
                 }
             }
             if let Some(progress) = &cfg.progress {
@@ -200,7 +252,7 @@ pub(super) fn run(
             if let Msg::Done(d) = m
                 && let Some((tmp, _)) = d.written
             {
-                let _ = fs::remove_file(tmp);
+                remove_temporary(&tmp);
             }
         }
     }
@@ -254,7 +306,7 @@ fn convert_to(cfg: &Config, input: &Input, target: &Result<PathBuf, String>, tx:
             if let Msg::Done(d) = unwanted.0
                 && let Some((tmp, _)) = d.written
             {
-                let _ = fs::remove_file(tmp);
+                remove_temporary(&tmp);
             }
         }
     };
@@ -280,7 +332,7 @@ fn convert_to(cfg: &Config, input: &Input, target: &Result<PathBuf, String>, tx:
     let made = target
         .parent()
         .map_or(Ok(()), fs::create_dir_all)
-        .and_then(|()| File::create(&tmp));
+        .and_then(|()| create_temporary(&tmp));
     let out = match made {
         Ok(o) => o,
         Err(e) => {
@@ -310,11 +362,11 @@ fn convert_to(cfg: &Config, input: &Input, target: &Result<PathBuf, String>, tx:
     drop(p);
     match r {
         Ok(()) if empty => {
-            let _ = fs::remove_file(&tmp);
+            remove_temporary(&tmp);
         }
         Ok(()) => done.written = Some((tmp, target.clone())),
         Err(e) => {
-            let _ = fs::remove_file(&tmp);
+            remove_temporary(&tmp);
             diag.error(format_args!("{}: {e}", shown(target)));
         }
     }
@@ -359,13 +411,19 @@ fn index(dir: &Path, pages: &[(PathBuf, String, Outcomes)], diag: &mut Diag) {
         .collect();
     let tmp = temporary(&target);
     let title = format!("cstream: {}", dir.display());
-    let written = File::create(&tmp).and_then(|f| {
+    let written = create_temporary(&tmp).and_then(|f| {
         let mut w = BufWriter::new(f);
         write_index(&mut w, &title, &entries)?;
         io::Write::flush(&mut w)
     });
-    if let Err(e) = written.and_then(|()| fs::rename(&tmp, &target)) {
-        let _ = fs::remove_file(&tmp);
+    let renamed = match written {
+        Ok(()) => rename_temporary(&tmp, &target),
+        Err(e) => {
+            remove_temporary(&tmp);
+            Err(e)
+        }
+    };
+    if let Err(e) = renamed {
         diag.error(format_args!("{}: {e}", shown(&target)));
     }
 }

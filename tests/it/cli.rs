@@ -144,8 +144,8 @@ fn e_names_failed_and_cut_off_sessions_with_the_agents_error() {
 fn a_forced_dialect_that_fits_nothing_warns_once_per_file() {
     let f = "fixtures/cursor/basic.jsonl";
     let warning = format!(
-        "cstream: warning: {f}: 4 of its 4 records are not codex events (--from codex); \
-         they are kept as unknown events. Without --from the dialect is detected\n"
+        "cstream: warning: {f}: read as codex (--from) but its first records look like \
+         cursor; without --from the dialect is detected\n"
     );
     // Then, at the end, what the records were.
     let drift: String = [
@@ -182,8 +182,9 @@ fn a_forced_dialect_that_fits_nothing_warns_once_per_file() {
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
+    // Records no dialect claims: a wrong --from would be told at once.
     for _ in 0..cstream::__internal::DIALECT_CHECK_RECORDS {
-        writeln!(stdin, "{DELTA}").unwrap();
+        writeln!(stdin, "{{\"foo\":1}}").unwrap();
     }
     stdin.flush().unwrap();
     // Read while standard input is still open: the warning must come
@@ -198,7 +199,7 @@ fn a_forced_dialect_that_fits_nothing_warns_once_per_file() {
         }
     });
     let mut seen = String::new();
-    while !seen.contains("64 of its first 64 records are not codex events") {
+    while !seen.contains("64 of its first 64 records are unknown to the codex reader") {
         let line = rx
             .recv_timeout(PATIENCE)
             .unwrap_or_else(|_| panic!("no warning while the input is open: {seen}"));
