@@ -12,6 +12,7 @@ pub mod documents;
 pub mod events;
 pub mod fences;
 pub mod transcript;
+pub mod usage;
 
 use std::io::Write;
 
@@ -50,12 +51,15 @@ pub enum Format {
     Markdown,
     /// A transcript as one self-contained HTML page.
     Html,
+    /// What each session used and cost (or each day, model, … with
+    /// `--group`): JSON rows, or a table with totals on a terminal.
+    Usage,
 }
 
 impl Format {
     /// Every format, in the order `--help` lists them. The command line,
     /// the man page, the completions and the tests all derive from this list.
-    pub const ALL: [Format; 12] = [
+    pub const ALL: [Format; 13] = [
         Format::Text,
         Format::Events,
         Format::OpenAiSse,
@@ -68,13 +72,14 @@ impl Format {
         Format::DocumentsSse,
         Format::Markdown,
         Format::Html,
+        Format::Usage,
     ];
 
     /// The file name extension of an output in this format (`--output-dir`).
     pub fn extension(self) -> &'static str {
         match self {
             Format::Text => "txt",
-            Format::Events => "ndjson",
+            Format::Events | Format::Usage => "ndjson",
             Format::Markdown => "md",
             Format::Html => "html",
             Format::OpenAiJson
@@ -103,6 +108,7 @@ impl Format {
             Format::AnthropicJson => "anthropic-json",
             Format::Markdown => "markdown",
             Format::Html => "html",
+            Format::Usage => "usage",
         }
     }
 
@@ -128,6 +134,9 @@ impl Format {
             }
             Format::Html => {
                 "A transcript as one self-contained HTML page (no network): a section per session, contents by turn, tools and thinking collapsible"
+            }
+            Format::Usage => {
+                "Tokens, cost, turns and tool calls per session (or per day, model, … with --group): JSON rows, a table on a terminal"
             }
         }
     }
@@ -189,6 +198,8 @@ pub struct OutputOptions {
     /// valid input (their warnings show them), and a warning never lands in
     /// the middle of a transcript line.
     pub shared_terminal: Option<crate::terminal::SharedLine>,
+    /// usage: `--group`, the table, `--prices`.
+    pub usage: usage::UsageOptions,
 }
 
 /// The sink for `format`, writing to `w`.
@@ -208,5 +219,6 @@ pub fn sink<'w, W: Write + 'w>(format: Format, opts: &OutputOptions, w: W) -> Bo
             transcript::markdown::Markdown::new(w),
         )),
         Format::Html => Box::new(transcript::Transcript::new(transcript::html::Html::new(w))),
+        Format::Usage => Box::new(usage::UsageSink::new(w, &opts.usage)),
     }
 }

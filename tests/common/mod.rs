@@ -97,6 +97,7 @@ pub const FORMATS: &[(&str, &[&str])] = &[
     ),
     ("markdown", &["--to", "markdown"]),
     ("html", &["--to", "html"]),
+    ("usage", &["--to", "usage"]),
 ];
 
 /// Every `--to` value, from the library's one list of formats.

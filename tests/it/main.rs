@@ -54,4 +54,5 @@ mod summary;
 mod text_terminal;
 mod transcript;
 mod transforms;
+mod usage;
 mod window;
