@@ -67,6 +67,7 @@ use std::io::{self, Read, Write};
 
 pub use dialect::Dialect;
 pub use event::{Event, Kind};
+pub use output::usage::{Group as UsageGroup, Prices};
 pub use output::{Format, ReasoningField, ToolCallMode};
 pub use run::{Config, Exit, Redaction, Report};
 pub use transform::coalesce::CoalesceMode;

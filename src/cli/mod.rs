@@ -11,6 +11,7 @@ use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::builder::PossibleValue;
 use clap::{CommandFactory, Parser, ValueEnum};
@@ -18,6 +19,7 @@ use clap::{CommandFactory, Parser, ValueEnum};
 use crate::diag::Diag;
 use crate::dialect::Dialect;
 use crate::output::transcript::text::TERMINAL_SHELL_LINES;
+use crate::output::usage::{Group, Prices, UsageOptions};
 use crate::output::{Format, OutputOptions, ReasoningField, ToolCallMode};
 use crate::run::{Config, Exit, Input, Redaction, run};
 use crate::transform::NormalizeOptions;
@@ -55,6 +57,10 @@ const EXAMPLES: &[(&str, &str)] = &[
     (
         "The normalized events, one JSON object per line (dashboards, scripts)",
         "cstream --to events run.jsonl",
+    ),
+    (
+        "What every saved Claude Code and Codex session cost, per day",
+        "cstream --to usage --group day ~/.claude/projects ~/.codex/sessions",
     ),
     (
         "An archived run as one documents[] response",
@@ -289,6 +295,16 @@ pub struct Cli {
     #[arg(long)]
     pub thinking: bool,
 
+    /// usage: add sessions up by the day, week (from Monday) or month they started (UTC), their
+    /// model, agent or project (working directory)
+    #[arg(long, value_enum, value_name = "BY")]
+    pub group: Option<GroupArg>,
+
+    /// usage: estimate costs with the per-token prices in FILE (the format of the bundled table,
+    /// docs/usage.md) instead of the bundled ones
+    #[arg(long, value_name = "FILE", value_parser = parse_prices)]
+    pub prices: Option<PricesArg>,
+
     /// Print the JSON Schema of the events lines, of a documents value or of the rows lines, and
     /// exit
     #[arg(long, value_enum, value_name = "OUTPUT", exclusive = true)]
@@ -350,6 +366,48 @@ fn parse_shell_lines(s: &str) -> Result<ShellLines, String> {
     s.parse()
         .map(ShellLines::Last)
         .map_err(|_| format!("expected a number of lines or 'all', got '{s}'"))
+}
+
+/// `--group`
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GroupArg {
+    /// The UTC day the session started
+    Day,
+    /// The week (Monday to Sunday, UTC) the session started
+    Week,
+    /// The UTC month the session started
+    Month,
+    /// The model the session named
+    Model,
+    /// The agent that wrote it
+    Agent,
+    /// The working directory the session named
+    Project,
+}
+
+impl GroupArg {
+    fn group(self) -> Group {
+        match self {
+            GroupArg::Day => Group::Day,
+            GroupArg::Week => Group::Week,
+            GroupArg::Month => Group::Month,
+            GroupArg::Model => Group::Model,
+            GroupArg::Agent => Group::Agent,
+            GroupArg::Project => Group::Project,
+        }
+    }
+}
+
+/// `--prices`: the table read and checked when the command line is parsed,
+/// so that a bad file is a usage error before anything is read.
+#[derive(Debug, Clone)]
+pub struct PricesArg(pub Arc<Prices>);
+
+fn parse_prices(path: &str) -> Result<PricesArg, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    Prices::parse(&text)
+        .map(|p| PricesArg(Arc::new(p)))
+        .map_err(|e| format!("{path} is not a price table: {e}"))
 }
 
 /// `--coalesce`
@@ -680,6 +738,12 @@ impl Cli {
                 // Each invalid line is then shown once, by its warning, which
                 // names the file and line.
                 shared_terminal: (tty && env.stderr_tty).then(Default::default),
+                usage: UsageOptions {
+                    group: self.group.map(GroupArg::group),
+                    // A terminal reads a table; a pipe or file gets the rows.
+                    table: tty,
+                    prices: self.prices.as_ref().map(|p| Arc::clone(&p.0)),
+                },
             },
             strict: self.strict,
             truncate_shell: self.truncate_shell,
@@ -711,6 +775,12 @@ impl Cli {
 
     /// Reject combinations the options cannot express on their own.
     pub fn validate(&self) -> Result<(), clap::Error> {
+        if (self.group.is_some() || self.prices.is_some()) && self.to != Format::Usage {
+            return Err(Cli::command().error(
+                clap::error::ErrorKind::ArgumentConflict,
+                "--group and --prices work with --to usage only",
+            ));
+        }
         if self.coalesce.is_some() && self.to != Format::Events {
             return Err(Cli::command().error(
                 clap::error::ErrorKind::ArgumentConflict,

@@ -179,6 +179,39 @@ impl Figures {
     }
 }
 
+/// The dialects of saved session files: each file is one whole session,
+/// so two files with one session id are two saves of it (an archived copy
+/// of an active one, a copied file), and a run counts it once. Live streams
+/// are left out: a resumed session streams its new turns under its old id,
+/// and those add up.
+const SAVED: &[&str] = &[
+    "claude-project",
+    "codex-rollout",
+    "gemini-chat",
+    "cursor-transcript",
+    "pi",
+    // Saved `events.jsonl` (a resume appends to the same file) and live
+    // runs, each under its own session id.
+    "copilot",
+    // Exports and the store's sessions; a live run is a session of its own.
+    "opencode",
+    "antigravity-transcript",
+];
+
+/// Whether sessions read by `dialect` are saved files, of which two with
+/// one id are copies of one session (`--summary`, `--to usage`).
+pub fn is_saved_dialect(dialect: &str) -> bool {
+    SAVED.contains(&dialect)
+}
+
+/// Which of two copies of a saved session counts: the one that recorded
+/// more (tokens, then turns, then tool calls), the later save of a session
+/// that went on; on a tie the caller keeps the first one read.
+pub fn copy_weight(usage: Option<Usage>, turns: u64, tool_calls: u64) -> (u64, u64, u64) {
+    let u = usage.unwrap_or_default();
+    (u.input.saturating_add(u.output), turns, tool_calls)
+}
+
 /// Whether a completed call failed: it reported an error or a shell
 /// command exited non-zero; a call cstream closed as cancelled (the
 /// session ended first) did not fail, and neither did one whose outcome

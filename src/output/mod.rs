@@ -14,6 +14,7 @@ pub mod fences;
 pub mod messages;
 pub mod rows;
 pub mod transcript;
+pub mod usage;
 
 use std::io::Write;
 
@@ -57,12 +58,15 @@ pub enum Format {
     Messages,
     /// One flat row per event with fixed columns, for SQL engines.
     Rows,
+    /// What each session used and cost (or each day, model, … with
+    /// `--group`): JSON rows, or a table with totals on a terminal.
+    Usage,
 }
 
 impl Format {
     /// Every format, in the order `--help` lists them. The command line,
     /// the man page, the completions and the tests all derive from this list.
-    pub const ALL: [Format; 14] = [
+    pub const ALL: [Format; 15] = [
         Format::Text,
         Format::Events,
         Format::OpenAiSse,
@@ -77,13 +81,14 @@ impl Format {
         Format::Html,
         Format::Messages,
         Format::Rows,
+        Format::Usage,
     ];
 
     /// The file name extension of an output in this format (`--output-dir`).
     pub fn extension(self) -> &'static str {
         match self {
             Format::Text => "txt",
-            Format::Events | Format::Rows => "ndjson",
+            Format::Events | Format::Rows | Format::Usage => "ndjson",
             Format::Messages => "jsonl",
             Format::Markdown => "md",
             Format::Html => "html",
@@ -115,6 +120,7 @@ impl Format {
             Format::Html => "html",
             Format::Messages => "messages",
             Format::Rows => "rows",
+            Format::Usage => "usage",
         }
     }
 
@@ -146,6 +152,8 @@ impl Format {
             }
             Format::Rows => {
                 "One flat JSON row per event with fixed columns (null when unknown), for DuckDB and other SQL engines"
+            Format::Usage => {
+                "Tokens, cost, turns and tool calls per session (or per day, model, … with --group): JSON rows, a table on a terminal"
             }
         }
     }
@@ -207,6 +215,8 @@ pub struct OutputOptions {
     /// valid input (their warnings show them), and a warning never lands in
     /// the middle of a transcript line.
     pub shared_terminal: Option<crate::terminal::SharedLine>,
+    /// usage: `--group`, the table, `--prices`.
+    pub usage: usage::UsageOptions,
 }
 
 /// The sink for `format`, writing to `w`.
@@ -228,5 +238,6 @@ pub fn sink<'w, W: Write + 'w>(format: Format, opts: &OutputOptions, w: W) -> Bo
         Format::Html => Box::new(transcript::Transcript::new(transcript::html::Html::new(w))),
         Format::Messages => Box::new(messages::MessagesSink::new(w, opts)),
         Format::Rows => Box::new(rows::RowsSink::new(w)),
+        Format::Usage => Box::new(usage::UsageSink::new(w, &opts.usage)),
     }
 }

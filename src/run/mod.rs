@@ -365,6 +365,22 @@ impl Config {
         self
     }
 
+    /// `usage`: add the sessions up by day, week, month, model, agent or
+    /// project (`--group`).
+    #[must_use]
+    pub fn group(mut self, by: crate::output::usage::Group) -> Config {
+        self.output.usage.group = Some(by);
+        self
+    }
+
+    /// `usage`: estimate the costs agents did not report with these prices
+    /// instead of the bundled ones (`--prices`).
+    #[must_use]
+    pub fn prices(mut self, prices: crate::output::usage::Prices) -> Config {
+        self.output.usage.prices = Some(std::sync::Arc::new(prices));
+        self
+    }
+
     /// The time the run started, Unix seconds: what the openai and
     /// documents formats write as `created` for a session that gave no
     /// timestamp before its first output (default: the clock, read when the

@@ -157,24 +157,6 @@ pub struct RunSummary {
     pub not_understood: Vec<(String, String, u64)>,
 }
 
-/// The dialects of saved session files: each file is one whole session,
-/// so two files with one session id are two saves of it (an archived copy
-/// of an active one, a copied file). Live streams are left out: a resumed
-/// session streams its new turns under its old id, and those add up.
-const SAVED: &[&str] = &[
-    "claude-project",
-    "codex-rollout",
-    "gemini-chat",
-    "cursor-transcript",
-    "pi",
-    // Saved `events.jsonl` (a resume appends to the same file) and live
-    // runs, each under its own session id.
-    "copilot",
-    // Exports and the store's sessions; a live run is a session of its own.
-    "opencode",
-    "antigravity-transcript",
-];
-
 /// What one session adds to the totals.
 #[derive(Debug, Clone)]
 struct Contrib {
@@ -207,12 +189,7 @@ impl Contrib {
     /// (tokens, then turns, then tool calls) — the later save of a session
     /// that went on; on a tie, the first one read.
     fn weight(&self) -> (u64, u64, u64) {
-        let u = self.usage.unwrap_or_default();
-        (
-            u.input.saturating_add(u.output),
-            self.turns,
-            self.tool_calls,
-        )
+        figures::copy_weight(self.usage, self.turns, self.tool_calls)
     }
 }
 
@@ -265,7 +242,7 @@ impl RunSummary {
     pub fn end_session(&mut self) {
         let Some(s) = self.cur.take() else { return };
         let c = Contrib::of(&s);
-        if s.dialect.as_deref().is_some_and(|d| SAVED.contains(&d)) {
+        if s.dialect.as_deref().is_some_and(figures::is_saved_dialect) {
             if let Some(&i) = self.saved_ids.get(&s.id) {
                 self.total.duplicates += 1;
                 if c.weight() > self.saved[i].weight() {

@@ -99,6 +99,7 @@ pub const FORMATS: &[(&str, &[&str])] = &[
     ("html", &["--to", "html"]),
     ("messages", &["--to", "messages"]),
     ("rows", &["--to", "rows"]),
+    ("usage", &["--to", "usage"]),
 ];
 
 /// Every `--to` value, from the library's one list of formats.

@@ -47,6 +47,7 @@ pub fn check(format: &str, color: bool, out: &[u8]) -> Result<(), String> {
         "messages" => lines(s, "{\"id\":"),
         "markdown" => markdown(s),
         "html" => html(s),
+        "usage" => usage(s),
         other => Err(format!("unknown format {other:?}")),
     }
 }
@@ -252,6 +253,21 @@ fn lines(s: &str, first: &str) -> Result<(), String> {
                 i + 1,
                 short(line)
             ));
+        }
+        object(line).map_err(|e| format!("line {}: {e}", i + 1))?;
+    }
+    Ok(())
+}
+
+/// `usage` off a terminal: one JSON object a line, a session's row
+/// (`agent` first) or a group's (`group` first).
+fn usage(s: &str) -> Result<(), String> {
+    if !s.is_empty() && !s.ends_with('\n') {
+        return Err("usage output does not end with a newline".into());
+    }
+    for (i, line) in s.lines().enumerate() {
+        if !line.starts_with("{\"agent\":") && !line.starts_with("{\"group\":") {
+            return Err(format!("line {}: not a usage row: {}", i + 1, short(line)));
         }
         object(line).map_err(|e| format!("line {}: {e}", i + 1))?;
     }

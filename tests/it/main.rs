@@ -59,5 +59,6 @@ mod text_terminal;
 mod text_tool_calls;
 mod transcript;
 mod transforms;
+mod usage;
 mod window;
 mod wrong_from;

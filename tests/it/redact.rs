@@ -37,6 +37,10 @@ fn planted_secrets_never_reach_any_format() {
         for s in PLANTED {
             assert!(!out.contains(s), "{row}: {s} in\n{out}");
         }
+        if *row == "usage" {
+            // Figures only: no text to redact, and none of it leaks.
+            continue;
+        }
         assert!(out.contains("[REDACTED:"), "{row}: nothing redacted");
         // Near misses stay.
         if !args.contains(&"openai-sse") && !args.contains(&"openai") {
