@@ -152,6 +152,7 @@ impl Format {
             }
             Format::Rows => {
                 "One flat JSON row per event with fixed columns (null when unknown), for DuckDB and other SQL engines"
+            }
             Format::Usage => {
                 "Tokens, cost, turns and tool calls per session (or per day, model, … with --group): JSON rows, a table on a terminal"
             }
