@@ -41,6 +41,8 @@ set edit:completion:arg-completer[cstream] = {|@words|
             cand --model 'openai, anthropic and documents formats: the model name to write (default: the one the agent reported, else "unknown")'
             cand --id 'openai, anthropic and documents formats: the response id to write (default: chatcmpl-<session id>, msg_<session id>, chat_<session id>)'
             cand --created 'openai and documents formats: the creation time to write, Unix seconds (default: the session''s first timestamp, else the time the run started)'
+            cand --group 'usage: add sessions up by the day, week (from Monday) or month they started (UTC), their model, agent or project (working directory)'
+            cand --prices 'usage: estimate costs with the per-token prices in FILE (the format of the bundled table, docs/usage.md) instead of the bundled ones'
             cand --schema 'Print the JSON Schema of the events lines, of a documents value or of the rows lines, and exit'
             cand --generate 'Generate the man page or a shell completion script'
             cand --no-dedupe 'Keep recap/replay text and cumulative tool-output snapshots exactly as they came (default: emit only what each adds)'

@@ -11,7 +11,8 @@ documents-sse\t'The same documents as a live Server-Sent Events stream'
 markdown\t'A transcript to read and share: one Markdown document per session, tools and thinking collapsible'
 html\t'A transcript as one self-contained HTML page (no network): a section per session, contents by turn, tools and thinking collapsible'
 messages\t'One chat-template row per session (messages with tool calls and results, tools), for datasets and trainers; redacted unless --no-redact'
-rows\t'One flat JSON row per event with fixed columns (null when unknown), for DuckDB and other SQL engines'"
+rows\t'One flat JSON row per event with fixed columns (null when unknown), for DuckDB and other SQL engines'
+usage\t'Tokens, cost, turns and tool calls per session (or per day, model, … with --group): JSON rows, a table on a terminal'"
 complete -c cstream -s f -l from -d 'Input dialect (auto: detected from each input\'s first lines)' -r -f -a "auto\t'Detect from each input\'s first lines'
 cursor\t'cursor-agent --output-format stream-json'
 claude\t'Claude Code -p --output-format stream-json --verbose'
@@ -54,6 +55,13 @@ calls\t'Forward as tool_calls, for display only (a client that runs tools would 
 complete -c cstream -l model -d 'openai, anthropic and documents formats: the model name to write (default: the one the agent reported, else "unknown")' -r
 complete -c cstream -l id -d 'openai, anthropic and documents formats: the response id to write (default: chatcmpl-<session id>, msg_<session id>, chat_<session id>)' -r
 complete -c cstream -l created -d 'openai and documents formats: the creation time to write, Unix seconds (default: the session\'s first timestamp, else the time the run started)' -r
+complete -c cstream -l group -d 'usage: add sessions up by the day, week (from Monday) or month they started (UTC), their model, agent or project (working directory)' -r -f -a "day\t'The UTC day the session started'
+week\t'The week (Monday to Sunday, UTC) the session started'
+month\t'The UTC month the session started'
+model\t'The model the session named'
+agent\t'The agent that wrote it'
+project\t'The working directory the session named'"
+complete -c cstream -l prices -d 'usage: estimate costs with the per-token prices in FILE (the format of the bundled table, docs/usage.md) instead of the bundled ones' -r
 complete -c cstream -l schema -d 'Print the JSON Schema of the events lines, of a documents value or of the rows lines, and exit' -r -f -a "events\t'One line of `--to events`'
 documents\t'One value of `--to documents`'
 rows\t'One line of `--to rows`'"
