@@ -16,7 +16,7 @@ use std::borrow::Cow;
 
 use serde_json::value::RawValue;
 
-pub(crate) use sink::{Session, Sink, Starts};
+pub(crate) use sink::{Adapter, Session, Sink, Starts};
 pub(crate) use write::write_event_quoted;
 
 /// A string that usually borrows from the input line.

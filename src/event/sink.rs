@@ -72,3 +72,68 @@ pub trait Sink {
         self.flush()
     }
 }
+
+/// A stage that wraps another sink (the transforms): it names the sink it
+/// passes on to, overrides what it changes, and every other call is
+/// forwarded by the defaults here. Forwarding written once means a stage
+/// cannot forget one: a stage that did not pass on [`Sink::starts`] used to
+/// cost every format after it its tool labels.
+pub trait Adapter {
+    /// The sink this stage passes events on to.
+    fn inner(&mut self) -> &mut dyn Sink;
+    /// The same sink, to ask it what it needs.
+    fn inner_ref(&self) -> &dyn Sink;
+
+    /// As [`Sink::starts`]; by default, what the wrapped sink needs.
+    fn starts(&self) -> Starts {
+        self.inner_ref().starts()
+    }
+    /// As [`Sink::begin`].
+    fn begin(&mut self, s: &Session) -> io::Result<()> {
+        self.inner().begin(s)
+    }
+    /// As [`Sink::event`].
+    fn event(&mut self, s: &Session, ev: &Event<'_>) -> io::Result<()> {
+        self.inner().event(s, ev)
+    }
+    /// As [`Sink::end`].
+    fn end(&mut self, s: &Session) -> io::Result<()> {
+        self.inner().end(s)
+    }
+    /// As [`Sink::flush`].
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner().flush()
+    }
+    /// As [`Sink::idle`].
+    fn idle(&mut self) -> io::Result<()> {
+        self.inner().idle()
+    }
+    /// As [`Sink::finish`].
+    fn finish(&mut self) -> io::Result<()> {
+        self.inner().finish()
+    }
+}
+
+impl<A: Adapter> Sink for A {
+    fn starts(&self) -> Starts {
+        Adapter::starts(self)
+    }
+    fn begin(&mut self, s: &Session) -> io::Result<()> {
+        Adapter::begin(self, s)
+    }
+    fn event(&mut self, s: &Session, ev: &Event<'_>) -> io::Result<()> {
+        Adapter::event(self, s, ev)
+    }
+    fn end(&mut self, s: &Session) -> io::Result<()> {
+        Adapter::end(self, s)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Adapter::flush(self)
+    }
+    fn idle(&mut self) -> io::Result<()> {
+        Adapter::idle(self)
+    }
+    fn finish(&mut self) -> io::Result<()> {
+        Adapter::finish(self)
+    }
+}

@@ -18,8 +18,8 @@ use std::borrow::Cow;
 use std::io;
 
 use crate::event::calls::CallTable;
-use crate::event::{Event, Kind, OutStream, Text, ToolStart};
-use crate::event::{Session, Sink, Starts};
+use crate::event::{Adapter, Event, Kind, OutStream, Text, ToolStart};
+use crate::event::{Session, Sink};
 
 /// How to coalesce.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -201,9 +201,13 @@ impl<'s> Coalesce<'s> {
     }
 }
 
-impl Sink for Coalesce<'_> {
-    fn starts(&self) -> Starts {
-        self.inner.starts()
+impl Adapter for Coalesce<'_> {
+    fn inner(&mut self) -> &mut dyn Sink {
+        &mut *self.inner
+    }
+
+    fn inner_ref(&self) -> &dyn Sink {
+        &*self.inner
     }
 
     fn begin(&mut self, s: &Session) -> io::Result<()> {
@@ -232,10 +236,6 @@ impl Sink for Coalesce<'_> {
                 .event(s, &Event::at(call.ts, Kind::started(call.start)))?;
         }
         self.inner.end(s)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
     }
 
     fn idle(&mut self) -> io::Result<()> {

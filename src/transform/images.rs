@@ -17,7 +17,7 @@ use std::sync::LazyLock;
 use memchr::memmem;
 use serde_json::Value;
 
-use crate::event::{Event, Json, Kind, Session, Sink, Starts, Text, ToolEnd, ToolStart};
+use crate::event::{Adapter, Event, Json, Kind, Session, Sink, Text, ToolEnd, ToolStart};
 
 /// A data URL's marker, and the marker of an `inlineData` part.
 static BASE64: LazyLock<memmem::Finder<'static>> = LazyLock::new(|| memmem::Finder::new("base64"));
@@ -183,13 +183,13 @@ fn looked_at(k: &Kind<'_>) -> bool {
     )
 }
 
-impl Sink for Images<'_> {
-    fn starts(&self) -> Starts {
-        self.inner.starts()
+impl Adapter for Images<'_> {
+    fn inner(&mut self) -> &mut dyn Sink {
+        &mut *self.inner
     }
 
-    fn begin(&mut self, s: &Session) -> io::Result<()> {
-        self.inner.begin(s)
+    fn inner_ref(&self) -> &dyn Sink {
+        &*self.inner
     }
 
     fn event(&mut self, s: &Session, ev: &Event<'_>) -> io::Result<()> {
@@ -202,22 +202,6 @@ impl Sink for Images<'_> {
         } else {
             self.inner.event(s, ev)
         }
-    }
-
-    fn end(&mut self, s: &Session) -> io::Result<()> {
-        self.inner.end(s)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
-    }
-
-    fn idle(&mut self) -> io::Result<()> {
-        self.inner.idle()
-    }
-
-    fn finish(&mut self) -> io::Result<()> {
-        self.inner.finish()
     }
 }
 

@@ -35,6 +35,9 @@ pub mod summary;
 pub mod truncate;
 pub mod window;
 
+#[cfg(test)]
+mod forwarding;
+
 use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::io;

@@ -25,8 +25,8 @@ use std::rc::Rc;
 
 use regex::Regex;
 
-use crate::event::{Event, Json, Kind, OutStream, Text, ToolEnd, ToolStart};
-use crate::event::{Session, Sink, Starts};
+use crate::event::{Adapter, Event, Json, Kind, OutStream, Text, ToolEnd, ToolStart};
+use crate::event::{Session, Sink};
 
 /// The most bytes of one stream held back to join a secret split across
 /// deltas: a PEM private key (an RSA-4096 key is about 3.3 KB) fits.
@@ -474,13 +474,13 @@ fn stream_of(ev: &Event<'_>) -> Option<Stream> {
     }
 }
 
-impl Sink for Redact<'_> {
-    fn starts(&self) -> Starts {
-        self.inner.starts()
+impl Adapter for Redact<'_> {
+    fn inner(&mut self) -> &mut dyn Sink {
+        &mut *self.inner
     }
 
-    fn begin(&mut self, s: &Session) -> io::Result<()> {
-        self.inner.begin(s)
+    fn inner_ref(&self) -> &dyn Sink {
+        &*self.inner
     }
 
     fn event(&mut self, s: &Session, ev: &Event<'_>) -> io::Result<()> {
@@ -499,10 +499,6 @@ impl Sink for Redact<'_> {
     fn end(&mut self, s: &Session) -> io::Result<()> {
         self.release()?;
         self.inner.end(s)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
     }
 
     fn idle(&mut self) -> io::Result<()> {

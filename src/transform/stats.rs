@@ -13,8 +13,8 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use crate::dialect::archive::FileCounts;
-use crate::event::{Event, TYPE_NAMES};
-use crate::event::{Session, Sink, Starts};
+use crate::event::{Adapter, Event, TYPE_NAMES};
+use crate::event::{Session, Sink};
 
 /// How many event types there are.
 pub const KINDS: usize = TYPE_NAMES.len();
@@ -192,35 +192,19 @@ impl<'s> CountingSink<'s> {
     }
 }
 
-impl Sink for CountingSink<'_> {
-    fn starts(&self) -> Starts {
-        self.inner.starts()
+impl Adapter for CountingSink<'_> {
+    fn inner(&mut self) -> &mut dyn Sink {
+        &mut *self.inner
     }
 
-    fn begin(&mut self, s: &Session) -> io::Result<()> {
-        self.inner.begin(s)
+    fn inner_ref(&self) -> &dyn Sink {
+        &*self.inner
     }
 
     fn event(&mut self, s: &Session, ev: &Event<'_>) -> io::Result<()> {
         let c = &self.counters.events[ev.kind.index()];
         c.set(c.get() + 1);
         self.inner.event(s, ev)
-    }
-
-    fn end(&mut self, s: &Session) -> io::Result<()> {
-        self.inner.end(s)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
-    }
-
-    fn idle(&mut self) -> io::Result<()> {
-        self.inner.idle()
-    }
-
-    fn finish(&mut self) -> io::Result<()> {
-        self.inner.finish()
     }
 }
 

@@ -18,7 +18,7 @@ use std::io;
 use std::rc::Rc;
 
 use crate::event::figures::{self, Figures};
-use crate::event::{Event, Kind, Session, Sink, Starts, Usage};
+use crate::event::{Adapter, Event, Kind, Session, Sink, Starts, Usage};
 
 /// The most the Markdown summary adds to its file: GitHub refuses a step
 /// summary over 1 MiB.
@@ -563,7 +563,15 @@ impl<'s> SummarySink<'s> {
     }
 }
 
-impl Sink for SummarySink<'_> {
+impl Adapter for SummarySink<'_> {
+    fn inner(&mut self) -> &mut dyn Sink {
+        &mut *self.inner
+    }
+
+    fn inner_ref(&self) -> &dyn Sink {
+        &*self.inner
+    }
+
     fn starts(&self) -> Starts {
         // A failed call is listed with what it ran on.
         self.inner.starts().max(Starts::Label)
@@ -591,14 +599,6 @@ impl Sink for SummarySink<'_> {
     fn end(&mut self, s: &Session) -> io::Result<()> {
         self.state.borrow_mut().end_session();
         self.inner.end(s)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
-    }
-
-    fn idle(&mut self) -> io::Result<()> {
-        self.inner.idle()
     }
 
     fn finish(&mut self) -> io::Result<()> {

@@ -14,8 +14,8 @@ use std::borrow::Cow;
 use std::io;
 
 use crate::event::calls::CallTable;
-use crate::event::{Event, Kind, OutStream, Text, ToolEnd};
-use crate::event::{Session, Sink, Starts};
+use crate::event::{Adapter, Event, Kind, OutStream, Text, ToolEnd};
+use crate::event::{Session, Sink};
 
 /// Per-call accounting of live output.
 struct CallOutput {
@@ -187,9 +187,13 @@ impl<'s> Truncate<'s> {
     }
 }
 
-impl Sink for Truncate<'_> {
-    fn starts(&self) -> Starts {
-        self.inner.starts()
+impl Adapter for Truncate<'_> {
+    fn inner(&mut self) -> &mut dyn Sink {
+        &mut *self.inner
+    }
+
+    fn inner_ref(&self) -> &dyn Sink {
+        &*self.inner
     }
 
     fn begin(&mut self, s: &Session) -> io::Result<()> {
@@ -212,18 +216,6 @@ impl Sink for Truncate<'_> {
     fn end(&mut self, s: &Session) -> io::Result<()> {
         self.calls = CallTable::default();
         self.inner.end(s)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
-    }
-
-    fn idle(&mut self) -> io::Result<()> {
-        self.inner.idle()
-    }
-
-    fn finish(&mut self) -> io::Result<()> {
-        self.inner.finish()
     }
 }
 

@@ -13,7 +13,7 @@ use std::cell::Cell;
 use std::io;
 use std::rc::Rc;
 
-use crate::event::{Event, Session, Sink, Starts};
+use crate::event::{Adapter, Event, Session, Sink};
 
 /// The most undated events of one session held while its start is unknown.
 pub const HOLD: usize = 256;
@@ -115,9 +115,13 @@ impl<'s> Window<'s> {
     }
 }
 
-impl Sink for Window<'_> {
-    fn starts(&self) -> Starts {
-        self.inner.starts()
+impl Adapter for Window<'_> {
+    fn inner(&mut self) -> &mut dyn Sink {
+        &mut *self.inner
+    }
+
+    fn inner_ref(&self) -> &dyn Sink {
+        &*self.inner
     }
 
     fn begin(&mut self, s: &Session) -> io::Result<()> {
@@ -132,7 +136,7 @@ impl Sink for Window<'_> {
             State::Undecided(_, held) => match ev.ts {
                 Some(ts) => {
                     self.decide(self.inside(ts))?;
-                    self.event(s, ev)
+                    Adapter::event(self, s, ev)
                 }
                 None => {
                     held.push(ev.clone().into_owned());
@@ -151,14 +155,6 @@ impl Sink for Window<'_> {
         let pass = matches!(self.state, State::Pass);
         self.state = State::Idle;
         if pass { self.inner.end(s) } else { Ok(()) }
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
-    }
-
-    fn idle(&mut self) -> io::Result<()> {
-        self.inner.idle()
     }
 
     fn finish(&mut self) -> io::Result<()> {
