@@ -21,7 +21,7 @@ use crate::json::{Members, raw_as_i64, raw_as_str};
 /// Map an agent's tool name onto the closed vocabulary (docs/events.md#tool-names); anything
 /// else becomes snake_case. Case, `_` and `-` are ignored when matching, so
 /// `Bash`, `run_shell_command` and `shellToolCall`'s `shell` all land on
-/// `shell`. The table in README.md lists every name.
+/// `shell`. The table in docs/events.md (Tool names) lists every name.
 pub fn normalize_tool_name(name: &str) -> String {
     let lower: String = name
         .chars()

@@ -1,4 +1,5 @@
-//! The README's examples are run. Each ```` ```console ```` block holds
+//! The README's and the docs' examples are run. Each ```` ```console ````
+//! block (in README.md and in every page of docs/) holds
 //! commands (`$ cstream …`, run from the repository root on the bundled
 //! fixtures) each followed by the output it gives; this test runs every one
 //! and compares the output byte for byte (standard output, then standard
@@ -108,31 +109,63 @@ fn rebuild(root: &Path, readme: &str) -> (String, Vec<String>, usize) {
     (out, stale, commands)
 }
 
+/// README.md and the pages of docs/, in name order.
+fn pages(root: &Path) -> Vec<std::path::PathBuf> {
+    let mut docs: Vec<_> = std::fs::read_dir(root.join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    docs.sort();
+    docs.insert(0, root.join("README.md"));
+    docs
+}
+
 #[test]
 fn readme_examples_give_the_output_shown() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let path = root.join("README.md");
-    let readme = std::fs::read_to_string(&path).unwrap();
-    let (fresh, stale, commands) = rebuild(root, &readme);
-    assert!(commands >= 5, "only {commands} tested examples");
-    if std::env::var_os("CSTREAM_BLESS").is_some() {
-        if fresh != readme {
+    let bless = std::env::var_os("CSTREAM_BLESS").is_some();
+    let mut stale = Vec::new();
+    let mut in_readme = 0;
+    let mut total = 0;
+    for path in pages(root) {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let (fresh, page_stale, commands) = rebuild(root, &text);
+        if path == root.join("README.md") {
+            in_readme = commands;
+        }
+        total += commands;
+        let name = path.strip_prefix(root).unwrap().display().to_string();
+        stale.extend(page_stale.into_iter().map(|c| format!("{name}: {c}")));
+        if bless && fresh != text {
             std::fs::write(&path, fresh).unwrap();
         }
+    }
+    assert!(in_readme >= 2, "only {in_readme} tested examples in the README");
+    assert!(total >= 10, "only {total} tested examples in README and docs");
+    if bless {
         return;
     }
     assert!(
         stale.is_empty(),
-        "README examples whose output changed: {stale:#?}\n\
+        "examples whose output changed: {stale:#?}\n\
          rewrite them with: CSTREAM_BLESS=1 cargo test --test it readme::"
     );
 }
 
-/// Every file the README names as an example input is in the repository.
+/// Every file the README and the docs name as an example input is in the
+/// repository.
 #[test]
 fn readme_names_only_files_a_clone_has() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    for page in pages(root) {
+        names_only_files_a_clone_has(root, &page);
+    }
+}
+
+fn names_only_files_a_clone_has(root: &Path, page: &Path) {
+    let readme = std::fs::read_to_string(page).unwrap();
+    let page = page.strip_prefix(root).unwrap().display();
     for word in readme.split(|c: char| c.is_whitespace() || "`()[],;".contains(c)) {
         let word = word.trim_end_matches(['.', ':']);
         if (word.starts_with("fixtures/")
@@ -143,14 +176,14 @@ fn readme_names_only_files_a_clone_has() {
         {
             assert!(
                 root.join(word).exists(),
-                "README names {word}, which a clone does not have"
+                "{page} names {word}, which a clone does not have"
             );
         }
     }
-    for gone in ["research/", "seeds", "SPEC"] {
+    for gone in ["research/", "seeds/", "SPEC.md"] {
         assert!(
             !readme.contains(gone),
-            "README cites {gone}, which a clone does not have"
+            "{page} cites {gone}, which a clone does not have"
         );
     }
 }
@@ -163,7 +196,7 @@ fn command_words() {
     );
 }
 
-/// The GitHub Actions workflow in the README: its `cstream` commands, run the
+/// The GitHub Actions workflow in docs/ci.md: its `cstream` commands, run the
 /// way the runner would (the agent's stream on standard input, the step
 /// summary and output files from the environment), on a bundled fixture that
 /// succeeds and one that fails. A change of flag names or of `-e`'s verdict
@@ -171,9 +204,9 @@ fn command_words() {
 #[test]
 fn readme_ci_workflow_runs() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(root.join("docs/ci.md")).unwrap();
     let section = &readme[readme
-        .find("### CI (GitHub Actions)")
+        .find("## GitHub Actions")
         .expect("the CI section")..];
     let start = section.find("```yaml\n").expect("a yaml block") + 8;
     let block = &section[start..start + section[start..].find("```").unwrap()];
