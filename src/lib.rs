@@ -235,10 +235,7 @@ pub fn convert_named<R: Read, W: Write>(
 /// 3339 time (`2026-03-02T09:00:00Z`), a UTC date (`2026-03-02`, its
 /// midnight), or an age before now (`90m`, `12h`, `7d`, `2w`).
 pub fn parse_time(s: &str) -> Result<i64, String> {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
-    transform::window::parse_time(s, now)
+    transform::window::parse_time(s, time::now_ms())
 }
 
 /// What the command-line binary and the project's own tests use: no part of

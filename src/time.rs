@@ -2,6 +2,22 @@
 //! milliseconds, and the documents' `created` is written from Unix seconds.
 //! Both use the proleptic Gregorian calendar in UTC.
 
+/// The wall clock, in epoch milliseconds: the one place cstream reads it.
+/// A run reads it once, when it starts ([`crate::run::Config::pinned`]), for
+/// the `created` of sessions that carry no time and for `--since 7d`; a
+/// caller that pins the run's start (`Config::run_start`) makes the output
+/// independent of it.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+/// [`now_ms`] in whole Unix seconds.
+pub fn now_secs() -> i64 {
+    now_ms().div_euclid(1000)
+}
+
 /// The times an event may carry, in epoch milliseconds: years 0000 to 9999,
 /// what an RFC 3339 date (the documents' `created`) can write. Input
 /// timestamps outside it are dropped with a warning when read.

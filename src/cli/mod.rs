@@ -29,7 +29,7 @@ use clobber::input_written_over;
 
 /// `--since`/`--until`, read against the current time (for ages such as `7d`).
 fn parse_when(s: &str) -> Result<i64, String> {
-    crate::parse_time(s)
+    crate::transform::window::parse_time(s, crate::time::now_ms())
 }
 
 /// A `--redact-pattern`: checked here so that a bad one stops the run before it reads.

@@ -136,7 +136,7 @@ impl WorkerConfig {
 /// its trip to the other thread, the larger part of what a second job
 /// cost.
 fn renders(cfg: &Config) -> bool {
-    cfg.format == crate::Format::Events
+    cfg.format == crate::output::Format::Events
         && cfg.summary.is_none()
         && cfg.outputs.is_none()
         && !cfg.stats
@@ -423,7 +423,7 @@ fn record_file(wc: &WorkerConfig, input: &Input, tx: SyncSender<Vec<Tape>>, pool
         None => Box::new(tape),
         Some(keep_images) => {
             let mut own = crate::output::sink(
-                crate::Format::Events,
+                crate::output::Format::Events,
                 &crate::output::OutputOptions::default(),
                 RecWriter(Rc::clone(&rec)),
             );

@@ -391,6 +391,18 @@ impl Config {
         self
     }
 
+    /// This configuration with the run's start pinned: the clock is read
+    /// here, once per run, so that every sink of the run (one per file
+    /// under `--jobs` and `--output-dir`) writes the same `created`.
+    pub(crate) fn pinned(&self) -> std::borrow::Cow<'_, Config> {
+        if self.output.run_start.is_some() {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let mut c = self.clone();
+        c.output.run_start = Some(crate::time::now_secs());
+        std::borrow::Cow::Owned(c)
+    }
+
     /// Count what the run reads and writes, and write the summary line to
     /// the warnings at the end (`--stats`; see
     /// [`convert_with_warnings`](crate::convert_with_warnings)).
@@ -1143,6 +1155,7 @@ pub fn run_with_stdin<R: Read, W: Write>(
     out: W,
     diag: &mut Diag,
 ) -> io::Result<Report> {
+    let cfg = &*cfg.pinned();
     diag.quiet |= cfg.output.quiet;
     diag.shared_terminal = cfg.output.shared_terminal.clone();
     diag.redact = warnings_redactor(cfg);
@@ -1236,6 +1249,7 @@ fn convert_detaching<R: Read, W: Write>(
     huge: usize,
     live: bool,
 ) -> io::Result<Report> {
+    let cfg = &*cfg.pinned();
     diag.quiet |= cfg.output.quiet;
     diag.redact = warnings_redactor(cfg);
     let mut p = Pipeline::new(cfg, out);

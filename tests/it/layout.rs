@@ -54,9 +54,9 @@ fn every_format_is_swept() {
     }
 }
 
-/// Which top-level modules of `src/` each module names (`crate::x`), outside
-/// its `#[cfg(test)]` code.
-fn module_graph() -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
+/// The Rust files of `src/`, as (path relative to `src/`, code outside
+/// `#[cfg(test)]` and comments).
+fn sources() -> Vec<(String, String)> {
     fn walk(dir: &Path, files: &mut Vec<std::path::PathBuf>) {
         for e in std::fs::read_dir(dir).unwrap().flatten() {
             let p = e.path();
@@ -70,43 +70,189 @@ fn module_graph() -> std::collections::BTreeMap<String, std::collections::BTreeS
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
     walk(&src, &mut files);
+    files.sort();
+    files
+        .into_iter()
+        .map(|f| {
+            let rel = f
+                .strip_prefix(&src)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            let text = std::fs::read_to_string(&f).unwrap();
+            let code = text
+                .split("#[cfg(test)]")
+                .next()
+                .unwrap()
+                .lines()
+                .filter(|l| !l.trim_start().starts_with("//"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            (rel, code)
+        })
+        .collect()
+}
+
+/// The path segments after each `prefix` in `code` (`crate::a::B` → `[a, B]`).
+fn paths_after<'c>(code: &'c str, prefix: &str) -> Vec<Vec<&'c str>> {
+    code.match_indices(prefix)
+        .filter(|(i, _)| {
+            // `crate::` itself, not the end of another word.
+            !code[..*i]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_')
+        })
+        .flat_map(|(i, _)| {
+            let rest = &code[i + prefix.len()..];
+            // `crate::{a::B, c}`: each item of the group is a path of its own.
+            let group = rest.strip_prefix('{').map(|g| {
+                let mut depth = 1;
+                let end = g
+                    .char_indices()
+                    .find(|&(_, c)| {
+                        depth += i32::from(c == '{') - i32::from(c == '}');
+                        depth == 0
+                    })
+                    .map_or(g.len(), |(j, _)| j);
+                &g[..end]
+            });
+            let items: Vec<&str> = match group {
+                Some(g) => g.split(',').map(str::trim).collect(),
+                None => vec![rest],
+            };
+            items
+                .into_iter()
+                .map(|item| {
+                    let end = item
+                        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+                        .unwrap_or(item.len());
+                    item[..end].split("::").filter(|s| !s.is_empty()).collect()
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// Which top-level modules of `src/` each module names (`crate::x`), outside
+/// its `#[cfg(test)]` code. The crate root is a node too, `lib`: a module
+/// that names an item of the root (`crate::Format`, `crate::parse_time`,
+/// whatever its case) reaches back up through the root's re-exports.
+fn module_graph() -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
+    let sources = sources();
+    let tops: std::collections::BTreeSet<String> = sources
+        .iter()
+        .map(|(rel, _)| {
+            rel.split('/')
+                .next()
+                .unwrap()
+                .trim_end_matches(".rs")
+                .to_owned()
+        })
+        .collect();
     let mut graph = std::collections::BTreeMap::<String, std::collections::BTreeSet<String>>::new();
-    for f in files {
-        let rel = f
-            .strip_prefix(&src)
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/");
+    for (rel, code) in &sources {
         let top = rel
             .split('/')
             .next()
             .unwrap()
             .trim_end_matches(".rs")
             .to_owned();
-        if top == "lib" || top == "main" {
+        if top == "main" {
             continue;
         }
-        let text = std::fs::read_to_string(&f).unwrap();
-        let code: String = text
-            .split("#[cfg(test)]")
-            .next()
-            .unwrap()
-            .lines()
-            .filter(|l| !l.trim_start().starts_with("//"))
-            .collect::<Vec<_>>()
-            .join("\n");
         let deps = graph.entry(top.clone()).or_default();
-        for (i, _) in code.match_indices("crate::") {
-            let name: String = code[i + 7..]
-                .chars()
-                .take_while(|c| c.is_ascii_lowercase() || *c == '_')
-                .collect();
-            if !name.is_empty() && name != top {
+        for path in paths_after(code, "crate::") {
+            let Some(first) = path.first() else { continue };
+            let name = if tops.contains(*first) && *first != "lib" && *first != "main" {
+                (*first).to_owned()
+            } else {
+                "lib".to_owned()
+            };
+            if name != top {
                 deps.insert(name);
             }
         }
     }
     graph
+}
+
+/// Kahn's algorithm: the nodes left over sit on a cycle.
+fn on_a_cycle(
+    graph: &std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
+) -> Vec<String> {
+    let mut left = graph.clone();
+    loop {
+        let free: Vec<String> = left
+            .iter()
+            .filter(|(_, d)| d.iter().all(|x| !left.contains_key(x)))
+            .map(|(m, _)| m.clone())
+            .collect();
+        if free.is_empty() {
+            break;
+        }
+        for m in free {
+            left.remove(&m);
+        }
+    }
+    left.into_keys().collect()
+}
+
+/// Files of one folder do not depend on each other in a circle either
+/// (`documents/builder.rs` and `documents/meta.rs` once named each other):
+/// the edges are `super::sibling` and `crate::…::folder::sibling`.
+#[test]
+fn sibling_modules_form_a_dag() {
+    let sources = sources();
+    let mut folders = std::collections::BTreeMap::<
+        String,
+        std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
+    >::new();
+    for (rel, code) in &sources {
+        let (folder, file) = rel.rsplit_once('/').unwrap_or(("", rel.as_str()));
+        let module = file.trim_end_matches(".rs");
+        if module == "mod" || module == "lib" || module == "main" {
+            continue;
+        }
+        let siblings: std::collections::BTreeSet<String> = sources
+            .iter()
+            .filter_map(|(r, _)| {
+                let (f, n) = r.rsplit_once('/').unwrap_or(("", r.as_str()));
+                let n = n.trim_end_matches(".rs");
+                (f == folder && !matches!(n, "mod" | "lib" | "main")).then(|| n.to_owned())
+            })
+            .collect();
+        let own: Vec<&str> = folder.split('/').filter(|s| !s.is_empty()).collect();
+        let mut deps = std::collections::BTreeSet::new();
+        for path in paths_after(code, "super::") {
+            if let Some(first) = path.first()
+                && siblings.contains(*first)
+                && *first != module
+            {
+                deps.insert((*first).to_owned());
+            }
+        }
+        for path in paths_after(code, "crate::") {
+            if path.len() > own.len()
+                && path[..own.len()] == own[..]
+                && siblings.contains(path[own.len()])
+                && path[own.len()] != module
+            {
+                deps.insert(path[own.len()].to_owned());
+            }
+        }
+        folders
+            .entry(folder.to_owned())
+            .or_default()
+            .insert(module.to_owned(), deps);
+    }
+    for (folder, graph) in &folders {
+        let cycle = on_a_cycle(graph);
+        assert!(
+            cycle.is_empty(),
+            "src/{folder}: the files {cycle:?} name each other in a circle: {graph:?}"
+        );
+    }
 }
 
 /// The stages depend on each other one way only: no import cycle between
@@ -126,25 +272,12 @@ fn module_dependencies_form_a_dag() {
         })
         .collect();
     let shown = shown.join("\n");
-    // Kahn's algorithm: what is left over sits on a cycle.
-    let mut left = graph.clone();
-    loop {
-        let free: Vec<String> = left
-            .iter()
-            .filter(|(_, d)| d.iter().all(|x| !left.contains_key(x)))
-            .map(|(m, _)| m.clone())
-            .collect();
-        if free.is_empty() {
-            break;
-        }
-        for m in free {
-            left.remove(&m);
-        }
-    }
+    let cycle = on_a_cycle(&graph);
+    assert!(cycle.is_empty(), "import cycle among {cycle:?}\n{shown}");
     assert!(
-        left.is_empty(),
-        "import cycle among {:?}\n{shown}",
-        left.keys()
+        graph.iter().all(|(m, d)| m == "lib" || !d.contains("lib")),
+        "a module names an item of the crate root (a re-export) instead of the module that \
+         defines it:\n{shown}"
     );
     let deps = |m: &str| graph.get(m).cloned().unwrap_or_default();
     assert!(

@@ -141,8 +141,14 @@ fn readme_examples_give_the_output_shown() {
             std::fs::write(&path, fresh).unwrap();
         }
     }
-    assert!(in_readme >= 2, "only {in_readme} tested examples in the README");
-    assert!(total >= 10, "only {total} tested examples in README and docs");
+    assert!(
+        in_readme >= 2,
+        "only {in_readme} tested examples in the README"
+    );
+    assert!(
+        total >= 10,
+        "only {total} tested examples in README and docs"
+    );
     if bless {
         return;
     }
@@ -205,9 +211,7 @@ fn command_words() {
 fn readme_ci_workflow_runs() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let readme = std::fs::read_to_string(root.join("docs/ci.md")).unwrap();
-    let section = &readme[readme
-        .find("## GitHub Actions")
-        .expect("the CI section")..];
+    let section = &readme[readme.find("## GitHub Actions").expect("the CI section")..];
     let start = section.find("```yaml\n").expect("a yaml block") + 8;
     let block = &section[start..start + section[start..].find("```").unwrap()];
     let commands: Vec<&str> = block

@@ -19,7 +19,6 @@ pub mod responses;
 
 use std::borrow::Cow;
 use std::io;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::event::{Event, Kind, Starts, ToolEnd, ToolStart, Usage};
 use crate::output::{OutputOptions, Session, Sink};
@@ -81,11 +80,7 @@ impl ChatOptions {
             model: opts.model.clone(),
             created: opts.created,
             blocks: false,
-            run_start: opts.run_start.unwrap_or_else(|| {
-                SystemTime::now()
-                    .duration_since(UNIX_EPOCH)
-                    .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
-            }),
+            run_start: opts.run_start.unwrap_or_else(crate::time::now_secs),
         }
     }
 }

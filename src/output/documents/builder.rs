@@ -5,7 +5,8 @@ use std::borrow::Cow;
 use std::io;
 
 use super::meta::{
-    doc_type, end_meta, error_meta, fence_meta, start_meta, text_meta, tool_content, tool_result,
+    OpenTool, doc_type, end_meta, error_meta, fence_meta, start_meta, text_meta, tool_content,
+    tool_result,
 };
 use super::{Doc, DocOptions, DocOut, J, Summary};
 use crate::event::calls::CallTable;
@@ -87,18 +88,6 @@ struct OpenCode {
     content: String,
     /// How much of `content` was reported as deltas (as in [`Flow`]).
     reported: usize,
-}
-
-/// An open tool-call document (its start comes back with the completion:
-/// [`ToolEnd::start`]).
-#[derive(Debug)]
-pub(super) struct OpenTool {
-    pub(super) seq: u32,
-    pub(super) ty: &'static str,
-    /// The tool's name, to close the document should its call never complete.
-    name: String,
-    /// Shell output streamed as deltas (used when the completion carries none).
-    pub(super) output: Option<String>,
 }
 
 /// Builds one session's documents.

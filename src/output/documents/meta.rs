@@ -2,9 +2,21 @@
 //! the language of a file path, and where an edit sits in a unified diff.
 
 use super::J;
-use super::builder::OpenTool;
 use crate::event::{ToolEnd, ToolStart};
 use crate::output::fences::Fence;
+
+/// An open tool-call document, as the builder keeps it and the metadata
+/// below reads it (its start comes back with the completion:
+/// [`ToolEnd::start`]).
+#[derive(Debug)]
+pub(super) struct OpenTool {
+    pub(super) seq: u32,
+    pub(super) ty: &'static str,
+    /// The tool's name, to close the document should its call never complete.
+    pub(super) name: String,
+    /// Shell output streamed as deltas (used when the completion carries none).
+    pub(super) output: Option<String>,
+}
 
 pub(super) fn text_meta() -> J {
     J::Obj(vec![("format", J::str("markdown"))])

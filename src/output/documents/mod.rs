@@ -39,7 +39,6 @@ mod sink;
 pub mod sse;
 
 use std::io;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 pub use builder::Builder;
 pub use sink::DocumentsSink;
@@ -188,11 +187,7 @@ impl DocOptions {
             model: o.model.clone(),
             id: o.id.clone(),
             created: o.created,
-            run_start: o.run_start.unwrap_or_else(|| {
-                SystemTime::now()
-                    .duration_since(UNIX_EPOCH)
-                    .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
-            }),
+            run_start: o.run_start.unwrap_or_else(crate::time::now_secs),
         }
     }
 }

@@ -12,7 +12,7 @@
 
 use std::io::{self, Write};
 
-use super::html::escape_to;
+use super::escape_html_to as escape_to;
 
 /// Code blocks longer than this are not coloured.
 pub const HIGHLIGHT_CAP_BYTES: usize = 32 * 1024;

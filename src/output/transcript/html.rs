@@ -19,7 +19,10 @@
 use std::io::{self, Write};
 
 use super::omitted_note;
-use super::{Body, CallHead, Clip, Ending, Markup, Note, Outcome, Tally, fmt_cost, fmt_count};
+use super::{
+    Body, CallHead, Clip, Ending, Markup, Note, Outcome, Tally, escape_html_to as escape_to,
+    fmt_cost, fmt_count,
+};
 use super::{highlight, html_md};
 use crate::event::figures::fmt_ms;
 use crate::event::{OutStream, Session, SessionStart};
@@ -235,26 +238,6 @@ impl<W: Write> Html<W> {
         self.toc_more = 0;
         self.put("</section>\n")
     }
-}
-
-/// `s` escaped for HTML text and attribute values, written to `w`.
-pub(super) fn escape_to(w: &mut impl Write, s: &str) -> io::Result<()> {
-    let bytes = s.as_bytes();
-    let mut last = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let rep: &[u8] = match b {
-            b'&' => b"&amp;",
-            b'<' => b"&lt;",
-            b'>' => b"&gt;",
-            b'"' => b"&quot;",
-            b'\'' => b"&#39;",
-            _ => continue,
-        };
-        w.write_all(&bytes[last..i])?;
-        w.write_all(rep)?;
-        last = i + 1;
-    }
-    w.write_all(&bytes[last..])
 }
 
 /// The first `max` characters of the first non-blank line of `s`, `…`

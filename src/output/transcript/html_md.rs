@@ -22,8 +22,8 @@ use std::io::{self, Write};
 
 use pulldown_cmark::{Alignment, CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
+use super::escape_html_to as escape_to;
 use super::highlight;
-use super::html::escape_to;
 use crate::output::fences::Fence;
 
 /// The Markdown extensions the renderer reads (GitHub's).

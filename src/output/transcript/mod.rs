@@ -685,8 +685,10 @@ impl<M: Markup> Sink for Transcript<M> {
 }
 
 /// `s` with `&`, `<`, `>`, `"` and `'` as character references (HTML text
-/// and attribute values).
-pub fn escape_html(s: &str, out: &mut String) {
+/// and attribute values), handed to `put` piece by piece: the one HTML
+/// escaper of the transcripts, whether they write into a `String` or
+/// straight into the output.
+fn escape_html_with<E>(s: &str, mut put: impl FnMut(&str) -> Result<(), E>) -> Result<(), E> {
     let mut last = 0;
     for (i, b) in s.bytes().enumerate() {
         let rep = match b {
@@ -697,11 +699,24 @@ pub fn escape_html(s: &str, out: &mut String) {
             b'\'' => "&#39;",
             _ => continue,
         };
-        out.push_str(&s[last..i]);
-        out.push_str(rep);
+        put(&s[last..i])?;
+        put(rep)?;
         last = i + 1;
     }
-    out.push_str(&s[last..]);
+    put(&s[last..])
+}
+
+/// [`escape_html_with`] into a `String`.
+pub fn escape_html(s: &str, out: &mut String) {
+    let Ok(()) = escape_html_with::<std::convert::Infallible>(s, |p| {
+        out.push_str(p);
+        Ok(())
+    });
+}
+
+/// [`escape_html_with`] straight into a writer.
+pub fn escape_html_to(w: &mut impl io::Write, s: &str) -> io::Result<()> {
+    escape_html_with(s, |p| w.write_all(p.as_bytes()))
 }
 
 /// Cost in US dollars for a summary: `$0.0123`.
