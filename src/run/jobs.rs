@@ -35,8 +35,7 @@ use std::cell::{Cell, RefCell};
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::mpsc::{Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 
 use super::{Config, Input, Pipeline, Report, finish, one_input};
@@ -529,32 +528,14 @@ pub(super) fn run<W: Write>(
         starts: p.sink.starts(),
         render: renders(cfg).then_some(cfg.keep_images),
     };
-    let (senders, receivers): (Vec<_>, Vec<_>) = inputs
-        .iter()
-        .map(|_| sync_channel::<Vec<Tape>>(CHUNKS_IN_FLIGHT))
-        .unzip();
-    let senders = Mutex::new(senders.into_iter().map(Some).collect::<Vec<_>>());
-    let next = AtomicUsize::new(0);
     let pool = Arc::new(Pool::default());
-    let stop = AtomicBool::new(false);
-    let r = std::thread::scope(|scope| {
-        for _ in 0..cfg.jobs.min(inputs.len()) {
-            scope.spawn(|| {
-                while !stop.load(Ordering::Relaxed) {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(input) = inputs.get(i) else { break };
-                    let tx = senders.lock().map(|mut s| s[i].take());
-                    if let Ok(Some(tx)) = tx {
-                        record_file(&wc, input, tx, &pool);
-                    }
-                }
-            });
-        }
+    let work = |_, input: &Input, tx| record_file(&wc, input, tx, &pool);
+    let consume = |receivers: &[Receiver<Vec<Tape>>]| {
         let raw = Raw {
             out: Shared(Rc::clone(&out)),
             pool: &pool,
         };
-        let r = play(
+        play(
             &mut p,
             raw,
             &mut framer,
@@ -562,12 +543,11 @@ pub(super) fn run<W: Write>(
             receivers,
             diag,
             &cfg.progress,
-        );
-        // Workers still reading stop at their next chunk (their channel is
-        // gone with `receivers`) or before their next file.
-        stop.store(true, Ordering::Relaxed);
-        r
-    });
+        )
+    };
+    // A stop (a closed pipe, --strict) drops the receivers: the workers
+    // stop at their next chunk.
+    let r = super::pool::in_order(inputs, cfg.jobs, CHUNKS_IN_FLIGHT, work, consume, None);
     finish(p, &framer, r, diag)
 }
 
@@ -577,7 +557,7 @@ fn play(
     mut raw: Raw<'_, impl Write>,
     framer: &mut Framer,
     inputs: &[Input],
-    receivers: Vec<Receiver<Vec<Tape>>>,
+    receivers: &[Receiver<Vec<Tape>>],
     diag: &mut Diag,
     progress: &Option<super::Progress>,
 ) -> io::Result<()> {

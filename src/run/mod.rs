@@ -27,6 +27,7 @@ use crate::transform::{NormalizeOptions, Normalizer, Outcomes};
 
 mod jobs;
 mod outdir;
+mod pool;
 
 pub(crate) use outdir::OutputDir;
 #[cfg(feature = "cli")]

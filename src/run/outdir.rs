@@ -18,11 +18,10 @@ use std::fs::{self, File};
 use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::mpsc::{Receiver, SyncSender};
 use std::time::Instant;
 
-use super::{Config, Input, Pipeline, Report, one_input};
+use super::{Config, Input, Pipeline, Report, one_input, pool};
 use crate::diag::{Diag, Message, excerpt};
 use crate::dialect::Dialect;
 use crate::dialect::archive::FileCounts;
@@ -170,6 +169,10 @@ fn targets(cfg: &Config, inputs: &[Input], od: &OutputDir) -> Vec<Result<PathBuf
         .collect()
 }
 
+/// How many of one file's messages (its warnings, then its end) a worker
+/// may send ahead of the main thread before it waits.
+const MESSAGES_IN_FLIGHT: usize = 1024;
+
 /// Convert `inputs` into one file each under `od.dir`.
 pub(super) fn run(
     cfg: &Config,
@@ -179,10 +182,6 @@ pub(super) fn run(
 ) -> io::Result<Report> {
     let started = Instant::now();
     let targets = targets(cfg, inputs, od);
-    let (senders, receivers): (Vec<_>, Vec<_>) = inputs.iter().map(|_| channel::<Msg>()).unzip();
-    let senders = Mutex::new(senders.into_iter().map(Some).collect::<Vec<_>>());
-    let next = AtomicUsize::new(0);
-    let stop = AtomicBool::new(false);
     let mut total = cfg.stats.then(Stats::default);
     let window = crate::transform::window::WindowCounts {
         since: cfg.window.0,
@@ -198,20 +197,16 @@ pub(super) fn run(
     // The pages written, for the index of an HTML directory: (page, input,
     // its outcomes).
     let mut pages: Vec<(PathBuf, String, Outcomes)> = Vec::new();
-    std::thread::scope(|scope| {
-        for _ in 0..cfg.jobs.clamp(1, inputs.len().max(1)) {
-            scope.spawn(|| {
-                while !stop.load(Ordering::Relaxed) {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(input) = inputs.get(i) else { break };
-                    let tx = senders.lock().map(|mut s| s[i].take());
-                    if let Ok(Some(tx)) = tx {
-                        convert_to(cfg, input, &targets[i], &tx);
-                    }
-                }
-            });
+    // Files converted ahead of a stop: their outputs do not appear.
+    let mut unwanted = |m: Msg| {
+        if let Msg::Done(d) = m
+            && let Some((tmp, _)) = d.written
+        {
+            remove_temporary(&tmp);
         }
-        for (input, rx) in inputs.iter().zip(&receivers) {
+    };
+    let consume = |receivers: &[Receiver<Msg>]| {
+        for (input, rx) in inputs.iter().zip(receivers) {
             diag.file = input.display_name();
             let Some(done) = play(rx, diag) else {
                 // A worker that stopped without finishing panicked; the
@@ -244,18 +239,18 @@ pub(super) fn run(
                 break;
             }
         }
-        stop.store(true, Ordering::Relaxed);
-    });
-    // Files converted ahead of a stop: their outputs do not appear.
-    for rx in &receivers {
-        while let Ok(m) = rx.try_recv() {
-            if let Msg::Done(d) = m
-                && let Some((tmp, _)) = d.written
-            {
-                remove_temporary(&tmp);
-            }
-        }
-    }
+    };
+    let work = |i: usize, input: &Input, tx: SyncSender<Msg>| {
+        convert_to(cfg, input, &targets[i], &tx);
+    };
+    pool::in_order(
+        inputs,
+        cfg.jobs,
+        MESSAGES_IN_FLIGHT,
+        work,
+        consume,
+        Some(&mut unwanted),
+    );
     if let Some(msg) = window.nothing_passed() {
         diag.note(msg);
     }
@@ -293,7 +288,7 @@ fn play(rx: &Receiver<Msg>, diag: &mut Diag) -> Option<Box<Done>> {
 }
 
 /// Convert one file into a temporary file beside `target`.
-fn convert_to(cfg: &Config, input: &Input, target: &Result<PathBuf, String>, tx: &Sender<Msg>) {
+fn convert_to(cfg: &Config, input: &Input, target: &Result<PathBuf, String>, tx: &SyncSender<Msg>) {
     let to_main = tx.clone();
     let mut diag = Diag::recording(Box::new(move |m| {
         let _ = to_main.send(Msg::Diag(m));
