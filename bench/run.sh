@@ -73,7 +73,7 @@ BASE=$TARGET/release/examples/parse_baseline
 
 if [ "$BUILD" = 1 ]; then
   echo "building (release)..." >&2
-  cargo build --release --quiet --bin cstream --example parse_baseline
+  cargo build --release --quiet --features simd-baseline --bin cstream --example parse_baseline
 fi
 for b in "$CSTREAM" "$BASE"; do
   [ -x "$b" ] || { echo "bench/run.sh: $b is missing (drop --no-build)" >&2; exit 2; }

@@ -22,6 +22,10 @@
 //! Strings borrow from the line unless they contain escapes. Nothing is
 //! written; a summary goes to stderr so the work cannot be optimized away.
 //! Reads standard input, or the file named after the mode.
+//!
+//! Built with `--features simd-baseline` (simd-json is an optional
+//! dependency of that feature, so that `cargo test` does not compile it):
+//! `cargo build --release --features simd-baseline --example parse_baseline`.
 
 use std::borrow::Cow;
 use std::fmt;

@@ -61,7 +61,7 @@ pub const MAX_HELD_BYTES: usize = 8 * 1024 * 1024;
 /// open-call cap: these calls are finished, a long session completes far
 /// more calls than it holds open, and each is kept as a hash (not a
 /// [`CallTable`] entry with its id) so that a long session's memory stays
-/// flat (tests/documents_memory.rs).
+/// flat (tests/memory/documents.rs).
 pub const MAX_DONE_CALLS: usize = 1024;
 
 /// A 64-bit hash of a call id (a collision between two ids of one session

@@ -4,7 +4,8 @@ use std::path::Path;
 
 /// With `autotests = false`, cargo builds only the targets Cargo.toml names,
 /// so a test file dropped straight into `tests/` would never run. Every `.rs`
-/// file there must be a declared target, and every file in `tests/it/` a module.
+/// file there must be a declared target, and every file in `tests/it/` and
+/// `tests/memory/` a module of its binary.
 #[test]
 fn every_test_file_is_compiled() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -18,16 +19,21 @@ fn every_test_file_is_compiled() {
             ));
         }
     }
-    let main = std::fs::read_to_string(root.join("tests/it/main.rs")).unwrap();
-    for e in std::fs::read_dir(root.join("tests/it")).unwrap().flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
-        if let Some(module) = name.strip_suffix(".rs")
-            && module != "main"
-            && !main.lines().any(|l| l.trim() == format!("mod {module};"))
+    for dir in ["it", "memory"] {
+        let main = std::fs::read_to_string(root.join(format!("tests/{dir}/main.rs"))).unwrap();
+        for e in std::fs::read_dir(root.join("tests").join(dir))
+            .unwrap()
+            .flatten()
         {
-            orphans.push(format!(
-                "tests/it/{name} (no `mod {module};` in tests/it/main.rs)"
-            ));
+            let name = e.file_name().to_string_lossy().into_owned();
+            if let Some(module) = name.strip_suffix(".rs")
+                && module != "main"
+                && !main.lines().any(|l| l.trim() == format!("mod {module};"))
+            {
+                orphans.push(format!(
+                    "tests/{dir}/{name} (no `mod {module};` in tests/{dir}/main.rs)"
+                ));
+            }
         }
     }
     assert!(

@@ -6,8 +6,9 @@
 //! fails on a `.rs` file left directly in `tests/`, which cargo would no longer
 //! build (`autotests = false`).
 //!
-//! `tests/documents_memory.rs` stays a binary of its own: it installs a counting
-//! global allocator, which must not see the allocations of tests running beside it.
+//! The memory tests (`tests/memory/`) are the one other binary: they install a
+//! counting global allocator, which must not see the allocations of tests
+//! running beside them.
 
 #[path = "../common/mod.rs"]
 mod common;

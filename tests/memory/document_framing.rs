@@ -4,19 +4,15 @@
 //! keeps a whole session, grows with it (which also shows that the
 //! measurement sees growth when there is some).
 //!
-//! A counting global allocator measures the peak of live heap bytes; this
-//! file holds a single test so nothing else allocates meanwhile.
+//! The counting global allocator (tests/memory/counting.rs) measures the
+//! peak of live heap bytes; the test holds `exclusive()` so that no other
+//! test allocates meanwhile.
 
 use std::io::Write;
 
 use cstream::{Config, Format, convert};
 
-#[path = "counting/mod.rs"]
-mod counting;
-use counting::{Counting, peak_during};
-
-#[global_allocator]
-static A: Counting = Counting;
+use crate::counting::{exclusive, peak_during};
 
 /// The text of the one big answer every chat has.
 const BIG: usize = 2 * 1024 * 1024;
@@ -109,6 +105,7 @@ fn peak(format: Format, input: &[u8]) -> (usize, Vec<u8>) {
 
 #[test]
 fn a_document_is_read_in_about_one_message_of_memory() {
+    let _alone = exclusive();
     let small = chat(200);
     let large = chat(4000);
     let (ev_small, out) = peak(Format::Events, &small);

@@ -4,19 +4,15 @@
 //! peaks at about the same (the reader never holds the file, compressed or
 //! not).
 //!
-//! A counting global allocator measures the peak of live heap bytes; this
-//! file holds a single test so nothing else allocates meanwhile.
+//! The counting global allocator (tests/memory/counting.rs) measures the
+//! peak of live heap bytes; the test holds `exclusive()` so that no other
+//! test allocates meanwhile.
 
 use std::io::Write;
 
 use cstream::{Config, Dialect, Format, convert};
 
-#[path = "counting/mod.rs"]
-mod counting;
-use counting::{Counting, peak_during};
-
-#[global_allocator]
-static A: Counting = Counting;
+use crate::counting::{exclusive, peak_during};
 
 /// A Codex rollout of `turns` turns (prompt, shell call with output,
 /// answer, running total), the third call's output one line of `long`
@@ -76,6 +72,7 @@ fn peak(input: &[u8]) -> usize {
 
 #[test]
 fn a_compressed_rollout_is_read_without_holding_it() {
+    let _alone = exclusive();
     const LONG: usize = 2 * 1024 * 1024;
     const FIXED: usize = 1024 * 1024;
     let compress = |v: &[u8]| {

@@ -5,19 +5,15 @@
 //!
 //! A session whose answer is one huge line stays within twice that line.
 //!
-//! A counting global allocator measures the peak of live heap bytes; this
-//! file holds a single test so nothing else allocates meanwhile.
+//! The counting global allocator (tests/memory/counting.rs) measures the
+//! peak of live heap bytes; the test holds `exclusive()` so that no other
+//! test allocates meanwhile.
 
 use std::io::Write;
 
 use cstream::{Config, Format, convert};
 
-#[path = "counting/mod.rs"]
-mod counting;
-use counting::{Counting, peak_during};
-
-#[global_allocator]
-static A: Counting = Counting;
+use crate::counting::{exclusive, peak_during};
 
 /// A cursor-agent session with `calls` rounds of streamed text (with a code
 /// block) followed by a shell call with some output.
@@ -62,6 +58,7 @@ fn peak(format: Format, input: &[u8]) -> usize {
 
 #[test]
 fn documents_sse_memory_does_not_grow_with_the_session() {
+    let _alone = exclusive();
     let small = session(200);
     let large = session(2000);
     let sse_small = peak(Format::DocumentsSse, &small);

@@ -1,12 +1,27 @@
 //! A counting global allocator for the memory tests: it keeps the live heap
 //! bytes and their peak, so a test can measure the peak a conversion adds.
-//! Each memory test is its own test binary holding one test, so nothing
-//! else allocates while it measures.
+//! The counters are global, so a memory test runs alone: it holds
+//! `exclusive()` from its first line (building its input allocates too) to
+//! its last, and the other tests of this binary wait without allocating.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard};
+
+#[global_allocator]
+static A: Counting = Counting;
 
 pub struct Counting;
+
+static ALONE: Mutex<()> = Mutex::new(());
+
+/// Held for the whole of a memory test. A test that failed (a panic while
+/// holding it) does not stop the others from measuring.
+pub fn exclusive() -> MutexGuard<'static, ()> {
+    ALONE
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
