@@ -45,6 +45,7 @@ mod outdir;
 mod progress;
 mod properties;
 mod readme;
+mod reasoning;
 mod redact;
 mod regression;
 mod responses;
