@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # `cstream --to usage` beside ccusage 20.0.24 on one Claude Code projects tree (~200 MiB,
 # bench/replicate_claude.py from ../shared/corpus), both with every core and pinned to one
-# (taskset -c 0): wall time (median of ROUNDS=5) and the largest peak RSS (GNU time).
+# (taskset -c 0): wall time and CPU time (user + system), medians of ROUNDS=5, and the
+# largest peak RSS (GNU time). On a machine shared with other work the wall time mostly
+# measures the wait for a core; the CPU time is the work each tool did.
+# The rounds alternate between the four commands, so that a machine whose load moves
+# during the run moves all four alike: compare the ratios of one run, not figures of two.
 #
 #   bench/usage.sh [TREE_DIR]      # default /tmp/cstream-usage-bench/real
 set -euo pipefail
@@ -17,22 +21,35 @@ if [ ! -x "$ccdir/node_modules/.bin/ccusage" ]; then
 fi
 ccu=$PWD/$ccdir/node_modules/.bin/ccusage
 cs=$PWD/target/release/cstream
-run() {
-    local name=$1 times=() rss=0 t
-    shift
-    for _ in $(seq "$ROUNDS"); do
-        /usr/bin/time -o /tmp/usage-bench.time -f '%e %M' "$@" >/dev/null 2>/dev/null
-        t=$(tail -1 /tmp/usage-bench.time)
-        times+=("${t% *}")
-        [ "${t#* }" -gt "$rss" ] && rss=${t#* }
-    done
-    printf '| %s | %s s | %.1f MiB |\n' "$name" \
-        "$(printf '%s\n' "${times[@]}" | sort -n | sed -n "$(((ROUNDS + 1) / 2))p")" "$(echo "$rss / 1024" | bc -l)"
-}
-echo "| command (median of $ROUNDS) | time | peak RSS |"
-echo "|---|---|---|"
 export CLAUDE_CONFIG_DIR=$tree
-run "ccusage claude session --json --offline" "$ccu" claude session --json --offline
-run "ccusage, one core (taskset -c 0)" taskset -c 0 "$ccu" claude session --json --offline
-run "cstream --to usage" "$cs" --to usage "$tree/projects"
-run "cstream --to usage, one core (taskset -c 0)" taskset -c 0 "$cs" --to usage "$tree/projects"
+names=("ccusage claude session --json --offline" "ccusage, one core (taskset -c 0)"
+    "cstream --to usage" "cstream --to usage, one core (taskset -c 0)")
+cmds=("$ccu claude session --json --offline" "taskset -c 0 $ccu claude session --json --offline"
+    "$cs --to usage $tree/projects" "taskset -c 0 $cs --to usage $tree/projects")
+declare -A times cpu rss
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+for _ in $(seq "$ROUNDS"); do
+    for i in "${!cmds[@]}"; do
+        # shellcheck disable=SC2086 # the commands are word lists
+        /usr/bin/time -o /tmp/usage-bench.time -f '%e %U %S %M' ${cmds[$i]} >/dev/null 2>/dev/null
+        read -r e u s m < <(tail -1 /tmp/usage-bench.time)
+        times[$i]+="$e "
+        cpu[$i]+="$(echo "$u + $s" | bc -l) "
+        [ "$m" -gt "${rss[$i]:-0}" ] && rss[$i]=$m
+    done
+done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+median() { tr ' ' '\n' | grep . | sort -n | sed -n "$(((ROUNDS + 1) / 2))p"; }
+echo "| command (median of $ROUNDS) | wall time | CPU time | peak RSS |"
+echo "|---|---|---|---|"
+for i in "${!cmds[@]}"; do
+    printf '| %s | %s s | %.2f s | %.1f MiB |\n' "${names[$i]}" "$(echo "${times[$i]}" | median)" \
+        "$(echo "${cpu[$i]}" | median)" "$(echo "${rss[$i]} / 1024" | bc -l)"
+done
+for i in 0 1; do
+    c=$(echo "${times[$i]}" | median) s=$(echo "${times[$((i + 2))]}" | median)
+    cc=$(echo "${cpu[$i]}" | median) sc=$(echo "${cpu[$((i + 2))]}" | median)
+    printf '%s: cstream %.1fx faster in wall time, %.1fx in CPU time; peak RSS %.0f %% of ccusage\n' \
+        "$([ $i = 0 ] && echo "all cores" || echo "one core")" "$(echo "$c / $s" | bc -l)" \
+        "$(echo "$cc / $sc" | bc -l)" "$(echo "100 * ${rss[$((i + 2))]} / ${rss[$i]}" | bc -l)"
+done

@@ -32,7 +32,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COLUMNS = [
     "session", "session_n", "seq", "time", "type", "role", "text", "tool", "call_id", "data",
     "ok", "failed", "exit_code", "duration_ms", "error", "fatal", "tokens_in", "tokens_out",
-    "cache_read", "cache_write", "output_incomplete", "cost_usd", "model", "dialect", "detail",
+    "cache_read", "cache_write", "reasoning", "output_incomplete", "cost_usd", "model", "dialect", "detail",
 ]
 
 # One query, per session, of the figures `--outputs` writes for the run. A

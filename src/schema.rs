@@ -121,6 +121,10 @@ struct UsageObj {
     /// Input tokens written to the prompt cache.
     #[schemars(default)]
     cache_write_tokens: Skip<u64>,
+    /// The part of `outputTokens` spent reasoning, when the source counts
+    /// it apart.
+    #[schemars(default)]
+    reasoning_tokens: Skip<u64>,
     /// `true` when some output count was not in the source: `outputTokens`
     /// is then a lower bound, and unknown when it is 0.
     #[schemars(default)]
@@ -453,6 +457,10 @@ enum EventLine {
         /// Input tokens written to the cache.
         #[schemars(default)]
         delta_cache_write: Skip<u64>,
+        /// The part of `deltaOutput` spent reasoning, when the source
+        /// counts it apart.
+        #[schemars(default)]
+        delta_reasoning: Skip<u64>,
         /// `true` when the source lacked an output count this increment
         /// stands for (`deltaOutput` then counts none of it).
         #[schemars(default)]
@@ -1052,6 +1060,9 @@ struct RowLine {
     cache_read: Nullable<u64>,
     /// `usage_delta` only: input tokens written to the cache.
     cache_write: Nullable<u64>,
+    /// `usage_delta` only: the part of the output tokens spent reasoning,
+    /// when the source counts it apart.
+    reasoning: Nullable<u64>,
     /// `usage_delta` only: some output count was not in the source.
     output_incomplete: Nullable<bool>,
     /// `result` only: the agent's own cost in US dollars.

@@ -411,6 +411,9 @@ pub(crate) fn openai_usage(m: &Members<'_>) -> Option<Usage> {
         // Some Codex builds spell it `cache_read_input_tokens`.
         cache_read: get("cached_input_tokens").or_else(|| get("cache_read_input_tokens")),
         cache_write: get("cache_write_input_tokens"),
+        // Part of `output_tokens` (Codex's `total_tokens` is input plus
+        // output, the reasoning not added again).
+        reasoning: get("reasoning_output_tokens"),
         ..Usage::default()
     })
 }
@@ -423,7 +426,12 @@ pub fn camel_usage(m: &Members<'_>) -> Option<Usage> {
     let output = get("outputTokens")?;
     let cache_read = get("cacheReadTokens");
     let cache_write = get("cacheWriteTokens");
-    Some(Usage::cache_apart(input, output, cache_read, cache_write))
+    // Carried as the part of `outputTokens` spent reasoning: the SDK's
+    // `totalTokens` is the four counts above, the reasoning not added.
+    Some(
+        Usage::cache_apart(input, output, cache_read, cache_write)
+            .with_reasoning(get("reasoningTokens")),
+    )
 }
 
 // ------------------------------------------------- decorated tool output

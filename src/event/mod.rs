@@ -735,6 +735,11 @@ pub struct Usage {
     pub cache_read: Option<u64>,
     /// Input tokens written to the prompt cache, when the source says.
     pub cache_write: Option<u64>,
+    /// The part of `output` the model spent reasoning, when the source
+    /// counts it apart (Codex, Gemini, OpenCode, the Cursor SDK); `None`
+    /// when it does not (Claude's usage counts thinking in the output
+    /// without a separate figure).
+    pub reasoning: Option<u64>,
     /// Some output count this figure stands for was not in the source (a
     /// message saved with only its streaming placeholder): `output` is a
     /// lower bound, and unknown when it is 0 (docs/events.md#usage).
@@ -754,8 +759,14 @@ impl Usage {
             output,
             cache_read,
             cache_write,
+            reasoning: None,
             output_incomplete: false,
         }
+    }
+
+    /// The same counts with the reasoning part of the output.
+    pub(crate) fn with_reasoning(self, reasoning: Option<u64>) -> Usage {
+        Usage { reasoning, ..self }
     }
 
     /// Usage from a source whose input count leaves out the cache reads and
@@ -774,6 +785,7 @@ impl Usage {
             output,
             cache_read,
             cache_write,
+            reasoning: None,
             output_incomplete: false,
         }
     }
@@ -785,6 +797,7 @@ impl Usage {
             output: self.output.saturating_add(o.output),
             cache_read: add_opt(self.cache_read, o.cache_read),
             cache_write: add_opt(self.cache_write, o.cache_write),
+            reasoning: add_opt(self.reasoning, o.reasoning),
             output_incomplete: self.output_incomplete || o.output_incomplete,
         }
     }
@@ -797,6 +810,7 @@ impl Usage {
             output: self.output.saturating_sub(o.output),
             cache_read: sub(self.cache_read, o.cache_read),
             cache_write: sub(self.cache_write, o.cache_write),
+            reasoning: sub(self.reasoning, o.reasoning),
             // Said once: a remainder does not repeat what was already said.
             output_incomplete: self.output_incomplete && !o.output_incomplete,
         }
@@ -810,6 +824,7 @@ impl Usage {
             && self.output == 0
             && self.cache_read.unwrap_or(0) == 0
             && self.cache_write.unwrap_or(0) == 0
+            && self.reasoning.unwrap_or(0) == 0
     }
 }
 

@@ -281,6 +281,7 @@ impl<W: Write> Sink for RowsSink<W> {
         )?;
         put_u64(w, "cache_read", u.and_then(|u| u.cache_read))?;
         put_u64(w, "cache_write", u.and_then(|u| u.cache_write))?;
+        put_u64(w, "reasoning", u.and_then(|u| u.reasoning))?;
         put_bool(w, "output_incomplete", u.map(|u| u.output_incomplete))?;
         w.write_all(b",\"cost_usd\":")?;
         match c.cost_usd {

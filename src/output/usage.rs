@@ -170,14 +170,25 @@ impl Prices {
     /// The prices of `model`: its own entry, else the entry it is a dated
     /// release of (`claude-sonnet-4-5-20250929` → `claude-sonnet-4-5`). A
     /// provider prefix (`anthropic/…`), a Vertex date (`…@20250929`) and a
-    /// context-size tag (`…[1m]`) are not part of the name.
+    /// context-size tag (`…[1m]`) are not part of the name. A Claude
+    /// version written with a dot (`claude-sonnet-4.6`, as Copilot names
+    /// it) is Anthropic's `claude-sonnet-4-6`.
     fn lookup(&self, model: &str) -> Option<&ModelPrice> {
         let m = model.trim().to_ascii_lowercase();
         let m = m.rsplit('/').next().unwrap_or("");
         let m = m.split(['[', '@']).next().unwrap_or("").trim();
-        self.models
-            .get(m)
-            .or_else(|| undated(m).and_then(|k| self.models.get(k)))
+        let find = |m: &str| {
+            self.models
+                .get(m)
+                .or_else(|| undated(m).and_then(|k| self.models.get(k)))
+        };
+        find(m).or_else(|| {
+            // Anthropic's ids never hold a dot, so the dotted spelling is
+            // only another way to write the same id.
+            (m.starts_with("claude-") && m.contains('.'))
+                .then(|| m.replace('.', "-"))
+                .and_then(|d| find(&d))
+        })
     }
 
     /// Whether the table prices `model`.
@@ -477,9 +488,9 @@ fn session_json(r: &Row) -> J {
             "tokens_cache_write",
             J::opt_u64(u.and_then(|u| u.cache_write)),
         ),
-        // The event model counts thinking inside the output; no source's
-        // reasoning count is kept apart (docs/usage.md).
-        ("tokens_reasoning", J::Null),
+        // The part of the output spent reasoning, where the agent counts
+        // it apart (docs/usage.md).
+        ("tokens_reasoning", J::opt_u64(u.and_then(|u| u.reasoning))),
         (
             "tokens_complete",
             jbool(u.is_some_and(|u| !u.output_incomplete)),
@@ -527,6 +538,7 @@ struct Agg {
     tokens_out: Sum<u64>,
     cache_read: Sum<u64>,
     cache_write: Sum<u64>,
+    reasoning: Sum<u64>,
     /// Some member's output count is a lower bound.
     out_lower_bound: bool,
     cost: Sum<f64>,
@@ -552,6 +564,7 @@ impl Agg {
         self.out_lower_bound |= u.is_some_and(|u| u.output_incomplete);
         self.cache_read.add(u.and_then(|u| u.cache_read));
         self.cache_write.add(u.and_then(|u| u.cache_write));
+        self.reasoning.add(u.and_then(|u| u.reasoning));
         self.cost.add(r.cost.map(|c| c.0));
         match r.cost.map(|c| c.1) {
             Some(CostSource::Agent) => self.agent_cost = true,
@@ -593,7 +606,8 @@ impl Agg {
             ("tokens_out", J::opt_u64(self.tokens_out.known)),
             ("tokens_cache_read", J::opt_u64(self.cache_read.known)),
             ("tokens_cache_write", J::opt_u64(self.cache_write.known)),
-            ("tokens_reasoning", J::Null),
+            ("tokens_reasoning", J::opt_u64(self.reasoning.known)),
+            ("reasoning_complete", jbool(self.reasoning.complete())),
             ("tokens_complete", jbool(self.tokens_complete())),
             (
                 "cache_complete",
@@ -840,6 +854,29 @@ mod tests {
         assert!(!p.has("gpt-5.3-codex-spark"));
         assert_eq!(undated("gpt-5.4-2026-03-05"), Some("gpt-5.4"));
         assert_eq!(undated("gpt-5.4-2026-3-05"), None);
+    }
+
+    #[test]
+    fn the_models_the_fixtures_and_corpus_run_are_priced() {
+        let p = Prices::bundled();
+        for m in [
+            "gpt-5",
+            "gpt-5-codex",
+            "gpt-5-mini",
+            "gemini-2.5-pro",
+            // Copilot writes Claude versions with a dot.
+            "claude-sonnet-4.6",
+        ] {
+            assert!(p.has(m), "{m}");
+        }
+        // The dot is read as a dash for Claude ids only.
+        assert!(!p.has("claude-sonnet-4.9"));
+        assert!(!p.has("gpt-5-4"));
+        // Gemini 2.5 Pro's long-context tier is over 200k input tokens.
+        let g = *p.lookup("gemini-2.5-pro").unwrap();
+        let big = Usage::new(200_001, 10, Some(1), None);
+        let want = 200_000.0 * 2.5e-6 + 2.5e-7 + 10.0 * 1.5e-5;
+        assert!((g.cost(&big) - want).abs() < 1e-12, "{}", g.cost(&big));
     }
 
     #[test]

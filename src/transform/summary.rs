@@ -442,6 +442,7 @@ impl RunSummary {
             },
         );
         put("tokens_cached", &known(&|u| u.cache_read));
+        put("tokens_reasoning", &known(&|u| u.reasoning));
         put("cost_usd", &t.cost_usd.map(fmt_cost).unwrap_or_default());
         put(
             "duration_ms",

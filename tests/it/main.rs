@@ -46,6 +46,7 @@ mod outdir;
 mod progress;
 mod properties;
 mod readme;
+mod reasoning;
 mod redact;
 mod regression;
 mod responses;

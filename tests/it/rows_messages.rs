@@ -11,7 +11,7 @@ use crate::common::{self, cstream, run_fixture};
 use crate::schema::{inputs, invalid, validator};
 
 /// The documented columns, in order (docs/formats.md#rows).
-const COLUMNS: [&str; 25] = [
+const COLUMNS: [&str; 26] = [
     "session",
     "session_n",
     "seq",
@@ -32,6 +32,7 @@ const COLUMNS: [&str; 25] = [
     "tokens_out",
     "cache_read",
     "cache_write",
+    "reasoning",
     "output_incomplete",
     "cost_usd",
     "model",

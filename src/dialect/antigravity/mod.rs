@@ -165,12 +165,15 @@ pub(crate) fn usage_of(raw: Option<&RawValue>) -> Option<Usage> {
     if input.is_none() && output.is_none() {
         return None;
     }
-    Some(Usage::cache_apart(
-        input.unwrap_or(0),
-        output.unwrap_or(0),
-        n("cache_read_tokens"),
-        None,
-    ))
+    Some(
+        Usage::cache_apart(
+            input.unwrap_or(0),
+            output.unwrap_or(0),
+            n("cache_read_tokens"),
+            None,
+        )
+        .with_reasoning(n("thinking_tokens")),
+    )
 }
 
 /// Seconds (a float) as whole milliseconds.

@@ -196,6 +196,8 @@ impl Tokens {
                 .saturating_add(self.thoughts.unwrap_or(0)),
             cache_read: self.cached,
             cache_write: None,
+            // The thoughts, now a part of the output.
+            reasoning: self.thoughts,
             ..Usage::default()
         })
     }
@@ -575,6 +577,9 @@ impl GeminiChatParser {
                 .unwrap_or(0)
                 .saturating_add(u.cache_read.unwrap_or(0)),
         );
+        if let Some(r) = u.reasoning {
+            t.reasoning = Some(t.reasoning.unwrap_or(0).saturating_add(r));
+        }
         self.emit(ts, Kind::UsageDelta(u), out)
     }
 

@@ -284,10 +284,11 @@ fn tokens_usage(raw: &RawValue) -> Option<Usage> {
     let cache = m.obj("cache");
     let read = cache.as_ref().and_then(|c| n(c, "read"));
     let write = cache.as_ref().and_then(|c| n(c, "write"));
-    let output = output
-        .unwrap_or(0)
-        .saturating_add(n(&m, "reasoning").unwrap_or(0));
-    Some(Usage::cache_apart(input.unwrap_or(0), output, read, write))
+    // OpenCode counts reasoning apart from the output (its `total` adds
+    // both): the output here includes it, and keeps the part apart too.
+    let reasoning = n(&m, "reasoning");
+    let output = output.unwrap_or(0).saturating_add(reasoning.unwrap_or(0));
+    Some(Usage::cache_apart(input.unwrap_or(0), output, read, write).with_reasoning(reasoning))
 }
 
 /// The message of an OpenCode error value, `{name, data: {message}}`.
@@ -374,6 +375,7 @@ impl OpenCodeParser {
         for (sum, add) in [
             (&mut t.cache_read, u.cache_read),
             (&mut t.cache_write, u.cache_write),
+            (&mut t.reasoning, u.reasoning),
         ] {
             if let Some(a) = add {
                 *sum = Some(sum.unwrap_or(0).saturating_add(a));

@@ -78,6 +78,15 @@ struct UsageOut {
     total_tokens: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     prompt_tokens_details: Option<PromptDetails>,
+    /// Only when the agent counted the reasoning apart: OpenAI's field is
+    /// optional, and an absent count is not 0.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    completion_tokens_details: Option<CompletionDetails>,
+}
+
+#[derive(Serialize)]
+struct CompletionDetails {
+    reasoning_tokens: u64,
 }
 
 #[derive(Serialize)]
@@ -92,6 +101,9 @@ impl From<Usage> for UsageOut {
             completion_tokens: u.output,
             total_tokens: u.input.saturating_add(u.output),
             prompt_tokens_details: u.cache_read.map(|c| PromptDetails { cached_tokens: c }),
+            completion_tokens_details: u.reasoning.map(|r| CompletionDetails {
+                reasoning_tokens: r,
+            }),
         }
     }
 }

@@ -149,7 +149,8 @@ impl ItemState {
 
 /// `usage`: `input_tokens` includes the cache reads and writes, as the
 /// normalized input does; the details the client's models require are
-/// always present (`reasoning_tokens` is 0: no agent reports it apart).
+/// always present (`reasoning_tokens` is 0 when the agent does not count
+/// the reasoning apart: the client's model requires the field).
 #[derive(Serialize)]
 struct UsageOut {
     input_tokens: u64,
@@ -180,7 +181,7 @@ impl From<Usage> for UsageOut {
             },
             output_tokens: u.output,
             output_tokens_details: OutputDetails {
-                reasoning_tokens: 0,
+                reasoning_tokens: u.reasoning.unwrap_or(0),
             },
             total_tokens: u.input.saturating_add(u.output),
         }
