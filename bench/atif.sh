@@ -12,6 +12,8 @@
 # cstream at least 20x faster). Output goes to /dev/null.
 set -euo pipefail
 RUNS=7 BUILD=1
+# The binary measured (CSTREAM=target/debug/cstream: the dev profile is optimized too).
+CSTREAM=${CSTREAM:-target/release/cstream}
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) RUNS=$2; shift ;;
@@ -26,14 +28,16 @@ CORPUS=../shared/corpus
 [ -d "$CORPUS" ] || { echo "bench/atif.sh: $CORPUS is missing" >&2; exit 1; }
 [ -x target/atif/bin/atif-make ] || {
   echo "bench/atif.sh: target/atif/bin/atif-make is missing (run .ci/run's ATIF step)" >&2; exit 1; }
-[ "$BUILD" = 1 ] && cargo build --release --locked --quiet
+if [ "$BUILD" = 1 ] && [ "$CSTREAM" = target/release/cstream ]; then
+  cargo build --release --locked --quiet
+fi
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
-python3 - "$RUNS" "$CORPUS"/sessions/claude-code/*.jsonl "$CORPUS"/sessions/codex/*.jsonl \
+CSTREAM="$CSTREAM" python3 - "$RUNS" "$CORPUS"/sessions/claude-code/*.jsonl "$CORPUS"/sessions/codex/*.jsonl \
     "$CORPUS"/codex/*.jsonl <<'PY'
-import statistics, subprocess, sys, time
+import os, statistics, subprocess, sys, time
 runs, files = int(sys.argv[1]), sys.argv[2:]
 tools = {
-    "cstream --to atif": lambda f: ["target/release/cstream", "--to", "atif", f],
+    "cstream --to atif": lambda f: [os.environ["CSTREAM"], "--to", "atif", f],
     "atif-make convert --json": lambda f: ["target/atif/bin/atif-make", "convert", f, "--json"],
 }
 times = {t: {f: [] for f in files} for t in tools}
