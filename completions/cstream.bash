@@ -30,11 +30,11 @@ _cstream() {
             fi
             case "${prev}" in
                 --to)
-                    COMPREPLY=($(compgen -W "text events openai-sse openai-json openai-responses openai-responses-json anthropic-sse anthropic-json documents documents-sse markdown html messages rows usage" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text events openai-sse openai-json openai-responses openai-responses-json anthropic-sse anthropic-json documents documents-sse markdown html messages rows atif usage" -- "${cur}"))
                     return 0
                     ;;
                 -t)
-                    COMPREPLY=($(compgen -W "text events openai-sse openai-json openai-responses openai-responses-json anthropic-sse anthropic-json documents documents-sse markdown html messages rows usage" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text events openai-sse openai-json openai-responses openai-responses-json anthropic-sse anthropic-json documents documents-sse markdown html messages rows atif usage" -- "${cur}"))
                     return 0
                     ;;
                 --from)

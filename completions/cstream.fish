@@ -12,6 +12,7 @@ markdown\t'A transcript to read and share: one Markdown document per session, to
 html\t'A transcript as one self-contained HTML page (no network): a section per session, contents by turn, tools and thinking collapsible'
 messages\t'One chat-template row per session (messages with tool calls and results, tools), for datasets and trainers; redacted unless --no-redact'
 rows\t'One flat JSON row per event with fixed columns (null when unknown), for DuckDB and other SQL engines'
+atif\t'One ATIF trajectory per session (Harbor\'s format; sub-agents embedded, usage as step and final metrics), a JSON document a line; redacted unless --no-redact'
 usage\t'Tokens, cost, turns and tool calls per session (or per day, model, … with --group): JSON rows, a table on a terminal'"
 complete -c cstream -s f -l from -d 'Input dialect (auto: detected from each input\'s first lines)' -r -f -a "auto\t'Detect from each input\'s first lines'
 cursor\t'cursor-agent --output-format stream-json'
@@ -79,8 +80,8 @@ complete -c cstream -s e -l exit-status -d 'Exit 3 when a session reported failu
 complete -c cstream -l stats -d 'After the run, print one summary line on stderr: lines and bytes read, bytes written, lines skipped, sessions (failed, incomplete), events by type, elapsed time'
 complete -c cstream -l line-buffered -d 'Flush after every input line, even when more input is waiting'
 complete -c cstream -l keep-images -d 'Keep base64 images (Claude image blocks, Codex input_image, Gemini inlineData) in the payloads; by default each is replaced by `[image: TYPE, SIZE]`'
-complete -c cstream -l redact -d 'Replace secrets (provider API keys, cloud keys, GitHub and Slack tokens, JWTs, PEM private keys) with `[REDACTED:<kind>]` in every field of every format, and in warnings that quote the input; counted by --stats. On by default for --to markdown, --to html, --to messages and --summary'
-complete -c cstream -l no-redact -d 'Turn off the redaction that --to markdown, --to html, --to messages and --summary do by default'
+complete -c cstream -l redact -d 'Replace secrets (provider API keys, cloud keys, GitHub and Slack tokens, JWTs, PEM private keys) with `[REDACTED:<kind>]` in every field of every format, and in warnings that quote the input; counted by --stats. On by default for --to markdown, --to html, --to messages, --to atif and --summary'
+complete -c cstream -l no-redact -d 'Turn off the redaction that --to markdown, --to html, --to messages, --to atif and --summary do by default'
 complete -c cstream -l include-usage -d 'openai-sse: write the usage chunk after the finish chunk (when usage is known)'
 complete -c cstream -s c -l compact -d 'One-line JSON for the *-json formats and documents (default: pretty, 2-space indent; documents of several sessions are always one a line)'
 complete -c cstream -l thinking -d 'documents formats: include thinking documents (off by default: the documents[] spec has no such type)'

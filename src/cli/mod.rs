@@ -235,13 +235,13 @@ pub struct Cli {
 
     /// Replace secrets (provider API keys, cloud keys, GitHub and Slack tokens, JWTs, PEM private
     /// keys) with `[REDACTED:<kind>]` in every field of every format, and in warnings that quote
-    /// the input; counted by --stats. On by default for --to markdown, --to html, --to messages
-    /// and --summary
+    /// the input; counted by --stats. On by default for --to markdown, --to html, --to messages,
+    /// --to atif and --summary
     #[arg(long)]
     pub redact: bool,
 
-    /// Turn off the redaction that --to markdown, --to html, --to messages and --summary do by
-    /// default
+    /// Turn off the redaction that --to markdown, --to html, --to messages, --to atif and
+    /// --summary do by default
     #[arg(long, conflicts_with_all = ["redact", "redact_pattern"])]
     pub no_redact: bool,
 

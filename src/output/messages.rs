@@ -305,7 +305,7 @@ impl Row {
 
 /// The function name a call is written with: the normalized tool name,
 /// and for an MCP tool `mcp__<server>__<tool>` so that its tools stay apart.
-fn function_name(tool: &str, server: Option<&str>, mcp_tool: Option<&str>) -> String {
+pub(crate) fn function_name(tool: &str, server: Option<&str>, mcp_tool: Option<&str>) -> String {
     match (tool, server, mcp_tool) {
         ("mcp", Some(s), Some(t)) => format!("mcp__{s}__{t}"),
         ("mcp", None, Some(t)) => format!("mcp__{t}"),
@@ -344,7 +344,7 @@ fn one_type(types: &[&'static str]) -> Option<&'static str> {
 /// What a tool message says: the call's output (its live output when the
 /// completion does not repeat it), else its result payload (a string as its
 /// characters, anything else as JSON text), then its error when it failed.
-fn tool_content(e: &ToolEnd<'_>, live: Option<String>) -> String {
+pub(crate) fn tool_content(e: &ToolEnd<'_>, live: Option<String>) -> String {
     let mut out = match (&e.output, live) {
         (Some(o), _) => o.as_str().into_owned(),
         (None, Some(l)) => l,

@@ -7,6 +7,7 @@
 //! the next line is read; whole-value formats (`documents`, `openai-json`)
 //! hold one session's result and write it at `end`.
 
+pub mod atif;
 pub mod chat;
 pub mod documents;
 pub mod events;
@@ -61,12 +62,15 @@ pub enum Format {
     /// What each session used and cost (or each day, model, … with
     /// `--group`): JSON rows, or a table with totals on a terminal.
     Usage,
+    /// One ATIF trajectory per session (Harbor's Agent Trajectory
+    /// Interchange Format), sub-agents embedded.
+    Atif,
 }
 
 impl Format {
     /// Every format, in the order `--help` lists them. The command line,
     /// the man page, the completions and the tests all derive from this list.
-    pub const ALL: [Format; 15] = [
+    pub const ALL: [Format; 16] = [
         Format::Text,
         Format::Events,
         Format::OpenAiSse,
@@ -81,6 +85,7 @@ impl Format {
         Format::Html,
         Format::Messages,
         Format::Rows,
+        Format::Atif,
         Format::Usage,
     ];
 
@@ -89,7 +94,7 @@ impl Format {
         match self {
             Format::Text => "txt",
             Format::Events | Format::Rows | Format::Usage => "ndjson",
-            Format::Messages => "jsonl",
+            Format::Messages | Format::Atif => "jsonl",
             Format::Markdown => "md",
             Format::Html => "html",
             Format::OpenAiJson
@@ -121,6 +126,7 @@ impl Format {
             Format::Messages => "messages",
             Format::Rows => "rows",
             Format::Usage => "usage",
+            Format::Atif => "atif",
         }
     }
 
@@ -152,6 +158,9 @@ impl Format {
             }
             Format::Rows => {
                 "One flat JSON row per event with fixed columns (null when unknown), for DuckDB and other SQL engines"
+            }
+            Format::Atif => {
+                "One ATIF trajectory per session (Harbor's format; sub-agents embedded, usage as step and final metrics), a JSON document a line; redacted unless --no-redact"
             }
             Format::Usage => {
                 "Tokens, cost, turns and tool calls per session (or per day, model, … with --group): JSON rows, a table on a terminal"
@@ -240,5 +249,6 @@ pub fn sink<'w, W: Write + 'w>(format: Format, opts: &OutputOptions, w: W) -> Bo
         Format::Messages => Box::new(messages::MessagesSink::new(w, opts)),
         Format::Rows => Box::new(rows::RowsSink::new(w)),
         Format::Usage => Box::new(usage::UsageSink::new(w, &opts.usage)),
+        Format::Atif => Box::new(atif::AtifSink::new(w, opts)),
     }
 }

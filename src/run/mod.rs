@@ -146,10 +146,11 @@ impl Redaction {
         match self {
             Redaction::On(user) => Some(user),
             Redaction::Off => None,
-            Redaction::Default => {
-                matches!(format, Format::Markdown | Format::Html | Format::Messages)
-                    .then_some(&[][..])
-            }
+            Redaction::Default => matches!(
+                format,
+                Format::Markdown | Format::Html | Format::Messages | Format::Atif
+            )
+            .then_some(&[][..]),
         }
     }
 

@@ -100,6 +100,7 @@ pub const FORMATS: &[(&str, &[&str])] = &[
     ("messages", &["--to", "messages"]),
     ("rows", &["--to", "rows"]),
     ("usage", &["--to", "usage"]),
+    ("atif", &["--to", "atif"]),
 ];
 
 /// Every `--to` value, from the library's one list of formats.

@@ -17,6 +17,7 @@ mod anthropic;
 mod antigravity;
 mod api;
 mod archive;
+mod atif;
 mod backpressure;
 mod bench_gen;
 mod chat_core;
