@@ -12,6 +12,7 @@ pub mod documents;
 pub mod events;
 pub mod fences;
 pub mod messages;
+pub mod otlp;
 pub mod rows;
 pub mod transcript;
 pub mod usage;
@@ -61,12 +62,15 @@ pub enum Format {
     /// What each session used and cost (or each day, model, … with
     /// `--group`): JSON rows, or a table with totals on a terminal.
     Usage,
+    /// One OTLP/JSON `ExportTraceServiceRequest` per session, spans named
+    /// as the OpenTelemetry GenAI conventions for agents say.
+    OtlpJson,
 }
 
 impl Format {
     /// Every format, in the order `--help` lists them. The command line,
     /// the man page, the completions and the tests all derive from this list.
-    pub const ALL: [Format; 15] = [
+    pub const ALL: [Format; 16] = [
         Format::Text,
         Format::Events,
         Format::OpenAiSse,
@@ -82,6 +86,7 @@ impl Format {
         Format::Messages,
         Format::Rows,
         Format::Usage,
+        Format::OtlpJson,
     ];
 
     /// The file name extension of an output in this format (`--output-dir`).
@@ -89,7 +94,7 @@ impl Format {
         match self {
             Format::Text => "txt",
             Format::Events | Format::Rows | Format::Usage => "ndjson",
-            Format::Messages => "jsonl",
+            Format::Messages | Format::OtlpJson => "jsonl",
             Format::Markdown => "md",
             Format::Html => "html",
             Format::OpenAiJson
@@ -121,6 +126,7 @@ impl Format {
             Format::Messages => "messages",
             Format::Rows => "rows",
             Format::Usage => "usage",
+            Format::OtlpJson => "otlp-json",
         }
     }
 
@@ -155,6 +161,9 @@ impl Format {
             }
             Format::Usage => {
                 "Tokens, cost, turns and tool calls per session (or per day, model, … with --group): JSON rows, a table on a terminal"
+            }
+            Format::OtlpJson => {
+                "OpenTelemetry traces: one OTLP/JSON ExportTraceServiceRequest per session (GenAI agent spans); redacted unless --no-redact"
             }
         }
     }
@@ -240,5 +249,6 @@ pub fn sink<'w, W: Write + 'w>(format: Format, opts: &OutputOptions, w: W) -> Bo
         Format::Messages => Box::new(messages::MessagesSink::new(w, opts)),
         Format::Rows => Box::new(rows::RowsSink::new(w)),
         Format::Usage => Box::new(usage::UsageSink::new(w, &opts.usage)),
+        Format::OtlpJson => Box::new(otlp::OtlpSink::new(w, opts)),
     }
 }

@@ -127,7 +127,7 @@ impl std::fmt::Debug for Progress {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum Redaction {
     /// Neither `--redact` nor `--no-redact`: on for the formats people
-    /// share (`markdown`, `html`, `messages`) and for the `--summary`/`--outputs`
+    /// share (`markdown`, `html`, `messages`, `otlp-json`) and for the `--summary`/`--outputs`
     /// files, off elsewhere.
     #[default]
     Default,
@@ -145,10 +145,11 @@ impl Redaction {
         match self {
             Redaction::On(user) => Some(user),
             Redaction::Off => None,
-            Redaction::Default => {
-                matches!(format, Format::Markdown | Format::Html | Format::Messages)
-                    .then_some(&[][..])
-            }
+            Redaction::Default => matches!(
+                format,
+                Format::Markdown | Format::Html | Format::Messages | Format::OtlpJson
+            )
+            .then_some(&[][..]),
         }
     }
 

@@ -45,6 +45,7 @@ pub fn check(format: &str, color: bool, out: &[u8]) -> Result<(), String> {
         "openai-json" | "documents" | "anthropic-json" | "openai-responses-json" => json_values(s),
         "rows" => lines(s, "{\"session\":"),
         "messages" => lines(s, "{\"id\":"),
+        "otlp-json" => lines(s, "{\"resourceSpans\":"),
         "markdown" => markdown(s),
         "html" => html(s),
         "usage" => usage(s),
