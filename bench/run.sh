@@ -34,7 +34,7 @@ usage: bench/run.sh [--quick] [--mb N] [--seed S] [--runs R] [--no-build] [--no-
   --no-jq       skip the jq baseline even when jq is installed
   --no-extra    skip the cumulative and backpressure cases
   --no-formats  skip the rows of the other output formats (Responses, Messages,
-                documents, markdown, html, --redact, messages, rows, atif)
+                documents, markdown, html, --redact, messages, rows, atif, otlp-json)
 EOF
 }
 
@@ -186,12 +186,12 @@ CMDS+=("cstream --to text --color never|$CSTREAM --to text --color never")
 # Every other output format on the same input, each row only when this cstream
 # has it: the chat formats next to openai-sse, the documents, the transcripts
 # for people (redacted by default), the redaction alone on events, and the
-# dataset and SQL rows (messages redacted by default), and ATIF trajectories
+# dataset and SQL rows (messages redacted by default), ATIF trajectories and OTLP traces
 # (redacted by default).
 if [ "$FORMATS" = 1 ]; then
   for args in "--to openai-responses" "--to openai-responses-json" "--to anthropic-sse" \
       "--to anthropic-json" "--to documents" "--to markdown" "--to html" "--to events --redact" \
-      "--to messages" "--to rows" "--to atif"; do
+      "--to messages" "--to rows" "--to atif" "--to otlp-json"; do
     # shellcheck disable=SC2086 # the words of $args are the flags
     supports $args && CMDS+=("cstream $args|$CSTREAM $args")
   done

@@ -4,6 +4,7 @@
 
 pub(crate) mod clobber;
 pub(crate) mod interrupt;
+pub(crate) mod otlp;
 pub(crate) mod progress;
 pub(crate) mod walk;
 
@@ -95,10 +96,18 @@ const EXIT_STATUS: &[(&str, &str)] = &[
         "only with -e: a session failed or ended without a result",
     ),
     (
+        "4",
+        "with --otlp-endpoint: a session was not accepted by the receiver (refused, or down after 5 tries); the output itself was written in full",
+    ),
+    (
         "130, 143, 129",
         "interrupted by SIGINT, SIGTERM, SIGHUP (128 + the signal); temporary outputs are removed and colours reset first",
     ),
 ];
+
+/// The exit status when `--otlp-endpoint` did not get every session
+/// accepted (after 2, before 3, 1 and 0).
+const OTLP_NOT_SENT: u8 = 4;
 
 /// What the exit statuses leave out.
 const EXIT_NOTE: &str = "A closed output pipe (cstream … | head) ends the run quietly with 0.";
@@ -189,6 +198,13 @@ pub struct Cli {
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
+    /// With --to otlp-json: also POST each session's request to this OTLP/HTTP receiver
+    /// (http://HOST:PORT, to which /v1/traces is added, or the full traces URL), JSON encoded. The
+    /// output is written first; a failed send is retried 5 times with backoff, and a session not
+    /// accepted makes the exit status 4
+    #[arg(long, value_name = "URL", conflicts_with = "output_dir")]
+    pub otlp_endpoint: Option<String>,
+
     /// One output file per input file under DIR, named after it (its path under the directory
     /// argument it was found in, or its file name) with the format's extension (.txt, .ndjson,
     /// .md, .json, .sse); each written whole, then renamed into place
@@ -236,11 +252,11 @@ pub struct Cli {
     /// Replace secrets (provider API keys, cloud keys, GitHub and Slack tokens, JWTs, PEM private
     /// keys) with `[REDACTED:<kind>]` in every field of every format, and in warnings that quote
     /// the input; counted by --stats. On by default for --to markdown, --to html, --to messages,
-    /// --to atif and --summary
+    /// --to atif, --to otlp-json and --summary
     #[arg(long)]
     pub redact: bool,
 
-    /// Turn off the redaction that --to markdown, --to html, --to messages, --to atif and
+    /// Turn off the redaction that --to markdown, --to html, --to messages, --to atif, --to otlp-json and
     /// --summary do by default
     #[arg(long, conflicts_with_all = ["redact", "redact_pattern"])]
     pub no_redact: bool,
@@ -781,6 +797,20 @@ impl Cli {
                 "--group and --prices work with --to usage only",
             ));
         }
+        if let Some(url) = &self.otlp_endpoint {
+            if self.to != Format::OtlpJson {
+                return Err(Cli::command().error(
+                    clap::error::ErrorKind::ArgumentConflict,
+                    "--otlp-endpoint works with --to otlp-json only",
+                ));
+            }
+            if let Err(e) = crate::cli::otlp::traces_url(url) {
+                return Err(Cli::command().error(
+                    clap::error::ErrorKind::ValueValidation,
+                    format!("--otlp-endpoint {e}"),
+                ));
+            }
+        }
         if self.coalesce.is_some() && self.to != Format::Events {
             return Err(Cli::command().error(
                 clap::error::ErrorKind::ArgumentConflict,
@@ -947,12 +977,25 @@ pub fn main() -> ExitCode {
         ));
         return Exit::Fatal.into();
     }
+    // `--otlp-endpoint`: the output is passed through a writer that also
+    // sends each session's line (checked by `validate`).
+    let poster = cli.otlp_endpoint.as_deref().map(|u| {
+        let url = crate::cli::otlp::traces_url(u).expect("checked by validate");
+        crate::cli::otlp::Poster::new(url)
+    });
+    let sent = poster.as_ref().map(|p| (p.url().to_owned(), p.sent()));
+    let tee = |w: Box<dyn Write>| -> Box<dyn Write> {
+        match poster {
+            Some(p) => Box::new(crate::cli::otlp::Tee::new(w, p)),
+            None => w,
+        }
+    };
     let result = match &cli.output {
         Some(path) => match File::create(path) {
             Ok(f) => run(
                 &cfg,
                 &inputs,
-                BufWriter::with_capacity(WRITE_BUFFER_BYTES, f),
+                BufWriter::with_capacity(WRITE_BUFFER_BYTES, tee(Box::new(f))),
                 &mut diag,
             ),
             Err(e) => {
@@ -966,16 +1009,32 @@ pub fn main() -> ExitCode {
             run(
                 &cfg,
                 &inputs,
-                BufWriter::with_capacity(WRITE_BUFFER_BYTES, raw_stdout(stdout)),
+                BufWriter::with_capacity(WRITE_BUFFER_BYTES, tee(raw_stdout(stdout))),
                 &mut diag,
             )
         }
     };
+    let not_sent = sent.and_then(|(url, sent)| {
+        let sent = sent.lock().unwrap_or_else(|e| e.into_inner());
+        (sent.failed > 0).then(|| {
+            let why = sent.last_error.as_deref().unwrap_or("not sent");
+            let url = crate::diag::excerpt(&url, usize::MAX);
+            diag.error(format_args!(
+                "--otlp-endpoint {url}: {} of {} sessions were not accepted ({why}); the output has them all",
+                sent.failed,
+                sent.failed + sent.accepted
+            ));
+        })
+    });
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
     match result {
-        Ok(report) => report.exit(cli.exit_status).into(),
+        Ok(report) => match report.exit(cli.exit_status) {
+            Exit::Fatal => Exit::Fatal.into(),
+            _ if not_sent.is_some() => ExitCode::from(OTLP_NOT_SENT),
+            e => e.into(),
+        },
         // The reader went away (`cstream … | head`): not an error.
         Err(e) if is_broken_pipe(&e) => Exit::Ok.into(),
         Err(e) => {

@@ -13,6 +13,7 @@ pub mod documents;
 pub mod events;
 pub mod fences;
 pub mod messages;
+pub mod otlp;
 pub mod rows;
 pub mod transcript;
 pub mod usage;
@@ -65,6 +66,9 @@ pub enum Format {
     /// One ATIF trajectory per session (Harbor's Agent Trajectory
     /// Interchange Format), sub-agents embedded.
     Atif,
+    /// One OTLP/JSON `ExportTraceServiceRequest` per session, spans named
+    /// as the OpenTelemetry GenAI conventions for agents say.
+    OtlpJson,
 }
 
 impl Format {
@@ -87,6 +91,7 @@ impl Format {
         Format::Rows,
         Format::Atif,
         Format::Usage,
+        Format::OtlpJson,
     ];
 
     /// The file name extension of an output in this format (`--output-dir`).
@@ -94,7 +99,7 @@ impl Format {
         match self {
             Format::Text => "txt",
             Format::Events | Format::Rows | Format::Usage => "ndjson",
-            Format::Messages | Format::Atif => "jsonl",
+            Format::Messages | Format::Atif | Format::OtlpJson => "jsonl",
             Format::Markdown => "md",
             Format::Html => "html",
             Format::OpenAiJson
@@ -127,6 +132,7 @@ impl Format {
             Format::Rows => "rows",
             Format::Usage => "usage",
             Format::Atif => "atif",
+            Format::OtlpJson => "otlp-json",
         }
     }
 
@@ -164,6 +170,9 @@ impl Format {
             }
             Format::Usage => {
                 "Tokens, cost, turns and tool calls per session (or per day, model, … with --group): JSON rows, a table on a terminal"
+            }
+            Format::OtlpJson => {
+                "OpenTelemetry traces: one OTLP/JSON ExportTraceServiceRequest per session (GenAI agent spans); redacted unless --no-redact"
             }
         }
     }
@@ -250,5 +259,6 @@ pub fn sink<'w, W: Write + 'w>(format: Format, opts: &OutputOptions, w: W) -> Bo
         Format::Rows => Box::new(rows::RowsSink::new(w)),
         Format::Usage => Box::new(usage::UsageSink::new(w, &opts.usage)),
         Format::Atif => Box::new(atif::AtifSink::new(w, opts)),
+        Format::OtlpJson => Box::new(otlp::OtlpSink::new(w, opts)),
     }
 }

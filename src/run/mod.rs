@@ -128,7 +128,7 @@ impl std::fmt::Debug for Progress {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum Redaction {
     /// Neither `--redact` nor `--no-redact`: on for the formats people
-    /// share (`markdown`, `html`, `messages`) and for the `--summary`/`--outputs`
+    /// share (`markdown`, `html`, `messages`, `otlp-json`) and for the `--summary`/`--outputs`
     /// files, off elsewhere.
     #[default]
     Default,
@@ -148,7 +148,7 @@ impl Redaction {
             Redaction::Off => None,
             Redaction::Default => matches!(
                 format,
-                Format::Markdown | Format::Html | Format::Messages | Format::Atif
+                Format::Markdown | Format::Html | Format::Messages | Format::Atif | Format::OtlpJson
             )
             .then_some(&[][..]),
         }

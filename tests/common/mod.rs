@@ -99,6 +99,10 @@ pub const FORMATS: &[(&str, &[&str])] = &[
     ("html", &["--to", "html"]),
     ("messages", &["--to", "messages"]),
     ("rows", &["--to", "rows"]),
+    (
+        "otlp_json",
+        &["--to", "otlp-json", "--created", "1700000000"],
+    ),
     ("usage", &["--to", "usage"]),
     ("atif", &["--to", "atif"]),
 ];

@@ -46,6 +46,7 @@ pub fn check(format: &str, color: bool, out: &[u8]) -> Result<(), String> {
         "rows" => lines(s, "{\"session\":"),
         "messages" => lines(s, "{\"id\":"),
         "atif" => lines(s, "{\"schema_version\":"),
+        "otlp-json" => lines(s, "{\"resourceSpans\":"),
         "markdown" => markdown(s),
         "html" => html(s),
         "usage" => usage(s),

@@ -43,6 +43,7 @@ mod not_understood;
 mod openai;
 mod opencode;
 mod opencode_storage;
+mod otlp;
 mod outdir;
 mod progress;
 mod properties;
