@@ -67,7 +67,7 @@ impl Members {
         self.key_at = None;
         for (i, &b) in bytes.iter().enumerate() {
             let depth = self.scan.depth;
-            let in_str = self.scan.in_str;
+            let in_str = self.scan.in_str();
             if self.want_value && !b.is_ascii_whitespace() {
                 self.want_value = false;
                 if b == b'['
@@ -80,7 +80,7 @@ impl Members {
             self.scan.feed(b);
             if in_str {
                 if self.in_key {
-                    if !self.scan.in_str {
+                    if !self.scan.in_str() {
                         self.in_key = false;
                         self.after_key = true;
                     } else {
@@ -141,7 +141,7 @@ impl Tail {
                 return Some(i + 1);
             }
         }
-        if self.scan.in_str {
+        if self.scan.in_str() {
             // A raw line break inside a string stands for `\n`.
             self.bytes.extend_from_slice(bytes);
             self.bytes.extend_from_slice(b"\\n");

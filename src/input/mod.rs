@@ -19,8 +19,10 @@ use memchr::{memchr, memmem};
 
 use crate::diag::{Diag, Warn, excerpt};
 use crate::json::hex4;
+use scan::Strings;
 
 mod document;
+pub(crate) mod scan;
 pub mod zstd;
 
 /// Read buffer size.
@@ -173,26 +175,17 @@ impl<R: Read> LineReader<R> {
 #[derive(Debug, Clone, Copy, Default)]
 struct Scan {
     depth: u64,
-    in_str: bool,
-    esc: bool,
+    strings: Strings,
     /// A closing bracket appeared with nothing open: cannot be completed.
     broken: bool,
 }
 
 impl Scan {
     fn feed(&mut self, b: u8) {
-        if self.in_str {
-            if self.esc {
-                self.esc = false;
-            } else if b == b'\\' {
-                self.esc = true;
-            } else if b == b'"' {
-                self.in_str = false;
-            }
+        if self.strings.feed(b) {
             return;
         }
         match b {
-            b'"' => self.in_str = true,
             b'{' | b'[' => self.depth += 1,
             b'}' | b']' => {
                 if self.depth == 0 {
@@ -205,8 +198,24 @@ impl Scan {
         }
     }
 
+    /// Feed all of `bytes`, passing over strings a run at a time.
+    fn feed_all(&mut self, bytes: &[u8]) {
+        let mut i = 0;
+        while i < bytes.len() {
+            i = self.strings.skip(bytes, i);
+            if let Some(&b) = bytes.get(i) {
+                self.feed(b);
+                i += 1;
+            }
+        }
+    }
+
+    fn in_str(&self) -> bool {
+        self.strings.in_string()
+    }
+
     fn complete(&self) -> bool {
-        self.depth == 0 && !self.in_str && !self.broken
+        self.depth == 0 && !self.in_str() && !self.broken
     }
 }
 
@@ -239,7 +248,7 @@ impl Join {
     fn push(&mut self, line: &[u8]) {
         if self.lines > 0 {
             self.raw.push(b'\n');
-            if self.scan.in_str {
+            if self.scan.in_str() {
                 // A raw newline inside a string: keep it as the escape it stood for.
                 self.joined.extend_from_slice(b"\\n");
             } else {
@@ -248,9 +257,7 @@ impl Join {
         }
         self.raw.extend_from_slice(line);
         self.joined.extend_from_slice(line);
-        for &b in line {
-            self.scan.feed(b);
-        }
+        self.scan.feed_all(line);
         self.lines += 1;
     }
 
@@ -339,22 +346,20 @@ fn compact_ws(src: &[u8], dst: &mut Vec<u8>) {
 fn compact_in_place(buf: &mut Vec<u8>) {
     // Bytes that can end or start a number or literal (not structural, not a quote).
     let bare = |b: u8| !matches!(b, b'{' | b'}' | b'[' | b']' | b',' | b':' | b'"');
-    let (mut in_str, mut esc, mut gap) = (false, false, false);
-    let mut w = 0;
-    for r in 0..buf.len() {
-        let b = buf[r];
-        if in_str {
-            if esc {
-                esc = false;
-            } else if b == b'\\' {
-                esc = true;
-            } else if b == b'"' {
-                in_str = false;
-            }
-            buf[w] = b;
-            w += 1;
+    let mut strings = Strings::default();
+    let mut gap = false;
+    let (mut r, mut w) = (0, 0);
+    while r < buf.len() {
+        if strings.in_string() {
+            // A string is kept whole: move it as one run.
+            let end = strings.skip(buf, r);
+            buf.copy_within(r..end, w);
+            w += end - r;
+            r = end;
             continue;
         }
+        let b = buf[r];
+        r += 1;
         if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
             gap = true;
             continue;
@@ -364,7 +369,7 @@ fn compact_in_place(buf: &mut Vec<u8>) {
             w += 1;
         }
         gap = false;
-        in_str = b == b'"';
+        strings.feed(b);
         buf[w] = b;
         w += 1;
     }
@@ -422,21 +427,17 @@ fn repair_surrogates(t: &[u8], out: &mut Vec<u8>) -> bool {
 fn null_huge_numbers(t: &[u8], out: &mut Vec<u8>) -> bool {
     out.clear();
     let mut found = false;
-    let (mut in_str, mut esc) = (false, false);
+    let mut strings = Strings::default();
     let mut i = 0;
     while i < t.len() {
+        if strings.in_string() {
+            let end = strings.skip(t, i);
+            out.extend_from_slice(&t[i..end]);
+            i = end;
+            continue;
+        }
         let b = t[i];
-        if in_str {
-            if esc {
-                esc = false;
-            } else if b == b'\\' {
-                esc = true;
-            } else if b == b'"' {
-                in_str = false;
-            }
-        } else if b == b'"' {
-            in_str = true;
-        } else if b == b'-' || b.is_ascii_digit() {
+        if b == b'-' || b.is_ascii_digit() {
             let len = t[i..]
                 .iter()
                 .take_while(|c| c.is_ascii_digit() || matches!(c, b'-' | b'+' | b'.' | b'e' | b'E'))
@@ -455,6 +456,7 @@ fn null_huge_numbers(t: &[u8], out: &mut Vec<u8>) -> bool {
             i += len;
             continue;
         }
+        strings.feed(b);
         out.push(b);
         i += 1;
     }
@@ -598,7 +600,11 @@ impl Framer {
             let mut before = Vec::new();
             if !first {
                 before.extend_from_slice(&self.join.joined);
-                before.extend_from_slice(if self.join.scan.in_str { b"\\n" } else { b"\n" });
+                before.extend_from_slice(if self.join.scan.in_str() {
+                    b"\\n"
+                } else {
+                    b"\n"
+                });
             }
             before.extend_from_slice(&bytes[..key_at]);
             let mut head = std::mem::take(&mut self.compacted);
@@ -1029,7 +1035,7 @@ impl Framer {
                 self.array_elem_done(h, diag)?;
             } else if !a.overflow {
                 // As in joins: a raw newline inside a string stands for `\n`.
-                if a.scan.in_str {
+                if a.scan.in_str() {
                     a.elem.extend_from_slice(b"\\n");
                 } else {
                     a.elem.push(b'\n');
@@ -1307,6 +1313,25 @@ mod tests {
         assert_eq!(got(&r), vec![(1, r#"{"t":null}"#)]);
         assert_eq!(d.count(Warn::Format), 1);
         assert_eq!(d.bad_lines, 1);
+    }
+
+    #[test]
+    fn compaction_and_huge_numbers_leave_strings_alone() {
+        // Whitespace and digits inside strings stay, escaped quotes and a
+        // backslash before the closing quote included.
+        let src = b"{ \"a b\\\" 1e999 \" : [ 1 , 2 ] ,\n \"c\\\\\" : \" x \" , \"n\": -1e999 }";
+        let mut out = Vec::new();
+        compact_ws(src, &mut out);
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            r#"{"a b\" 1e999 ":[1,2],"c\\":" x ","n":-1e999}"#
+        );
+        let mut fixed = Vec::new();
+        assert!(null_huge_numbers(&out, &mut fixed));
+        assert_eq!(
+            String::from_utf8_lossy(&fixed),
+            r#"{"a b\" 1e999 ":[1,2],"c\\":" x ","n":null}"#
+        );
     }
 
     #[test]

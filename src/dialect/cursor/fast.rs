@@ -16,7 +16,7 @@
 
 use std::borrow::Cow;
 
-use memchr::memchr2;
+use crate::input::scan::string_end;
 
 /// A delta line read by the fast path.
 #[derive(Debug, PartialEq, Eq)]
@@ -73,22 +73,7 @@ pub(super) fn delta(rec: &str) -> Option<FastDelta<'_>> {
 /// (unterminated, a raw control character, an invalid escape).
 fn string(s: &str) -> Option<(Cow<'_, str>, &str)> {
     let body = s.strip_prefix('"')?;
-    let bytes = body.as_bytes();
-    let mut i = 0;
-    let mut escaped = false;
-    let end = loop {
-        let j = i + memchr2(b'"', b'\\', &bytes[i..])?;
-        if bytes[j] == b'"' {
-            break j;
-        }
-        // A backslash escapes the next byte (for `\u` the hex digits that
-        // follow are plain characters).
-        escaped = true;
-        i = j + 2;
-        if i > bytes.len() {
-            return None;
-        }
-    };
+    let (end, escaped) = string_end(body.as_bytes())?;
     let raw = &body[..end];
     // JSON does not allow raw control characters inside strings.
     if raw.bytes().any(|b| b < 0x20) {

@@ -9,6 +9,8 @@
 //! could still be the start of one is held until it is decided, and for no
 //! more than [`MAX_MARKER`] bytes.
 
+use crate::input::scan::Strings;
+
 /// The opening token.
 pub(super) const OPEN: &str = "[TOOL_CALL]";
 /// Between the name and the arguments.
@@ -98,19 +100,13 @@ fn check_partial_args(rest: &str) -> Scan {
 /// The length of the JSON object `s` starts with, once its braces balance
 /// (strings and their escapes skipped); `None` while it is still open.
 fn object_len(s: &str) -> Option<usize> {
-    let (mut depth, mut in_str, mut esc) = (0usize, false, false);
+    let mut depth = 0usize;
+    let mut strings = Strings::default();
     for (i, b) in s.bytes().enumerate() {
-        if in_str {
-            match (esc, b) {
-                (true, _) => esc = false,
-                (false, b'\\') => esc = true,
-                (false, b'"') => in_str = false,
-                _ => {}
-            }
+        if strings.feed(b) {
             continue;
         }
         match b {
-            b'"' => in_str = true,
             b'{' | b'[' => depth += 1,
             b'}' | b']' => {
                 depth -= 1;
