@@ -74,7 +74,7 @@ pub enum Format {
 impl Format {
     /// Every format, in the order `--help` lists them. The command line,
     /// the man page, the completions and the tests all derive from this list.
-    pub const ALL: [Format; 16] = [
+    pub const ALL: [Format; 17] = [
         Format::Text,
         Format::Events,
         Format::OpenAiSse,
@@ -90,8 +90,8 @@ impl Format {
         Format::Messages,
         Format::Rows,
         Format::Atif,
-        Format::Usage,
         Format::OtlpJson,
+        Format::Usage,
     ];
 
     /// The file name extension of an output in this format (`--output-dir`).
