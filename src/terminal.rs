@@ -512,7 +512,7 @@ mod tests {
 
     #[test]
     fn cuts_from_the_start() {
-        assert_eq!(truncate_start("/home/user/project", 10), "…/project");
+        assert_eq!(truncate_start("/home/user/project", 10), "…r/project");
         assert_eq!(truncate_start("/short", 10), "/short");
         assert_eq!(truncate_start("/多言語/x", 5), "…語/x");
         for max in 1..12 {
