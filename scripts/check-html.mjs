@@ -23,7 +23,7 @@
 // Usage (from the repository root):
 //   npm ci --prefix target/browser  (after copying scripts/browser/package*.json there;
 //                                     .ci/run does this)
-//   node scripts/check-html.mjs [--cstream target/debug/cstream] [--describe FIXTURE]
+//   node scripts/check-html.mjs [--cstream target/debug/cstream] [--describe FIXTURE] [--index-only]
 // `--describe FIXTURE` prints the page's accessibility tree (what a screen
 // reader and the browser show) and its visible text, and checks nothing.
 
@@ -203,10 +203,17 @@ const hostileText = [
   '</nav></section></main><script>alert(12)</script>',
 ];
 
+// `--index-only`: the index checks alone (quicker, while working on it).
+const indexOnly = args.includes('--index-only');
 let failed = 0;
+let passed = 0;
+const pass = m => {
+  passed++;
+  console.log(m);
+};
 
 // Self-test: the hostile page with one string left unescaped must fail.
-{
+if (!indexOnly) {
   const { html } = render(hostile);
   const bad = html.replace(
     '&lt;img src=x onerror=alert(4)&gt;',
@@ -223,13 +230,13 @@ let failed = 0;
       console.error('self-test: a page with unescaped markup passed the checks');
       failed++;
     } else {
-      console.log(`ok   self-test: unescaped markup caught (${problems.length} problems, first: ${problems[0]})`);
+      pass(`ok   self-test: unescaped markup caught (${problems.length} problems, first: ${problems[0]})`);
     }
   }
 }
 
 // The agent's Markdown, rendered: read from the real DOM.
-{
+if (!indexOnly) {
   const answer = [
     '# Available Tools', '', '**Read** reads `a file`.', '',
     '| Tool | Calls |', '|---|--:|', '| Read | 2 |', '',
@@ -284,11 +291,11 @@ let failed = 0;
     console.error('FAIL the agent\'s Markdown');
     for (const p of problems) console.error(`     ${p}`);
   } else {
-    console.log('ok   the agent\'s Markdown (headings, table, links, raw HTML inert, coloured code)');
+    pass('ok   the agent\'s Markdown (headings, table, links, raw HTML inert, coloured code)');
   }
 }
 
-const all = fixtures(path.join(root, 'fixtures'));
+const all = indexOnly ? [] : fixtures(path.join(root, 'fixtures'));
 for (const fixture of all) {
   const { file, html } = render(fixture);
   const want = expected(html, fixture === hostile ? hostileText : []);
@@ -299,34 +306,97 @@ for (const fixture of all) {
     console.error(`FAIL ${name}`);
     for (const p of problems) console.error(`     ${p}`);
   } else {
-    console.log(`ok   ${name} (${want.length} texts, ${details} collapsed blocks)`);
+    pass(`ok   ${name} (${want.length} texts, ${details} collapsed blocks)`);
   }
 }
 // The index of a directory of pages (--output-dir): the same checks, and
-// every link leads to a page that was written.
-{
-  const dir = path.join(out, 'index-check');
+// every link leads to a page that was written. Made twice: of
+// fixtures/claude-project, and of a tree of long names (deep directories,
+// names without a break, a failed session) named by its absolute path, as
+// a CI job names its checkout. At a laptop's 1200 px and a phone's 390 px,
+// every row's outcome is inside the window and the page does not scroll
+// sideways; the page names each input under the directory argument, never
+// by the path it was read from.
+function longTree() {
+  const tree = path.join(out, 'index-long-tree');
+  fs.rmSync(tree, { recursive: true, force: true });
+  const deep = path.join(
+    tree,
+    'projects',
+    '-home-runner-work-some-organisation-some-rather-long-repository-name-checkout',
+    'nested-directory-for-the-sessions-of-one-agent',
+  );
+  fs.mkdirSync(deep, { recursive: true });
+  const from = path.join(root, 'fixtures');
+  const copies = [
+    ['claude-project/rewind_parallel-results_placeholder-usage.jsonl',
+      'a-session-file-whose-name-goes-on-without-any-break-at-all-0123456789abcdef0123456789abcdef.jsonl'],
+    ['claude-project/two-messages-one-turn_2.1.214.jsonl', 'short.jsonl'],
+    ['cursor/error-result.jsonl', 'failed-run_with-a-long-descriptive-name_and-more-words.jsonl'],
+  ];
+  for (const [src, name] of copies) fs.copyFileSync(path.join(from, src), path.join(deep, name));
+  return { tree, pages: copies.length };
+}
+
+async function checkIndex(label, input, pages) {
+  const dir = path.join(out, `index-check-${label}`);
   fs.rmSync(dir, { recursive: true, force: true });
-  execFileSync(cstream, ['--to', 'html', '--output-dir', dir, path.join(root, 'fixtures/claude-project')], {
-    stdio: ['ignore', 'ignore', 'ignore'],
-  });
+  try {
+    execFileSync(cstream, ['--to', 'html', '--output-dir', dir, input], {
+      stdio: ['ignore', 'ignore', 'ignore'],
+    });
+  } catch {
+    // A failed session does not stop the pages being written.
+  }
   const file = path.join(dir, 'index.html');
+  if (!fs.existsSync(file)) return [`no ${file}`];
   const html = fs.readFileSync(file, 'utf8');
   const { problems } = await check(file, expected(html));
-  const page = await browser.newPage();
-  await page.goto(pathToFileURL(file).href);
-  const hrefs = await page.evaluate(() => [...document.querySelectorAll('a')].map(a => a.href));
-  await page.close();
-  if (hrefs.length < 2) problems.push(`${hrefs.length} links`);
-  for (const h of hrefs) if (!fs.existsSync(fileURLToPath(h))) problems.push(`a link to nowhere: ${h}`);
-  if (problems.length) {
-    failed++;
-    console.error('FAIL index.html of fixtures/claude-project');
-    for (const p of problems) console.error(`     ${p}`);
-  } else {
-    console.log(`ok   index.html of fixtures/claude-project (${hrefs.length} links, each to a page)`);
+  for (const width of [1200, 390]) {
+    const page = await browser.newPage({ viewport: { width, height: 800 } });
+    await page.goto(pathToFileURL(file).href);
+    const facts = await page.evaluate(() => ({
+      inner: window.innerWidth,
+      scroll: document.documentElement.scrollWidth,
+      rows: [...document.querySelectorAll('tbody tr')].map(tr => ({
+        name: tr.cells[0].innerText,
+        right: tr.cells[tr.cells.length - 1].getBoundingClientRect().right,
+      })),
+      hrefs: [...document.querySelectorAll('a')].map(a => [a.getAttribute('href'), a.href]),
+    }));
+    await page.close();
+    if (facts.rows.length < 2 || (pages !== null && facts.rows.length !== pages)) problems.push(`${width}px: ${facts.rows.length} rows, not ${pages}`);
+    if (facts.scroll > facts.inner) problems.push(`${width}px: the page scrolls sideways (${facts.scroll}px wide)`);
+    for (const r of facts.rows) {
+      if (r.name.includes(input)) problems.push(`${r.name}: named by its path on this machine, not under ${input}`);
+      if (r.right > facts.inner) problems.push(`${width}px: the outcome of ${r.name} ends at ${Math.round(r.right)}px, off-screen`);
+    }
+    for (const [raw, h] of facts.hrefs) {
+      if (raw.startsWith('/') || /^[a-z]+:/i.test(raw)) problems.push(`a link not relative to the index: ${raw}`);
+      if (!fs.existsSync(fileURLToPath(h))) problems.push(`a link to nowhere: ${h}`);
+    }
+  }
+  return problems;
+}
+
+{
+  const long = longTree();
+  // The fixture directory's page count is what its walk finds; the long
+  // tree's is known.
+  for (const [label, input, pages] of [
+    ['claude-project', path.join(root, 'fixtures/claude-project'), null],
+    ['long-names', long.tree, long.pages],
+  ]) {
+    const problems = await checkIndex(label, input, pages);
+    if (problems.length) {
+      failed++;
+      console.error(`FAIL index.html of ${label}`);
+      for (const p of problems) console.error(`     ${p}`);
+    } else {
+      pass(`ok   index.html of ${label} (outcomes on screen at 1200px and 390px, links relative)`);
+    }
   }
 }
 await browser.close();
-console.log(`${all.length - failed + 3} passed, ${failed} failed (${all.length} fixtures, the index, the Markdown page and the self-test)`);
+console.log(`${passed} passed, ${failed} failed (${all.length} fixtures, two indexes, the Markdown page and the self-test)`);
 process.exit(failed ? 1 : 0);

@@ -317,6 +317,61 @@ pub fn truncate(s: &str, max: usize) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Cut sanitized text without escape sequences to at most `max` columns
+/// by dropping its start, marked with `…`: for a path, whose end says
+/// most. Grapheme clusters are never split.
+pub fn truncate_start(s: &str, max: usize) -> Cow<'_, str> {
+    if width(s) <= max {
+        return Cow::Borrowed(s);
+    }
+    let room = max.saturating_sub(1);
+    let mut cols = 0;
+    let mut start = s.len();
+    for (i, g) in s.grapheme_indices(true).rev() {
+        let w = g.width();
+        if cols + w > room {
+            break;
+        }
+        cols += w;
+        start = i;
+    }
+    Cow::Owned(format!("…{}", &s[start..]))
+}
+
+/// Where to end a line of `s` (sanitized text without escape sequences)
+/// that does not fit in `room` columns, for word wrapping: `(end, next)`,
+/// the line being `s[..end]` and the next one starting at `s[next..]`.
+/// The break is at the last space that leaves the line within `room`
+/// (the space itself dropped). With no such space, on a line already
+/// started (`fresh` false): before `s` when it starts a word (`mid_word`
+/// false: the line so far ends between words) or when not even its first
+/// cluster fits; otherwise between grapheme clusters. `None`: `s` fits. A line at its start
+/// (`fresh`) always takes at least one cluster, so wrapping ends.
+pub fn wrap_point(s: &str, room: usize, fresh: bool, mid_word: bool) -> Option<(usize, usize)> {
+    let mut cols = 0;
+    let mut space = None;
+    for (i, g) in s.grapheme_indices(true) {
+        let w = g.width();
+        if g == " " && cols <= room {
+            space = Some(i);
+        }
+        if cols + w > room {
+            if g == " " {
+                // The line ends right before this space.
+                return Some((i, i + 1));
+            }
+            return Some(match space {
+                Some(sp) => (sp, sp + 1),
+                None if !fresh && (i == 0 || !mid_word) => (0, 0),
+                None if i == 0 => (g.len(), g.len()),
+                None => (i, i),
+            });
+        }
+        cols += w;
+    }
+    None
+}
+
 /// A short, printable excerpt of untrusted input for a message: escaped by
 /// the rule above, at most `max` columns of it, then `…` if there was more.
 /// Only as much of `s` as is shown is looked at, so a huge line costs no
@@ -453,6 +508,37 @@ mod tests {
             let t = truncate("漢字とemoji👍🏽で", max);
             assert!(width(&t) <= max.max(1), "{max}: {t}");
         }
+    }
+
+    #[test]
+    fn cuts_from_the_start() {
+        assert_eq!(truncate_start("/home/user/project", 10), "…r/project");
+        assert_eq!(truncate_start("/short", 10), "/short");
+        assert_eq!(truncate_start("/多言語/x", 5), "…語/x");
+        for max in 1..12 {
+            assert!(
+                width(&truncate_start("/home/多言語/👍🏽", max)) <= max,
+                "{max}"
+            );
+        }
+    }
+
+    #[test]
+    fn wrap_points() {
+        // Fits.
+        assert_eq!(wrap_point("one two", 7, true, false), None);
+        // At the last space within the room, the space dropped.
+        assert_eq!(wrap_point("one two three", 9, true, false), Some((7, 8)));
+        // A space right at the room's end.
+        assert_eq!(wrap_point("one two", 3, true, false), Some((3, 4)));
+        // No space: before the word on a started line, else inside it.
+        assert_eq!(wrap_point("abcdef", 3, false, false), Some((0, 0)));
+        assert_eq!(wrap_point("abcdef", 3, false, true), Some((3, 3)));
+        assert_eq!(wrap_point("abcdef", 3, true, false), Some((3, 3)));
+        // Clusters are kept whole; a fresh line takes one even if too wide.
+        assert_eq!(wrap_point("漢字", 3, true, false), Some((3, 3)));
+        assert_eq!(wrap_point("漢字", 1, true, false), Some((3, 3)));
+        assert_eq!(wrap_point("漢字", 1, false, true), Some((0, 0)));
     }
 
     #[test]

@@ -783,6 +783,7 @@ impl Cli {
             files_skipped: None,
             jobs: 1,
             output_dir: None,
+            input_names: Vec::new(),
             progress: None,
             // A terminal shows every line at once, as ripgrep does.
             line_buffered: self.line_buffered || tty,
@@ -835,6 +836,13 @@ impl Cli {
         }
         let mut cfg = self.config(tty, env);
         cfg.files_skipped = expanded.walked.then_some(expanded.skipped);
+        // A file is named in the summary as it is under its directory
+        // argument: a CI log names the file, not the runner's checkout.
+        cfg.input_names = expanded
+            .names
+            .iter()
+            .map(|n| crate::diag::excerpt(&n.display().to_string(), usize::MAX))
+            .collect();
         cfg.output_dir = self.output_dir.clone().map(|dir| crate::run::OutputDir {
             dir,
             names: expanded.names,

@@ -535,15 +535,7 @@ pub(super) fn run<W: Write>(
             out: Shared(Rc::clone(&out)),
             pool: &pool,
         };
-        play(
-            &mut p,
-            raw,
-            &mut framer,
-            inputs,
-            receivers,
-            diag,
-            &cfg.progress,
-        )
+        play(&mut p, raw, &mut framer, inputs, receivers, diag, cfg)
     };
     // A stop (a closed pipe, --strict) drops the receivers: the workers
     // stop at their next chunk.
@@ -559,13 +551,15 @@ fn play(
     inputs: &[Input],
     receivers: &[Receiver<Vec<Tape>>],
     diag: &mut Diag,
-    progress: &Option<super::Progress>,
+    cfg: &Config,
 ) -> io::Result<()> {
+    let progress = &cfg.progress;
     // Sessions of the files already written.
     let mut base = 0u64;
     let mut outcomes = Outcomes::default();
-    for (input, rx) in inputs.iter().zip(receivers) {
+    for (i, (input, rx)) in inputs.iter().zip(receivers).enumerate() {
         diag.file = input.display_name();
+        p.summary_input(cfg, inputs, i);
         let mut cur: Option<Session> = None;
         let done = 'file: loop {
             let Ok(chunk) = rx.recv() else {

@@ -109,6 +109,10 @@ pub struct Config {
     pub(crate) jobs: usize,
     /// `--output-dir`: one output file per input, there.
     pub(crate) output_dir: Option<OutputDir>,
+    /// Per input, in order, the name `--summary` shows for it: its path
+    /// under the directory argument it was found in, or its file name
+    /// (empty: each input's [`Input::short_name`]).
+    pub(crate) input_names: Vec<String>,
     /// Told after each input file, with the bytes read from it.
     pub(crate) progress: Option<Progress>,
 }
@@ -463,6 +467,26 @@ impl Input {
         }
     }
 
+    /// The input's name without the directories it was named with: `-`,
+    /// a file's name, a stored session's store and id. What `--summary`
+    /// shows when the run was not told the name under its directory
+    /// argument (the `input_names` of its `Config`).
+    pub fn short_name(&self) -> String {
+        let file = |p: &PathBuf| {
+            let name = p.file_name().map_or(p.as_os_str(), |n| n);
+            crate::diag::excerpt(&name.to_string_lossy(), usize::MAX)
+        };
+        match self {
+            Input::Stdin => "-".to_owned(),
+            Input::Path(p) | Input::Found(p) => file(p),
+            Input::Stored { db, session } => format!(
+                "{} (session {})",
+                file(db),
+                crate::diag::excerpt(session, usize::MAX)
+            ),
+        }
+    }
+
     /// The file read, unless it is standard input.
     pub fn file(&self) -> Option<&PathBuf> {
         match self {
@@ -744,6 +768,17 @@ impl<'s> Pipeline<'s> {
                 .map(|user| {
                     Redactor::new(user).expect("--redact-pattern checked on the command line")
                 }),
+        }
+    }
+
+    /// `--summary`: the sessions from here on come from input `i`.
+    fn summary_input(&self, cfg: &Config, inputs: &[Input], i: usize) {
+        if let Some(st) = &self.summary {
+            let name = match cfg.input_names.get(i) {
+                Some(n) => n.clone(),
+                None => inputs[i].short_name(),
+            };
+            st.borrow_mut().file = name;
         }
     }
 
@@ -1170,8 +1205,9 @@ pub fn run_with_stdin<R: Read, W: Write>(
     let mut p = Pipeline::new(cfg, out);
     let mut framer = Framer::new();
     let mut all = || {
-        for input in inputs {
+        for (i, input) in inputs.iter().enumerate() {
             diag.file = input.display_name();
+            p.summary_input(cfg, inputs, i);
             match input {
                 Input::Stdin => {
                     p.live = true;

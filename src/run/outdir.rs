@@ -206,7 +206,7 @@ pub(super) fn run(
         }
     };
     let consume = |receivers: &[Receiver<Msg>]| {
-        for (input, rx) in inputs.iter().zip(receivers) {
+        for ((input, rx), name) in inputs.iter().zip(receivers).zip(&od.names) {
             diag.file = input.display_name();
             let Some(done) = play(rx, diag) else {
                 // A worker that stopped without finishing panicked; the
@@ -215,7 +215,7 @@ pub(super) fn run(
             };
             if let Some((tmp, target)) = &done.written {
                 match rename_temporary(tmp, target) {
-                    Ok(()) => pages.push((target.clone(), input.display_name(), done.outcomes)),
+                    Ok(()) => pages.push((target.clone(), index_name(input, name), done.outcomes)),
                     Err(e) => diag.error(format_args!("{}: {e}", shown(target))),
                 }
             }
@@ -366,6 +366,25 @@ fn convert_to(cfg: &Config, input: &Input, target: &Result<PathBuf, String>, tx:
         }
     }
     end(done)
+}
+
+/// How the index names an input: as the user named it, under the
+/// directory argument it was found in (or by its file name), not by the
+/// path this machine reads it from. A stored session is its store's file
+/// (under the same directories) and its id.
+fn index_name(input: &Input, name: &Path) -> String {
+    let rel = match input {
+        Input::Stored { db, session } => {
+            let store = db.file_name().map_or_else(|| db.clone(), PathBuf::from);
+            let store = name
+                .parent()
+                .and_then(Path::parent)
+                .map_or_else(|| store.clone(), |d| d.join(&store));
+            format!("{} (session {session})", store.display())
+        }
+        _ => name.display().to_string(),
+    };
+    excerpt(&rel, usize::MAX)
 }
 
 /// `DIR/index.html` for a directory of HTML pages: a link to each page

@@ -59,6 +59,9 @@ pub struct FailedCall {
 #[derive(Debug, Default)]
 pub struct SessionSummary {
     pub id: String,
+    /// The input it was read from: its path under the directory argument
+    /// it was found in, or its file name (`-`: standard input).
+    pub file: String,
     pub dialect: Option<String>,
     pub model: Option<String>,
     /// The figures every format shows.
@@ -155,6 +158,9 @@ pub struct RunSummary {
     /// Records the readers did not understand, per dialect and type: set
     /// by the run when it ends (docs/dialects.md#drift).
     pub not_understood: Vec<(String, String, u64)>,
+    /// The input being read, as [`SessionSummary::file`] names it: set by
+    /// the run before each input.
+    pub file: String,
 }
 
 /// What one session adds to the totals.
@@ -306,15 +312,16 @@ impl RunSummary {
                 (f, i) => format!(", {f} failed, {i} cut off"),
             }
         );
-        m.push_str("| session | agent | model | outcome | turns | tool calls | failed calls | tokens in / out (cached) | cost | duration |\n");
-        m.push_str("|---|---|---|---|--:|--:|--:|--:|--:|--:|\n");
+        m.push_str("| session | file | agent | model | outcome | turns | tool calls | failed calls | tokens in / out (cached) | cost | duration |\n");
+        m.push_str("|---|---|---|---|---|--:|--:|--:|--:|--:|--:|\n");
         for s in &self.sessions {
             let o = s.outcome();
             let f = &s.figures;
             let _ = writeln!(
                 m,
-                "| {} | {} | {} | {} {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} {} | {} | {} | {} | {} | {} | {} |",
                 code(&s.id),
+                code(if s.file.is_empty() { "-" } else { &s.file }),
                 cell(s.dialect.as_deref().unwrap_or("unknown")),
                 cell(s.model.as_deref().unwrap_or("unknown")),
                 mark(o),
@@ -582,8 +589,10 @@ impl Adapter for SummarySink<'_> {
         {
             let mut st = self.state.borrow_mut();
             st.end_session();
+            let file = st.file.clone();
             st.cur = Some(SessionSummary {
                 id: s.id.clone(),
+                file,
                 ..SessionSummary::default()
             });
         }

@@ -33,6 +33,7 @@ mod figures;
 mod generated;
 mod hostile;
 mod images;
+mod index_names;
 mod interrupt;
 mod invariants;
 mod jobs;

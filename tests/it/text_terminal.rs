@@ -482,3 +482,177 @@ fn live_output_lines_cut_across_pieces() {
     );
     assert!(rows[0].width() <= 40);
 }
+
+// ------------------------------------------------- fitted to the width
+
+/// Thinking words: every character of them is `θ`-marked, so a line that
+/// holds any of the thinking is told apart from the answer's lines.
+const THOUGHT: &str = "θplanning θthe θchange: θfirst θread θthe θfile,\tθthen θpatch θit \
+    θand θrun θthe θtests θagain θuntil θthey θpass. θ漢字θの θ説明θを θ読む \
+    θaveryveryveryverylongwordwithoutanybreakθthatmustbecutsomewhere θend.";
+
+/// A session whose header (title, model, directory, id) and thinking are
+/// longer than a narrow terminal, the thinking in the token-sized pieces
+/// a live stream sends and then whole.
+fn wide_session() -> String {
+    let mut lines = vec![serde_json::json!({
+        "type": "session_started",
+        "sessionId": "d43015b9-4b6e-4d8a-9c1e-2f3a4b5c6d7e",
+        "dialect": "claude",
+        "model": "claude-opus-4-20250514-with-a-long-name",
+        "cwd": "/home/someone/work/a-rather-long-organisation/多言語-project",
+        "title": "Fix the flaky integration test in the payment service",
+    })];
+    let mut piece = String::new();
+    for (i, ch) in THOUGHT.split_inclusive(' ').enumerate() {
+        piece.push_str(ch);
+        if i % 3 == 2 {
+            lines.push(serde_json::json!({"type": "thinking_delta", "sessionId": "d43015b9-4b6e-4d8a-9c1e-2f3a4b5c6d7e", "text": std::mem::take(&mut piece)}));
+        }
+    }
+    lines.push(serde_json::json!({"type": "thinking_delta", "sessionId": "d43015b9-4b6e-4d8a-9c1e-2f3a4b5c6d7e", "text": piece + "\n\nθsecond θparagraph θof θthinking θhere."}));
+    lines.push(serde_json::json!({"type": "thinking_completed", "sessionId": "d43015b9-4b6e-4d8a-9c1e-2f3a4b5c6d7e"}));
+    lines.push(serde_json::json!({"type": "text_delta", "sessionId": "d43015b9-4b6e-4d8a-9c1e-2f3a4b5c6d7e", "text": "Done: the answer is left to the terminal to wrap."}));
+    lines.push(serde_json::json!({"type": "thinking", "sessionId": "d43015b9-4b6e-4d8a-9c1e-2f3a4b5c6d7e", "text": THOUGHT}));
+    lines.push(serde_json::json!({"type": "result", "sessionId": "d43015b9-4b6e-4d8a-9c1e-2f3a4b5c6d7e", "ok": true, "durationMs": 1200}));
+    let mut s = lines
+        .iter()
+        .map(|l| l.to_string())
+        .collect::<Vec<_>>()
+        .join("\n");
+    s.push('\n');
+    s
+}
+
+/// The transcript of `input` as a terminal `w` columns wide gets it.
+fn at_width(input: &str, w: usize, color: &str) -> String {
+    use clap::Parser;
+    use cstream::__internal::{Cli, ColorEnv, Diag, convert};
+    let cli = Cli::try_parse_from(["cstream", "--color", color]).unwrap();
+    let cfg = cli.config(false, &ColorEnv::default()).width(w);
+    let mut out = Vec::new();
+    convert(&cfg, input.as_bytes(), &mut out, &mut Diag::sink()).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+/// `s` without its SGR sequences.
+fn strip_sgr(s: &str) -> String {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(i) = rest.find('\u{1b}') {
+        out.push_str(&rest[..i]);
+        let end = rest[i..].find('m').expect("an SGR sequence ends");
+        rest = &rest[i + end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// What a fitted transcript promises at width `w`: the header and every
+/// line of thinking fit, each line of thinking starts with the gutter,
+/// and the thinking is all there (only spaces moved).
+fn check_fitted(out: &str, w: usize, thought_chars: usize) {
+    let plain = strip_sgr(out);
+    let header = plain.lines().next().unwrap();
+    assert!(header.starts_with("● "), "{plain}");
+    assert!(
+        header.width() <= w,
+        "{w}: header of {}: {header}",
+        header.width()
+    );
+    let mut thought = String::new();
+    for line in plain.lines() {
+        if line.starts_with('┆') {
+            assert!(
+                line.width() <= w,
+                "{w}: {} columns: {line}\n{plain}",
+                line.width()
+            );
+            thought.extend(
+                line['┆'.len_utf8()..]
+                    .chars()
+                    .filter(|c| !c.is_whitespace()),
+            );
+        } else {
+            assert!(
+                !line.contains('θ'),
+                "{w}: thinking without its gutter: {line:?}\n{plain}"
+            );
+        }
+    }
+    assert_eq!(
+        thought.chars().count(),
+        thought_chars,
+        "{w}: thinking lost or doubled\n{plain}"
+    );
+}
+
+/// Issue 31 #4: the header is fitted to the terminal's width and every
+/// visual line of thinking carries the gutter, at widths down to a phone's
+/// terminal, coloured or not.
+#[test]
+fn header_and_thinking_fit_the_width() {
+    let input = wide_session();
+    let whole: String = THOUGHT.chars().filter(|c| !c.is_whitespace()).collect();
+    let second = "θsecondθparagraphθofθthinkingθhere.".chars().count();
+    let expected = 2 * whole.chars().count() + second;
+    for w in [12, 20, 32, 40, 57, 80, 100, 200] {
+        for color in ["never", "always"] {
+            check_fitted(&at_width(&input, w, color), w, expected);
+        }
+    }
+    // Without a width (a file, a pipe), nothing is cut or wrapped.
+    let free = run_fixture_text(&input);
+    assert!(
+        free.contains("(session d43015b9-4b6e-4d8a-9c1e-2f3a4b5c6d7e)"),
+        "{free}"
+    );
+    assert!(free.contains("/home/someone/work/a-rather-long-organisation/多言語-project"));
+    for w in [40, 80] {
+        insta::with_settings!({ snapshot_path => "../snapshots" }, {
+            insta::assert_snapshot!(format!("text_fitted_{w}"), at_width(&input, w, "never"));
+        });
+    }
+}
+
+fn run_fixture_text(input: &str) -> String {
+    common::cstream(&["--color", "never"], input.as_bytes()).out()
+}
+
+/// Every fixture at a narrow width: headers and thinking fit, thinking
+/// keeps its gutter.
+#[test]
+fn fixtures_fit_a_narrow_terminal() {
+    let mut thinking = 0;
+    for path in fixtures() {
+        let input = std::fs::read(&path).unwrap();
+        let input = String::from_utf8_lossy(&input);
+        for w in [30, 50] {
+            let out = strip_sgr(&at_width(&input, w, "always"));
+            for line in out.lines() {
+                if line.starts_with("● ") || line.starts_with('┆') {
+                    assert!(line.width() <= w, "{}: {w}: {line}", path.display());
+                }
+            }
+            thinking += out.lines().filter(|l| l.starts_with('┆')).count();
+        }
+    }
+    assert!(thinking > 20, "too little thinking in the fixtures to tell");
+}
+
+/// The same on a real terminal 36 columns wide: what the terminal shows
+/// (the bytes it was given, its lines) fits, the header and each line of
+/// thinking within the width, and no thinking without its gutter.
+#[test]
+fn a_narrow_pty_shows_every_thinking_line_with_its_gutter() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("text-narrow-pty");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("wide.jsonl");
+    std::fs::write(&file, wide_session()).unwrap();
+    let out = pty(&[path_str(&file)], 36, " 2>/dev/null");
+    let whole: String = THOUGHT.chars().filter(|c| !c.is_whitespace()).collect();
+    let second = "θsecondθparagraphθofθthinkingθhere.".chars().count();
+    check_fitted(&out, 36, 2 * whole.chars().count() + second);
+    // --color auto on a terminal: coloured, and the gutter still first.
+    assert!(out.contains('\u{1b}'), "{out:?}");
+}

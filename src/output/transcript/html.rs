@@ -521,11 +521,23 @@ impl<W: Write> Markup for Html<W> {
     }
 }
 
+/// The index's own rules, after the pages' style: the table takes the
+/// page's width and no more, a long name wraps anywhere in its cell, and
+/// the outcome wraps between words, so the outcome column stays on screen
+/// on a phone and beside paths of any length.
+const INDEX_STYLE: &str = "\
+table.index{width:100%}
+table.index td{white-space:normal}
+table.index td:first-child{overflow-wrap:anywhere;word-break:break-word}
+table.index td:nth-child(2){text-align:right}
+";
+
 /// One page of a directory of pages, for [`write_index`].
 pub struct IndexEntry<'a> {
     /// The page, relative to the index, with `/` between its parts.
     pub href: &'a str,
-    /// The input file it was made from, as the warnings name it.
+    /// The input file it was made from, as the user named it: its path
+    /// under the directory argument it was found in, or its file name.
     pub input: &'a str,
     /// Sessions in it, and of those the failed and the unfinished ones.
     pub sessions: u64,
@@ -554,6 +566,7 @@ pub fn write_index(w: &mut impl Write, title: &str, pages: &[IndexEntry<'_>]) ->
     escape_to(w, title)?;
     w.write_all(b"</title>\n<style>\n")?;
     w.write_all(STYLE.as_bytes())?;
+    w.write_all(INDEX_STYLE.as_bytes())?;
     w.write_all(b"</style>\n</head>\n<body>\n<main>\n<h1>")?;
     escape_to(w, title)?;
     let (mut sessions, mut bad) = (0, 0);
@@ -567,7 +580,7 @@ pub fn write_index(w: &mut impl Write, title: &str, pages: &[IndexEntry<'_>]) ->
         pages.len()
     )?;
     w.write_all(
-        b"<div class=\"tablewrap\"><table>\n<thead><tr><th>Page</th><th>Sessions</th><th>Outcome</th></tr></thead>\n<tbody>\n",
+        b"<div class=\"tablewrap\"><table class=\"index\">\n<thead><tr><th>Page</th><th>Sessions</th><th>Outcome</th></tr></thead>\n<tbody>\n",
     )?;
     for p in pages {
         w.write_all(b"<tr><td><a href=\"")?;

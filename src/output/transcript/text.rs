@@ -28,7 +28,9 @@ use crate::event::{
     Event, Kind, OutStream, SessionResult, Starts, ToolEnd, ToolStart, UserEventKind,
 };
 use crate::output::{OutputOptions, Session, Sink};
-use crate::terminal::{Sgr, SharedLine, sanitize, truncate, unfinished_sgr, visible, width};
+use crate::terminal::{
+    Sgr, SharedLine, sanitize, truncate, truncate_start, unfinished_sgr, visible, width, wrap_point,
+};
 
 /// `--shell-lines` on a terminal: the last lines of completion-time shell
 /// output shown (a saved transcript keeps them all). The command line
@@ -66,6 +68,19 @@ impl Palette {
             stderr: Style::new().red().dimmed(),
         }
     }
+}
+
+/// How streamed text meets the terminal's width (columns after the prefix).
+#[derive(Debug, Clone, Copy)]
+enum Fit {
+    /// As it is: the terminal wraps it (the agent's answer, whose lines
+    /// copy whole from the terminal).
+    Free,
+    /// Each line cut there (shell output: its last columns say least).
+    Cut(usize),
+    /// Wrapped there, each visual line starting with the prefix again
+    /// (thinking, whose gutter marks every line of it).
+    Wrap(usize),
 }
 
 /// What kind of streamed text the cursor is in the middle of.
@@ -120,6 +135,9 @@ pub struct TextSink<W: Write> {
     buf: String,
     /// Columns of streamed text on the current line (None: cut there).
     col: Option<usize>,
+    /// The last character of streamed text on the current line is not a
+    /// space: a wrap there would split a word.
+    mid_word: bool,
     /// The end of a call's live output that may be the start of a colour
     /// sequence the next piece completes: (call id, stream, text).
     held: Option<(String, OutStream, String)>,
@@ -146,6 +164,7 @@ impl<W: Write> TextSink<W> {
             sessions: 0,
             buf: String::new(),
             col: Some(0),
+            mid_word: false,
             held: None,
         }
     }
@@ -204,15 +223,16 @@ impl<W: Write> TextSink<W> {
     }
 
     /// Write streamed text (already made visible) line by line, each line
-    /// starting with `prefix`; with `limit`, each line is cut at that many
-    /// columns after the prefix, however many pieces it arrives in.
+    /// starting with `prefix`; `fit`: each line left alone, cut at so many
+    /// columns after the prefix, or wrapped there, however many pieces it
+    /// arrives in.
     fn stream(
         &mut self,
         prefix: &str,
         prefix_style: Style,
         style: Option<Style>,
         text: &str,
-        limit: Option<usize>,
+        fit: Fit,
     ) -> io::Result<()> {
         for piece in text.split_inclusive('\n') {
             if self.at_line_start {
@@ -225,10 +245,22 @@ impl<W: Write> TextSink<W> {
                 self.paint(prefix_style, prefix)?;
                 self.at_line_start = false;
                 self.col = Some(0);
+                self.mid_word = false;
             }
             let (body, nl) = match piece.strip_suffix('\n') {
                 Some(b) => (b, "\n"),
                 None => (piece, ""),
+            };
+            let limit = match fit {
+                Fit::Free => None,
+                Fit::Cut(max) => Some(max),
+                Fit::Wrap(max) => {
+                    self.wrapped(prefix, prefix_style, style, body, max)?;
+                    if !nl.is_empty() {
+                        self.newline()?;
+                    }
+                    continue;
+                }
             };
             let shown = match (limit, self.col) {
                 (Some(max), Some(col)) => {
@@ -252,17 +284,95 @@ impl<W: Write> TextSink<W> {
         Ok(())
     }
 
+    /// One line of streamed text (no newline in `body`) wrapped at `max`
+    /// columns after the prefix, which starts each visual line again.
+    fn wrapped(
+        &mut self,
+        prefix: &str,
+        prefix_style: Style,
+        style: Option<Style>,
+        body: &str,
+        max: usize,
+    ) -> io::Result<()> {
+        // A tab's width is the terminal's to decide: spaces to its next
+        // stop (counted from the prefix) keep the count of columns right.
+        let expanded;
+        let mut rest = body;
+        if body.contains('\t') {
+            let mut col = width(prefix) + self.col.unwrap_or(0);
+            let mut out = String::with_capacity(body.len());
+            for part in body.split_inclusive('\t') {
+                let (text, tab) = match part.strip_suffix('\t') {
+                    Some(t) => (t, true),
+                    None => (part, false),
+                };
+                out.push_str(text);
+                col += width(text);
+                if tab {
+                    let n = 8 - col % 8;
+                    out.extend(std::iter::repeat_n(' ', n));
+                    col += n;
+                }
+            }
+            expanded = out;
+            rest = &expanded;
+        }
+        while !rest.is_empty() {
+            let col = self.col.unwrap_or(0);
+            let room = max.saturating_sub(col);
+            let Some((end, next)) = wrap_point(rest, room, col == 0, self.mid_word) else {
+                self.wrapped_piece(style, rest)?;
+                break;
+            };
+            self.wrapped_piece(style, &rest[..end])?;
+            rest = &rest[next..];
+            if rest.is_empty() {
+                // The line is full, but whether another visual line
+                // follows is the next piece's to say (a newline may):
+                // it wraps at once.
+                self.col = Some(max);
+                self.mid_word = false;
+                break;
+            }
+            // A visual line ends here: the next starts with the prefix.
+            self.newline()?;
+            self.paint(prefix_style, prefix)?;
+            self.at_line_start = false;
+            self.col = Some(0);
+            self.mid_word = false;
+        }
+        Ok(())
+    }
+
+    /// A part of a wrapped line that fits.
+    fn wrapped_piece(&mut self, style: Option<Style>, text: &str) -> io::Result<()> {
+        if text.is_empty() {
+            return Ok(());
+        }
+        match style {
+            Some(s) => self.paint(s, text)?,
+            None => self.plain(text)?,
+        }
+        self.col = Some(self.col.unwrap_or(0) + width(text));
+        self.mid_word = !text.ends_with(' ');
+        Ok(())
+    }
+
     fn header(&mut self, s: &Session, st: &crate::event::SessionStart) -> io::Result<()> {
         self.break_line()?;
-        let mut line = String::new();
-        line.push_str(&visible(&st.dialect, false));
-        for part in [&st.title, &st.model, &st.cwd].into_iter().flatten() {
-            line.push_str(" · ");
-            line.push_str(&visible(part, false));
-        }
+        let (title, model, cwd) = (
+            st.title.as_deref().map(|p| visible(p, false)),
+            st.model.as_deref().map(|p| visible(p, false)),
+            st.cwd.as_deref().map(|p| visible(p, false)),
+        );
+        let (line, id) = header_line(
+            self.width,
+            &visible(&st.dialect, false),
+            [title.as_deref(), model.as_deref(), cwd.as_deref()],
+            &visible(&s.id, false),
+        );
         self.paint(self.p.header, "● ")?;
         self.paint(self.p.prompt, &line)?;
-        let id = format!("  (session {})", visible(&s.id, false));
         self.paint(self.p.dim, &id)?;
         self.newline()
     }
@@ -500,6 +610,7 @@ impl<W: Write> TextSink<W> {
             self.at_line_start = true;
             self.pending = None;
             self.col = Some(0);
+            self.mid_word = false;
         }
     }
 
@@ -545,8 +656,8 @@ impl<W: Write> TextSink<W> {
             OutStream::Stderr => Some(self.p.stderr),
         };
         let text = sanitize(text, true, self.sgr);
-        let limit = self.width.map(output_room);
-        self.stream("  │ ", self.p.dim, style, &text, limit)
+        let fit = self.width.map_or(Fit::Free, |w| Fit::Cut(output_room(w)));
+        self.stream("  │ ", self.p.dim, style, &text, fit)
     }
 
     /// Tell the shared terminal whether the last line is unfinished.
@@ -592,7 +703,10 @@ impl<W: Write> TextSink<W> {
                     self.enter(Block::Thinking)?;
                     self.thinking_shown = true;
                     let (dim, th) = (self.p.dim, self.p.thinking);
-                    self.stream("┆ ", dim, Some(th), &visible(text, true), None)?;
+                    let fit = self
+                        .width
+                        .map_or(Fit::Free, |w| Fit::Wrap(thinking_room(w)));
+                    self.stream("┆ ", dim, Some(th), &visible(text, true), fit)?;
                 }
                 if let Kind::Thinking { duration_ms, .. } = &ev.kind {
                     self.thinking_done(*duration_ms)?;
@@ -605,7 +719,7 @@ impl<W: Write> TextSink<W> {
                         self.newline()?;
                     }
                     self.enter(Block::Text)?;
-                    self.stream("", self.p.dim, None, &visible(text, true), None)?;
+                    self.stream("", self.p.dim, None, &visible(text, true), Fit::Free)?;
                 }
             }
             Kind::ToolCallStarted(t) => self.tool_start(t)?,
@@ -740,6 +854,78 @@ pub(crate) fn outcome(t: &ToolEnd) -> String {
         parts.push(if t.ok { "done".into() } else { "failed".into() });
     }
     parts.join(" · ")
+}
+
+/// Columns for a line of thinking on a terminal `w` wide, after `┆ `.
+fn thinking_room(w: usize) -> usize {
+    w.saturating_sub(2).max(1)
+}
+
+/// A session's header on a terminal `w` wide (`None`: unbounded): the
+/// text after `● ` (the agent, then the title, model and directory that
+/// are known) and the session id's part, `  (session ID)`. What does not
+/// fit is cut, least telling first: the directory from its start (its end
+/// names the project), the title, the id (its start finds it again), the
+/// model; then the directory, the title and the model are left out, then
+/// the id, and last the agent's name is cut.
+fn header_line(
+    w: Option<usize>,
+    dialect: &str,
+    parts: [Option<&str>; 3],
+    id: &str,
+) -> (String, String) {
+    // [title, model, cwd, id], each shown whole, cut to so many columns or
+    // left out (None).
+    let texts = [parts[0], parts[1], parts[2], Some(id)];
+    let mut cols: [Option<usize>; 4] = texts.map(|t| t.map(width));
+    let total = |cols: &[Option<usize>; 4]| {
+        let mut n = 2 + width(dialect);
+        for c in cols[..3].iter().flatten() {
+            n += 3 + c;
+        }
+        if let Some(c) = cols[3] {
+            n += 11 + c + 1;
+        }
+        n
+    };
+    if let Some(w) = w {
+        // (part, the fewest columns it is cut to).
+        for (i, least) in [(2, 12), (0, 12), (3, 9), (1, 8)] {
+            let over = total(&cols).saturating_sub(w);
+            if let Some(c) = cols[i].as_mut()
+                && over > 0
+            {
+                *c = (*c).saturating_sub(over).max(least.min(*c));
+            }
+        }
+        for i in [2, 0, 1, 3] {
+            if total(&cols) > w {
+                cols[i] = None;
+            }
+        }
+    }
+    let shown = |i: usize| -> Option<Cow<'_, str>> {
+        let (t, c) = (texts[i]?, cols[i]?);
+        Some(if i == 2 {
+            truncate_start(t, c)
+        } else {
+            truncate(t, c)
+        })
+    };
+    let mut line = String::new();
+    let rest = w.map(|w| w.saturating_sub(2).max(1));
+    line.push_str(&match rest {
+        Some(r) if cols.iter().all(Option::is_none) => truncate(dialect, r),
+        _ => Cow::Borrowed(dialect),
+    });
+    for i in 0..3 {
+        if let Some(p) = shown(i) {
+            line.push_str(" · ");
+            line.push_str(&p);
+        }
+    }
+    let id = shown(3).map_or_else(String::new, |id| format!("  (session {id})"));
+    (line, id)
 }
 
 /// Columns for a line of shell output on a terminal `w` wide, after `  │ `.
