@@ -23,18 +23,18 @@ _cstream() {
 
     case "${cmd}" in
         cstream)
-            opts="-t -f -q -e -o -j -c -h -V --to --from --no-dedupe --color --quiet --no-thinking --shell-lines --strict --exit-status --stats --output --output-dir --summary --outputs --line-buffered --jobs --truncate-shell --keep-images --since --until --redact --no-redact --redact-pattern --coalesce --reasoning-field --tool-calls --include-usage --model --id --created --compact --thinking --group --prices --schema --generate --help --version"
+            opts="-t -f -q -e -o -j -c -h -V --to --from --no-dedupe --color --quiet --no-thinking --shell-lines --strict --exit-status --stats --output --otlp-endpoint --output-dir --summary --outputs --line-buffered --jobs --truncate-shell --keep-images --since --until --redact --no-redact --redact-pattern --coalesce --reasoning-field --tool-calls --include-usage --model --id --created --compact --thinking --group --prices --schema --generate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --to)
-                    COMPREPLY=($(compgen -W "text events openai-sse openai-json openai-responses openai-responses-json anthropic-sse anthropic-json documents documents-sse markdown html messages rows atif usage" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text events openai-sse openai-json openai-responses openai-responses-json anthropic-sse anthropic-json documents documents-sse markdown html messages rows atif otlp-json usage" -- "${cur}"))
                     return 0
                     ;;
                 -t)
-                    COMPREPLY=($(compgen -W "text events openai-sse openai-json openai-responses openai-responses-json anthropic-sse anthropic-json documents documents-sse markdown html messages rows atif usage" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text events openai-sse openai-json openai-responses openai-responses-json anthropic-sse anthropic-json documents documents-sse markdown html messages rows atif otlp-json usage" -- "${cur}"))
                     return 0
                     ;;
                 --from)
@@ -58,6 +58,10 @@ _cstream() {
                     return 0
                     ;;
                 -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --otlp-endpoint)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

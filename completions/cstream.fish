@@ -13,6 +13,7 @@ html\t'A transcript as one self-contained HTML page (no network): a section per 
 messages\t'One chat-template row per session (messages with tool calls and results, tools), for datasets and trainers; redacted unless --no-redact'
 rows\t'One flat JSON row per event with fixed columns (null when unknown), for DuckDB and other SQL engines'
 atif\t'One ATIF trajectory per session (Harbor\'s format; sub-agents embedded, usage as step and final metrics), a JSON document a line; redacted unless --no-redact'
+otlp-json\t'OpenTelemetry traces: one OTLP/JSON ExportTraceServiceRequest per session (GenAI agent spans); redacted unless --no-redact'
 usage\t'Tokens, cost, turns and tool calls per session (or per day, model, … with --group): JSON rows, a table on a terminal'"
 complete -c cstream -s f -l from -d 'Input dialect (auto: detected from each input\'s first lines)' -r -f -a "auto\t'Detect from each input\'s first lines'
 cursor\t'cursor-agent --output-format stream-json'
@@ -36,6 +37,7 @@ always\t'Always colour the text format'
 never\t'Never colour'"
 complete -c cstream -l shell-lines -d 'text: of the shell output that arrives with a call\'s completion, show the last N lines, or all [default: 10 on a terminal, else all]' -r
 complete -c cstream -s o -l output -d 'Write to FILE instead of standard output' -r -F
+complete -c cstream -l otlp-endpoint -d 'With --to otlp-json: also POST each session\'s request to this OTLP/HTTP receiver (http://HOST:PORT, to which /v1/traces is added, or the full traces URL), JSON encoded. The output is written first; a failed send is retried 5 times with backoff, and a session not accepted makes the exit status 4' -r
 complete -c cstream -l output-dir -d 'One output file per input file under DIR, named after it (its path under the directory argument it was found in, or its file name) with the format\'s extension (.txt, .ndjson, .md, .json, .sse); each written whole, then renamed into place' -r -F
 complete -c cstream -l summary -d 'When the run ends, append a Markdown summary to FILE (for $GITHUB_STEP_SUMMARY; at most 1 MiB): outcome, errors, usage and cost, tool calls, failed commands, duration' -r -F
 complete -c cstream -l outputs -d 'When the run ends, append key=value lines to FILE (for $GITHUB_OUTPUT): outcome, tokens, cost, turns, duration, error' -r -F
@@ -80,8 +82,8 @@ complete -c cstream -s e -l exit-status -d 'Exit 3 when a session reported failu
 complete -c cstream -l stats -d 'After the run, print one summary line on stderr: lines and bytes read, bytes written, lines skipped, sessions (failed, incomplete), events by type, elapsed time'
 complete -c cstream -l line-buffered -d 'Flush after every input line, even when more input is waiting'
 complete -c cstream -l keep-images -d 'Keep base64 images (Claude image blocks, Codex input_image, Gemini inlineData) in the payloads; by default each is replaced by `[image: TYPE, SIZE]`'
-complete -c cstream -l redact -d 'Replace secrets (provider API keys, cloud keys, GitHub and Slack tokens, JWTs, PEM private keys) with `[REDACTED:<kind>]` in every field of every format, and in warnings that quote the input; counted by --stats. On by default for --to markdown, --to html, --to messages, --to atif and --summary'
-complete -c cstream -l no-redact -d 'Turn off the redaction that --to markdown, --to html, --to messages, --to atif and --summary do by default'
+complete -c cstream -l redact -d 'Replace secrets (provider API keys, cloud keys, GitHub and Slack tokens, JWTs, PEM private keys) with `[REDACTED:<kind>]` in every field of every format, and in warnings that quote the input; counted by --stats. On by default for --to markdown, --to html, --to messages, --to atif, --to otlp-json and --summary'
+complete -c cstream -l no-redact -d 'Turn off the redaction that --to markdown, --to html, --to messages, --to atif, --to otlp-json and --summary do by default'
 complete -c cstream -l include-usage -d 'openai-sse: write the usage chunk after the finish chunk (when usage is known)'
 complete -c cstream -s c -l compact -d 'One-line JSON for the *-json formats and documents (default: pretty, 2-space indent; documents of several sessions are always one a line)'
 complete -c cstream -l thinking -d 'documents formats: include thinking documents (off by default: the documents[] spec has no such type)'

@@ -152,7 +152,11 @@ impl Redaction {
             Redaction::Off => None,
             Redaction::Default => matches!(
                 format,
-                Format::Markdown | Format::Html | Format::Messages | Format::Atif | Format::OtlpJson
+                Format::Markdown
+                    | Format::Html
+                    | Format::Messages
+                    | Format::Atif
+                    | Format::OtlpJson
             )
             .then_some(&[][..]),
         }
