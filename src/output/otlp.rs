@@ -18,7 +18,6 @@
 
 use std::collections::HashMap;
 use std::io::{self, Write};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::{OutputOptions, Session, Sink};
 use crate::event::figures::{self, Figures, Outcome};
@@ -73,11 +72,10 @@ struct Trace {
 
 impl<W: Write> OtlpSink<W> {
     pub fn new(w: W, opts: &OutputOptions) -> Self {
-        let secs = opts.created.or(opts.run_start).unwrap_or_else(|| {
-            SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(0))
-        });
+        let secs = opts
+            .created
+            .or(opts.run_start)
+            .unwrap_or_else(crate::time::now_secs);
         OtlpSink {
             w,
             model_override: opts.model.clone(),
