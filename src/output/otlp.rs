@@ -227,16 +227,16 @@ impl Trace {
         let b = &mut self.children;
         let _ = (|| -> io::Result<()> {
             b.push(b',');
-            span_head(
+            span_open(
                 b,
                 &self.trace_id,
                 &id,
                 Some(&self.root_id),
                 &name,
                 KIND_CLIENT,
+                start,
+                end,
             )?;
-            times(b, start, end)?;
-            b.extend_from_slice(b",\"attributes\":[");
             attr_str(b, true, "gen_ai.operation.name", "chat")?;
             provider_model(b, self.dialect.as_deref(), self.model.as_deref())?;
             if let Some(u) = usage {
@@ -275,16 +275,16 @@ impl Trace {
         let _ = (|| -> io::Result<()> {
             b.push(b',');
             let span_name = format!("execute_tool {name}");
-            span_head(
+            span_open(
                 b,
                 &self.trace_id,
                 &id,
                 Some(&self.root_id),
                 &span_name,
                 KIND_INTERNAL,
+                start_ns,
+                end_ns,
             )?;
-            times(b, start_ns, end_ns)?;
-            b.extend_from_slice(b",\"attributes\":[");
             attr_str(b, true, "gen_ai.operation.name", "execute_tool")?;
             attr_str(b, false, "gen_ai.tool.name", &name)?;
             attr_str(b, false, "gen_ai.tool.call.id", &e.call_id)?;
@@ -336,9 +336,16 @@ impl Trace {
         let end = end.max(start);
         let agent = agent_name(self.dialect.as_deref());
         let name = format!("invoke_agent {agent}");
-        span_head(w, &self.trace_id, &self.root_id, None, &name, KIND_INTERNAL)?;
-        times(w, start, end)?;
-        w.write_all(b",\"attributes\":[")?;
+        span_open(
+            w,
+            &self.trace_id,
+            &self.root_id,
+            None,
+            &name,
+            KIND_INTERNAL,
+            start,
+            end,
+        )?;
         attr_str(w, true, "gen_ai.operation.name", "invoke_agent")?;
         attr_str(w, false, "gen_ai.agent.name", agent)?;
         attr_str(w, false, "gen_ai.conversation.id", &self.session_id)?;
@@ -468,13 +475,18 @@ fn id128(parts: &[&[u8]]) -> [u8; 16] {
     out
 }
 
-fn span_head<W: Write + ?Sized>(
+/// A span's opening up to its attribute list, which the caller fills and
+/// closes: ids, name, kind, start and end.
+#[allow(clippy::too_many_arguments)]
+fn span_open<W: Write + ?Sized>(
     w: &mut W,
     trace: &[u8; 16],
     id: &[u8; 8],
     parent: Option<&[u8; 8]>,
     name: &str,
     kind: u8,
+    start: i64,
+    end: i64,
 ) -> io::Result<()> {
     w.write_all(b"{\"traceId\":\"")?;
     write_hex(w, trace)?;
@@ -486,7 +498,9 @@ fn span_head<W: Write + ?Sized>(
     }
     w.write_all(b"\",\"name\":")?;
     write_str(w, name)?;
-    write!(w, ",\"kind\":{kind}")
+    write!(w, ",\"kind\":{kind}")?;
+    times(w, start, end)?;
+    w.write_all(b",\"attributes\":[")
 }
 
 /// Start and end times: int64 nanoseconds, as strings (OTLP/JSON writes

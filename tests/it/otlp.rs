@@ -384,19 +384,24 @@ fn two_sessions() -> String {
         .into_owned()
 }
 
-#[test]
-fn endpoint_gets_each_session_as_written() {
-    let (url, got) = receiver(200);
-    let f = two_sessions();
-    let (code, out, err) = binary(&[
+/// `--to otlp-json` of `file`, posted to `url`.
+fn send_to(url: &str, file: &str) -> (u8, String, String) {
+    binary(&[
         "--to",
         "otlp-json",
         "--created",
         CREATED,
         "--otlp-endpoint",
-        &url,
-        &f,
-    ]);
+        url,
+        file,
+    ])
+}
+
+#[test]
+fn endpoint_gets_each_session_as_written() {
+    let (url, got) = receiver(200);
+    let f = two_sessions();
+    let (code, out, err) = send_to(&url, &f);
     assert_eq!(code, 0, "{err}");
     let got = got.lock().unwrap().clone();
     let lines: Vec<&str> = out.lines().collect();
@@ -415,15 +420,7 @@ fn a_failing_receiver_is_retried_then_reported() {
     let (url, got) = receiver(500);
     let f = two_sessions();
     let plain = binary(&["--to", "otlp-json", "--created", CREATED, &f]).1;
-    let (code, out, err) = binary(&[
-        "--to",
-        "otlp-json",
-        "--created",
-        CREATED,
-        "--otlp-endpoint",
-        &url,
-        &f,
-    ]);
+    let (code, out, err) = send_to(&url, &f);
     assert_eq!(code, 4, "{err}");
     assert_eq!(out, plain);
     assert_eq!(got.lock().unwrap().len(), 5);
@@ -436,15 +433,7 @@ fn a_failing_receiver_is_retried_then_reported() {
 fn a_refusal_is_not_retried() {
     let (url, got) = receiver(400);
     let f = two_sessions();
-    let (code, out, err) = binary(&[
-        "--to",
-        "otlp-json",
-        "--created",
-        CREATED,
-        "--otlp-endpoint",
-        &url,
-        &f,
-    ]);
+    let (code, out, err) = send_to(&url, &f);
     assert_eq!(code, 4, "{err}");
     assert_eq!(out.lines().count(), 2);
     assert_eq!(got.lock().unwrap().len(), 2);
