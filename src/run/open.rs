@@ -1,0 +1,330 @@
+//! Reading one input through the pipeline: a plain or zstd-compressed
+//! stream, a walked file sniffed by its first block, or one session of a
+//! session store (SQLite or the storage directory).
+
+use super::pipeline::{Pipeline, drop_impossible_ts, note_unknown};
+use super::{BINARY_SNIFF_BYTES, NOT_AGENT_OUTPUT};
+use crate::diag::{Diag, Warn};
+use crate::input::{FrameError, Framer};
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+/// Read one input through `p`. `sniff`: a walked file ([`Input::Found`](super::Input::Found)),
+/// read only if its first block passes the sniffing rule. `Ok(false)`: it
+/// did not, and nothing of it was read (counted as skipped).
+pub(super) fn one_input<R: Read>(
+    p: &mut Pipeline<'_>,
+    framer: &mut Framer,
+    mut reader: R,
+    diag: &mut Diag,
+    sniff: bool,
+) -> io::Result<bool> {
+    p.parser.reset(p.source.as_deref());
+    p.begun = false;
+    p.notices = 0;
+    p.records = 0;
+    p.unknown_records = 0;
+    p.dialect_checked = false;
+    let storage = p.source.as_deref().and_then(storage_of);
+    let framed = match storage {
+        Some((root, only)) => storage_input(p, framer, &root, only, diag),
+        None => match first_block(&mut reader, p.live) {
+            Err(e) => Err(FrameError::Read(e)),
+            Ok(first) if crate::input::zstd::is_zstd(&first) => {
+                match compressed_input(p, framer, first, reader, diag, sniff) {
+                    Some(r) => r,
+                    None => return Ok(false),
+                }
+            }
+            Ok(first) if crate::dialect::opencode::is_sqlite(&first) => {
+                sqlite_input(p, framer, diag)
+            }
+            Ok(first) => match plain_input(p, framer, first, reader, diag, sniff) {
+                Some(r) => r,
+                None => return Ok(false),
+            },
+        },
+    };
+    match framed {
+        Ok(()) => {}
+        Err(FrameError::Read(e)) => {
+            let file = diag.file.clone();
+            diag.error(format_args!("{file}: {e}"));
+        }
+        Err(FrameError::Write(e)) => return Err(e),
+    }
+    {
+        // Records a parser still holds (undecided ones, a failure message
+        // waiting for its repeat) belong to this input.
+        let norm = &mut p.norm;
+        let sink = &mut *p.sink;
+        let mut drift = Vec::new();
+        p.parser.finish(&mut |line, item| {
+            note_unknown(item, line, &mut drift);
+            drop_impossible_ts(item, line, diag);
+            norm.line = line;
+            norm.item(item, sink, diag)
+        })?;
+        if !drift.is_empty() {
+            p.drifted(drift, diag);
+        }
+    }
+    if let Some((agent, line)) = p.parser.foreign() {
+        not_read(agent, line, diag);
+    }
+    if let Some(line) = p.parser.guessed_at() {
+        diag.warn(
+            Warn::Format,
+            line,
+            "could not tell which agent wrote this input; reading it as cursor-agent (use --from to say)",
+        );
+    }
+    p.check_dialect(diag, true);
+    // Lines that were not JSON and no stream after them: bad input after all.
+    diag.bad_lines += std::mem::take(&mut p.notices);
+    // `--from` names the dialect of an input that had no records at all.
+    p.name_dialect();
+    p.norm.end_input(&mut *p.sink, diag)?;
+    p.report_endings(diag);
+    p.check_sessions(diag);
+    if let Some(files) = &mut p.files {
+        files.count(p.parser.chosen);
+    }
+    Ok(true)
+}
+
+/// Skip an input of an agent cstream does not read, as a binary one is
+/// (exit status 1): reading it as another agent would make nonsense of it.
+fn not_read(agent: &str, line: u64, diag: &mut Diag) {
+    diag.bad_lines += 1;
+    diag.warn(
+        Warn::Format,
+        line,
+        format_args!(
+            "not a format cstream reads: this looks like {agent}; skipping this input \
+             (docs/dialects.md#not-a-format-cstream-reads)"
+        ),
+    );
+}
+
+/// Frame an input whose first block is `first` (and the rest `reader`):
+/// skipped unread when it is binary, or when it is a walked file (`sniff`)
+/// that is not a session (`None`: counted as skipped).
+fn plain_input<R: Read>(
+    p: &mut Pipeline<'_>,
+    framer: &mut Framer,
+    mut first: Vec<u8>,
+    mut reader: R,
+    diag: &mut Diag,
+    sniff: bool,
+) -> Option<Result<(), FrameError>> {
+    let mut rest = Vec::new();
+    if sniff && !found_session(&first, &mut reader, &mut rest) {
+        // Not a session: skipped and counted, as if the walk had not
+        // listed it.
+        if let Some(files) = &mut p.files {
+            files.skipped += 1;
+        }
+        let file = diag.file.clone();
+        diag.skipped_file(file, NOT_AGENT_OUTPUT);
+        return None;
+    }
+    if p.parser.detecting()
+        && let Some(agent) = crate::dialect::foreign::sniff_text(&first)
+    {
+        not_read(agent, 1, diag);
+        return Some(Ok(()));
+    }
+    Some(match memchr::memchr(0, &first) {
+        // Not valid input: counted like a bad line (exit status 1), and
+        // nothing of it is read; it ends like an input without events
+        // (a session without a result), so every format still gives
+        // one well-formed, empty session for it.
+        Some(at) => {
+            let line = 1 + memchr::memchr_iter(b'\n', &first[..at]).count() as u64;
+            diag.bad_lines += 1;
+            diag.warn(
+                Warn::NotJson,
+                line,
+                format_args!("binary data (a NUL byte at offset {at}); skipping this input"),
+            );
+            Ok(())
+        }
+        None => {
+            first.append(&mut rest);
+            framer.run(io::Cursor::new(first).chain(reader), p, diag)
+        }
+    })
+}
+
+/// A zstd-compressed input (`crate::input::zstd`): decompressed as it is
+/// read, and from then on read as [`plain_input`] reads any other (its
+/// first block sniffed, its lines framed). A decompression error is a read
+/// error naming the file, after the records before it.
+#[cfg(feature = "zstd")]
+fn compressed_input<R: Read>(
+    p: &mut Pipeline<'_>,
+    framer: &mut Framer,
+    first: Vec<u8>,
+    reader: R,
+    diag: &mut Diag,
+    sniff: bool,
+) -> Option<Result<(), FrameError>> {
+    let source = io::BufReader::with_capacity(
+        crate::input::READ_BUFFER_BYTES,
+        io::Cursor::new(first).chain(reader),
+    );
+    let mut decoded = crate::input::zstd::Decompress::new(source);
+    match first_block(&mut decoded, p.live) {
+        Err(e) => Some(Err(FrameError::Read(e))),
+        Ok(first) => plain_input(p, framer, first, decoded, diag, sniff),
+    }
+}
+
+/// Without the `zstd` feature a compressed input is reported and skipped
+/// (a walked one is named in the one line of the files skipped).
+#[cfg(not(feature = "zstd"))]
+fn compressed_input<R: Read>(
+    p: &mut Pipeline<'_>,
+    _: &mut Framer,
+    _: Vec<u8>,
+    _: R,
+    diag: &mut Diag,
+    sniff: bool,
+) -> Option<Result<(), FrameError>> {
+    if sniff {
+        if let Some(files) = &mut p.files {
+            files.skipped += 1;
+        }
+        let file = diag.file.clone();
+        diag.skipped_file(file, "zstd-compressed, and this build reads none");
+        return None;
+    }
+    diag.bad_lines += 1;
+    diag.warn(
+        Warn::NotJson,
+        1,
+        "zstd-compressed input, and this build reads none (cargo feature `zstd`); skipping this input",
+    );
+    Some(Ok(()))
+}
+
+/// An SQLite database (OpenCode's session store): its sessions read as
+/// records by `crate::dialect::opencode::db`, framed like any input. What
+/// cannot be read of it is an error naming the file; the sessions read
+/// before that are kept.
+#[cfg(feature = "sqlite")]
+fn sqlite_input(
+    p: &mut Pipeline<'_>,
+    framer: &mut Framer,
+    diag: &mut Diag,
+) -> Result<(), FrameError> {
+    let Some(path) = p.source.clone() else {
+        let file = diag.file.clone();
+        diag.error(format_args!(
+            "{file}: an SQLite database can only be read from a file, not a pipe; skipped"
+        ));
+        return Ok(());
+    };
+    let only = p.stored_session.clone();
+    let mut records = crate::dialect::opencode::db::Records::open(&path, only);
+    let r = framer.run(&mut records, p, diag);
+    if let Err(e) = records.finish() {
+        let file = diag.file.clone();
+        diag.error(format_args!("{file}: {e}"));
+    }
+    r
+}
+
+/// OpenCode's storage directory (before v1.2) and the one session to read
+/// of it, when `path` is that directory or one of its session files.
+fn storage_of(path: &Path) -> Option<(PathBuf, Option<String>)> {
+    use crate::dialect::opencode::storage;
+    if path.is_dir() {
+        return storage::is_root(path).then(|| (path.to_path_buf(), None));
+    }
+    storage::session_file(path).map(|(root, id)| (root, Some(id)))
+}
+
+/// OpenCode's storage directory: its sessions read as records by
+/// `crate::dialect::opencode::storage`, framed like any input. Each file
+/// that is damaged or dangling is a warning naming it (at the record it
+/// belongs with); the rest is read.
+fn storage_input(
+    p: &mut Pipeline<'_>,
+    framer: &mut Framer,
+    root: &Path,
+    only: Option<String>,
+    diag: &mut Diag,
+) -> Result<(), FrameError> {
+    // A directory read as a whole, however it was opened.
+    p.live = false;
+    let only = p.stored_session.clone().or(only);
+    let mut records = match crate::dialect::opencode::storage::Records::open(root, only.as_deref())
+    {
+        Ok(r) => r,
+        Err(e) => return Err(FrameError::Read(e)),
+    };
+    let r = framer.run(&mut records, p, diag);
+    for problem in records.problems() {
+        if problem.lost {
+            diag.bad_lines += 1;
+        }
+        diag.warn(Warn::Format, problem.line, problem.message);
+    }
+    r
+}
+
+/// Built without the `sqlite` feature: an SQLite database is reported and
+/// skipped.
+#[cfg(not(feature = "sqlite"))]
+fn sqlite_input(
+    _p: &mut Pipeline<'_>,
+    _framer: &mut Framer,
+    diag: &mut Diag,
+) -> Result<(), FrameError> {
+    let file = diag.file.clone();
+    diag.error(format_args!(
+        "{file}: an SQLite database, and this build reads none (the `sqlite` feature is off); skipped"
+    ));
+    Ok(())
+}
+
+/// Whether a walked file whose first block is `first` is a session: the
+/// sniffing rule wants to know whether the file goes on past the block, so
+/// one byte more is read when the block is full (kept in `rest`).
+fn found_session<R: Read>(first: &[u8], reader: &mut R, rest: &mut Vec<u8>) -> bool {
+    let whole = first.len() < BINARY_SNIFF_BYTES || {
+        // A read error here shows when the file is read on.
+        let _ = reader.by_ref().take(1).read_to_end(rest);
+        rest.is_empty()
+    };
+    // Another agent's file is opened, to be said to be one.
+    !matches!(
+        crate::dialect::archive::sniff(first, whole),
+        crate::dialect::archive::Sniff::Skip(_)
+    )
+}
+
+/// The first block of an input: for a live stream, one read of up to
+/// [`BINARY_SNIFF_BYTES`] (retried when interrupted), which never waits
+/// for more than the first bytes it has to give; for a whole input, reads
+/// until the block is full or the input ends, so that how the reads fall
+/// does not change what is sniffed.
+fn first_block<R: Read>(reader: &mut R, live: bool) -> io::Result<Vec<u8>> {
+    let mut buf = vec![0; BINARY_SNIFF_BYTES];
+    let mut filled = 0;
+    loop {
+        match reader.read(&mut buf[filled..]) {
+            Ok(n) => {
+                filled += n;
+                if live || n == 0 || filled == buf.len() {
+                    buf.truncate(filled);
+                    return Ok(buf);
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
