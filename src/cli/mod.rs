@@ -21,7 +21,10 @@ use crate::diag::Diag;
 use crate::dialect::Dialect;
 use crate::output::transcript::text::TERMINAL_SHELL_LINES;
 use crate::output::usage::{Group, Prices, UsageOptions};
-use crate::output::{Format, OutputOptions, ReasoningField, ToolCallMode};
+use crate::output::{
+    ChatSettings, DocSettings, Format, Identity, OutputOptions, ReasoningField, TextSettings,
+    ToolCallMode,
+};
 use crate::run::{Config, Exit, Input, Redaction, run};
 use crate::transform::NormalizeOptions;
 use crate::transform::coalesce::CoalesceMode;
@@ -718,48 +721,56 @@ impl Cli {
                 dedupe: !self.no_dedupe,
             },
             output: OutputOptions {
-                color: resolve_color(self.color, tty, env),
-                width: if tty {
-                    terminal_size::terminal_size().map(|(w, _)| w.0 as usize)
-                } else {
-                    None
+                ident: Identity {
+                    model: self.model.clone(),
+                    id: self.id.clone(),
+                    created: self.created,
+                    run_start: None,
                 },
-                reasoning_field: match self.reasoning_field {
-                    ReasoningFieldArg::ReasoningContent => ReasoningField::ReasoningContent,
-                    ReasoningFieldArg::Reasoning => ReasoningField::Reasoning,
-                    ReasoningFieldArg::None => ReasoningField::None,
+                chat: ChatSettings {
+                    reasoning_field: match self.reasoning_field {
+                        ReasoningFieldArg::ReasoningContent => ReasoningField::ReasoningContent,
+                        ReasoningFieldArg::Reasoning => ReasoningField::Reasoning,
+                        ReasoningFieldArg::None => ReasoningField::None,
+                    },
+                    tool_calls: match self.tool_calls {
+                        ToolCallsArg::Reasoning => ToolCallMode::Reasoning,
+                        ToolCallsArg::Content => ToolCallMode::Content,
+                        ToolCallsArg::Omit => ToolCallMode::Omit,
+                        ToolCallsArg::Calls => ToolCallMode::Calls,
+                    },
+                    include_usage: self.include_usage,
                 },
-                tool_calls: match self.tool_calls {
-                    ToolCallsArg::Reasoning => ToolCallMode::Reasoning,
-                    ToolCallsArg::Content => ToolCallMode::Content,
-                    ToolCallsArg::Omit => ToolCallMode::Omit,
-                    ToolCallsArg::Calls => ToolCallMode::Calls,
+                text: TextSettings {
+                    color: resolve_color(self.color, tty, env),
+                    width: if tty {
+                        terminal_size::terminal_size().map(|(w, _)| w.0 as usize)
+                    } else {
+                        None
+                    },
+                    // A terminal shows a screenful; a saved transcript is the
+                    // record, so it loses nothing.
+                    shell_lines: match self.shell_lines {
+                        Some(ShellLines::All) => None,
+                        Some(ShellLines::Last(n)) => Some(n),
+                        None => tty.then_some(TERMINAL_SHELL_LINES),
+                    },
+                    no_thinking: self.no_thinking,
+                    // Each invalid line is then shown once, by its warning, which
+                    // names the file and line.
+                    shared_terminal: (tty && env.stderr_tty).then(Default::default),
                 },
-                include_usage: self.include_usage,
-                model: self.model.clone(),
-                id: self.id.clone(),
-                created: self.created,
-                run_start: None,
-                compact: self.compact,
-                thinking: self.thinking,
-                // A terminal shows a screenful; a saved transcript is the
-                // record, so it loses nothing.
-                shell_lines: match self.shell_lines {
-                    Some(ShellLines::All) => None,
-                    Some(ShellLines::Last(n)) => Some(n),
-                    None => tty.then_some(TERMINAL_SHELL_LINES),
+                documents: DocSettings {
+                    thinking: self.thinking,
                 },
-                quiet: self.quiet,
-                no_thinking: self.no_thinking,
-                // Each invalid line is then shown once, by its warning, which
-                // names the file and line.
-                shared_terminal: (tty && env.stderr_tty).then(Default::default),
                 usage: UsageOptions {
                     group: self.group.map(GroupArg::group),
                     // A terminal reads a table; a pipe or file gets the rows.
                     table: tty,
                     prices: self.prices.as_ref().map(|p| Arc::clone(&p.0)),
                 },
+                compact: self.compact,
+                quiet: self.quiet,
             },
             strict: self.strict,
             truncate_shell: self.truncate_shell,
@@ -961,7 +972,7 @@ pub fn main() -> ExitCode {
     // Before anything is opened: opening a FIFO blocks.
     crate::cli::interrupt::install();
     let (mut cfg, inputs) = cli.prepare(tty, &env, &mut diag);
-    crate::cli::interrupt::colour_on_stdout(cli.output.is_none() && cfg.output.color);
+    crate::cli::interrupt::colour_on_stdout(cli.output.is_none() && cfg.output.text.color);
     let bar = crate::cli::progress::bar(&inputs, env.stderr_tty, cli.quiet);
     if let Some(bar) = &bar {
         cfg.progress = Some(crate::cli::progress::progress(bar, inputs.len()));

@@ -254,7 +254,7 @@ impl<W: Write> AtifSink<W> {
     pub fn new(w: W, opts: &OutputOptions) -> Self {
         AtifSink {
             w,
-            model_override: opts.model.clone(),
+            model_override: opts.ident.model.clone(),
             cur: None,
             cur_child: None,
             held: None,

@@ -152,7 +152,7 @@ impl<W: Write> MessagesSink<W> {
     pub fn new(w: W, opts: &OutputOptions) -> Self {
         MessagesSink {
             w,
-            model_override: opts.model.clone(),
+            model_override: opts.ident.model.clone(),
             s: None,
         }
     }

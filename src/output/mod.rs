@@ -194,48 +194,86 @@ impl Format {
     }
 }
 
-/// Everything a sink needs to know about how to write.
+/// Everything a sink needs to know about how to write: one group per family
+/// of formats, each read only by its formats, and what several share.
 #[derive(Debug, Clone, Default)]
 pub struct OutputOptions {
-    /// Colour the `text` format.
-    pub color: bool,
-    /// Terminal width for truncating long lines in `text` (None: no truncation).
-    pub width: Option<usize>,
-    /// openai formats: the delta/message field thinking goes to (`--reasoning-field`).
-    pub reasoning_field: ReasoningField,
-    /// openai formats: how executed tool calls appear (`--tool-calls`).
-    pub tool_calls: ToolCallMode,
-    /// openai-sse: write the usage chunk when usage is known (`--include-usage`).
-    pub include_usage: bool,
-    /// `--model`: overrides the model the init event names.
+    /// What names a response or session: `--model`, `--id`, `--created` and
+    /// the run's start (the chat and documents formats, messages, atif).
+    pub ident: Identity,
+    /// The chat wire formats (OpenAI, Responses, Anthropic).
+    pub chat: ChatSettings,
+    /// The `text` transcript.
+    pub text: TextSettings,
+    /// The documents formats.
+    pub documents: DocSettings,
+    /// `usage`: `--group`, the table, `--prices`.
+    pub usage: usage::UsageOptions,
+    /// One-line JSON for the whole-value formats (`-c`).
+    pub compact: bool,
+    /// `-q`: no warnings about the input; for `text`, the conversation only,
+    /// without the session header, the final line, unknown events and
+    /// invalid input lines.
+    pub quiet: bool,
+}
+
+/// What names a response or a session in the formats that name one.
+#[derive(Debug, Clone, Default)]
+pub struct Identity {
+    /// `--model`: overrides the model the session names.
     pub model: Option<String>,
     /// `--id`: overrides the derived response id.
     pub id: Option<String>,
     /// `--created` (Unix seconds): overrides the derived creation time.
     pub created: Option<i64>,
     /// When the run started (Unix seconds): `created` for a session that gave
-    /// no timestamp before its first chunk. `None`: read the clock when the
-    /// sink is made.
+    /// no timestamp before its first piece. `None`: read the clock when the
+    /// sink is made (a run pins it once, `Config::pinned`).
     pub run_start: Option<i64>,
-    /// One-line JSON for the whole-value formats (`-c`).
-    pub compact: bool,
-    /// documents formats: include `thinking` documents (`--thinking`).
-    pub thinking: bool,
-    /// text: the last lines of shell output that arrives with a call's
-    /// completion (`--shell-lines`; None: all of them).
+}
+
+impl Identity {
+    /// The run's start, read from the clock if the run did not pin it.
+    pub fn run_start(&self) -> i64 {
+        self.run_start.unwrap_or_else(crate::time::now_secs)
+    }
+}
+
+/// The chat wire formats' choices.
+#[derive(Debug, Clone, Default)]
+pub struct ChatSettings {
+    /// The delta/message field thinking goes to (`--reasoning-field`).
+    pub reasoning_field: ReasoningField,
+    /// How executed tool calls appear (`--tool-calls`).
+    pub tool_calls: ToolCallMode,
+    /// openai-sse: write the usage chunk when usage is known (`--include-usage`).
+    pub include_usage: bool,
+}
+
+/// The `text` transcript's choices.
+#[derive(Debug, Clone, Default)]
+pub struct TextSettings {
+    /// Colour.
+    pub color: bool,
+    /// Terminal width for fitting long lines (None: no fitting).
+    pub width: Option<usize>,
+    /// The last lines of shell output that arrives with a call's completion
+    /// (`--shell-lines`; None: all of them).
     pub shell_lines: Option<usize>,
-    /// text: the conversation only, without the session header, the final
-    /// line, unknown events and invalid input lines (`-q`).
-    pub quiet: bool,
-    /// text: leave thinking out (`--no-thinking`).
+    /// Leave thinking out (`--no-thinking`).
     pub no_thinking: bool,
-    /// text: standard output and standard error are one terminal. The
-    /// transcript then leaves out the rows for input lines that were not
-    /// valid input (their warnings show them), and a warning never lands in
-    /// the middle of a transcript line.
+    /// Standard output and standard error are one terminal. The transcript
+    /// then leaves out the rows for input lines that were not valid input
+    /// (their warnings show them), and a warning never lands in the middle
+    /// of a transcript line.
     pub shared_terminal: Option<crate::terminal::SharedLine>,
-    /// usage: `--group`, the table, `--prices`.
-    pub usage: usage::UsageOptions,
+}
+
+/// The documents formats' choices.
+#[derive(Debug, Clone, Default)]
+pub struct DocSettings {
+    /// Include `thinking` documents (`--thinking`).
+    pub thinking: bool,
 }
 
 /// The sink for `format`, writing to `w`.

@@ -238,7 +238,7 @@ impl Config {
     /// Colour the `text` format (`--color always`).
     #[must_use]
     pub fn color(mut self, on: bool) -> Config {
-        self.output.color = on;
+        self.output.text.color = on;
         self
     }
 
@@ -246,7 +246,7 @@ impl Config {
     /// gives on the command line).
     #[must_use]
     pub fn width(mut self, columns: usize) -> Config {
-        self.output.width = Some(columns);
+        self.output.text.width = Some(columns);
         self
     }
 
@@ -254,14 +254,14 @@ impl Config {
     /// with a call's completion (`--shell-lines N`; default: all).
     #[must_use]
     pub fn shell_lines(mut self, lines: usize) -> Config {
-        self.output.shell_lines = Some(lines);
+        self.output.text.shell_lines = Some(lines);
         self
     }
 
     /// `text`: leave thinking out (`--no-thinking`).
     #[must_use]
     pub fn no_thinking(mut self, on: bool) -> Config {
-        self.output.no_thinking = on;
+        self.output.text.no_thinking = on;
         self
     }
 
@@ -277,7 +277,7 @@ impl Config {
     /// OpenAI formats: the field thinking goes to (`--reasoning-field`).
     #[must_use]
     pub fn reasoning_field(mut self, field: ReasoningField) -> Config {
-        self.output.reasoning_field = field;
+        self.output.chat.reasoning_field = field;
         self
     }
 
@@ -285,7 +285,7 @@ impl Config {
     /// (`--tool-calls`).
     #[must_use]
     pub fn tool_calls(mut self, mode: ToolCallMode) -> Config {
-        self.output.tool_calls = mode;
+        self.output.chat.tool_calls = mode;
         self
     }
 
@@ -293,21 +293,21 @@ impl Config {
     /// usage is known (`--include-usage`).
     #[must_use]
     pub fn include_usage(mut self, on: bool) -> Config {
-        self.output.include_usage = on;
+        self.output.chat.include_usage = on;
         self
     }
 
     /// OpenAI and documents formats: the model name to write (`--model`).
     #[must_use]
     pub fn model(mut self, name: impl Into<String>) -> Config {
-        self.output.model = Some(name.into());
+        self.output.ident.model = Some(name.into());
         self
     }
 
     /// OpenAI and documents formats: the response id to write (`--id`).
     #[must_use]
     pub fn id(mut self, id: impl Into<String>) -> Config {
-        self.output.id = Some(id.into());
+        self.output.ident.id = Some(id.into());
         self
     }
 
@@ -315,7 +315,7 @@ impl Config {
     /// seconds (`--created`).
     #[must_use]
     pub fn created(mut self, unix_seconds: i64) -> Config {
-        self.output.created = Some(unix_seconds);
+        self.output.ident.created = Some(unix_seconds);
         self
     }
 
@@ -329,7 +329,7 @@ impl Config {
     /// Documents formats: include thinking documents (`--thinking`).
     #[must_use]
     pub fn thinking(mut self, on: bool) -> Config {
-        self.output.thinking = on;
+        self.output.documents.thinking = on;
         self
     }
 
@@ -355,7 +355,7 @@ impl Config {
     /// conversion starts). Pinned, the output does not depend on the clock.
     #[must_use]
     pub fn run_start(mut self, unix_seconds: i64) -> Config {
-        self.output.run_start = Some(unix_seconds);
+        self.output.ident.run_start = Some(unix_seconds);
         self
     }
 
@@ -363,11 +363,11 @@ impl Config {
     /// here, once per run, so that every sink of the run (one per file
     /// under `--jobs` and `--output-dir`) writes the same `created`.
     pub(crate) fn pinned(&self) -> std::borrow::Cow<'_, Config> {
-        if self.output.run_start.is_some() {
+        if self.output.ident.run_start.is_some() {
             return std::borrow::Cow::Borrowed(self);
         }
         let mut c = self.clone();
-        c.output.run_start = Some(crate::time::now_secs());
+        c.output.ident.run_start = Some(crate::time::now_secs());
         std::borrow::Cow::Owned(c)
     }
 

@@ -22,6 +22,7 @@ mod pipeline;
 mod pool;
 mod report;
 
+#[cfg(feature = "cli")]
 pub(crate) use config::Progress;
 pub use config::{Config, Redaction};
 pub use inputs::Input;
@@ -77,7 +78,7 @@ pub fn run_with_stdin<R: Read, W: Write>(
 ) -> io::Result<Report> {
     let cfg = &*cfg.pinned();
     diag.quiet |= cfg.output.quiet;
-    diag.shared_terminal = cfg.output.shared_terminal.clone();
+    diag.shared_terminal = cfg.output.text.shared_terminal.clone();
     diag.redact = warnings_redactor(cfg);
     if let Some(od) = &cfg.output_dir {
         return outdir::run(cfg, inputs, od, diag);
@@ -219,7 +220,6 @@ mod tests {
     use crate::Format;
     use crate::dialect::Dialect;
     use crate::event::{Kind, Session, Starts, ToolStart};
-    use crate::output::OutputOptions;
     use crate::transform::stats::CountingSink;
     use crate::transform::truncate::Truncate;
 
@@ -432,15 +432,7 @@ mod tests {
                 .to_vec(),
         ));
         for format in [Format::Events, Format::Text, Format::DocumentsSse] {
-            let cfg = Config {
-                format,
-                output: OutputOptions {
-                    created: Some(0),
-                    run_start: Some(0),
-                    ..OutputOptions::default()
-                },
-                ..Config::default()
-            };
+            let cfg = Config::new(format).created(0).run_start(0);
             for (name, input) in &inputs {
                 let inline = run(&cfg, input, usize::MAX);
                 let detached = run(&cfg, input, 0);

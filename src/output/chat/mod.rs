@@ -21,7 +21,7 @@ use std::borrow::Cow;
 use std::io;
 
 use crate::event::{Event, Kind, Starts, ToolEnd, ToolStart, Usage};
-use crate::output::{OutputOptions, Session, Sink};
+use crate::output::{Identity, OutputOptions, Session, Sink};
 
 /// How tool calls the agent already executed appear (`--tool-calls`).
 ///
@@ -52,15 +52,9 @@ pub struct ChatOptions {
     pub tools: ToolCallMode,
     /// The response id's prefix when `--id` does not set it (`chatcmpl-`).
     pub id_prefix: &'static str,
-    /// `--id`: the response id.
-    pub id: Option<String>,
-    /// `--model`: overrides the model the session names.
-    pub model: Option<String>,
-    /// `--created` (Unix seconds): overrides the derived creation time.
-    pub created: Option<i64>,
-    /// When the run started (Unix seconds): the creation time of a session that
-    /// gave no timestamp before its first piece.
-    pub run_start: i64,
+    /// `--id`, `--model`, `--created` and the run's start (pinned: its
+    /// `run_start` is set).
+    pub ident: Identity,
     /// The wire puts each run of one channel in a block of its own (an
     /// Anthropic content block, a Responses output item), so a run starts
     /// without a separator: the block boundary is one. Without it (Chat
@@ -73,14 +67,14 @@ impl ChatOptions {
     /// `id_prefix`: thinking has a channel unless `--reasoning-field none`.
     pub fn from_output(opts: &OutputOptions, id_prefix: &'static str) -> ChatOptions {
         ChatOptions {
-            reasoning: opts.reasoning_field.key().is_some(),
-            tools: opts.tool_calls,
+            reasoning: opts.chat.reasoning_field.key().is_some(),
+            tools: opts.chat.tool_calls,
             id_prefix,
-            id: opts.id.clone(),
-            model: opts.model.clone(),
-            created: opts.created,
+            ident: Identity {
+                run_start: Some(opts.ident.run_start()),
+                ..opts.ident.clone()
+            },
             blocks: false,
-            run_start: opts.run_start.unwrap_or_else(crate::time::now_secs),
         }
     }
 }
@@ -231,17 +225,20 @@ impl Turn {
         let (o, s) = (&self.opts, &mut self.s);
         s.header.get_or_insert_with(|| Header {
             id: o
+                .ident
                 .id
                 .clone()
                 .unwrap_or_else(|| format!("{}{}", o.id_prefix, s.id)),
             model: o
+                .ident
                 .model
                 .clone()
                 .or_else(|| s.model.clone())
                 .unwrap_or_else(|| "unknown".to_owned()),
-            created: o
-                .created
-                .unwrap_or_else(|| s.first_ts.map_or(o.run_start, |ms| ms.div_euclid(1000))),
+            created: o.ident.created.unwrap_or_else(|| {
+                s.first_ts
+                    .map_or(o.ident.run_start(), |ms| ms.div_euclid(1000))
+            }),
         })
     }
 
@@ -801,7 +798,10 @@ mod tests {
         let mut turn = Turn::new(ChatOptions {
             reasoning: true,
             id_prefix: "chatcmpl-",
-            run_start: 7,
+            ident: Identity {
+                run_start: Some(7),
+                ..Identity::default()
+            },
             ..ChatOptions::default()
         });
         turn.begin(&session("a"));

@@ -270,8 +270,8 @@ impl<W: Write> SseSink<W> {
             w,
             core: turn(opts),
             wire: SseWire::default(),
-            field: opts.reasoning_field.key().unwrap_or(""),
-            include_usage: opts.include_usage,
+            field: opts.chat.reasoning_field.key().unwrap_or(""),
+            include_usage: opts.chat.include_usage,
         }
     }
 }
@@ -370,7 +370,7 @@ struct CompletionOut<'a> {
 /// when the session ends.
 pub fn json_sink<W: Write>(w: W, opts: &OutputOptions) -> impl Sink + use<W> {
     let fresh = CompletionBody {
-        field: opts.reasoning_field.key(),
+        field: opts.chat.reasoning_field.key(),
         content: String::new(),
         reasoning: String::new(),
         calls: Vec::new(),

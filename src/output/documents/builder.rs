@@ -258,18 +258,21 @@ impl Builder {
         let ok = f.outcome() == Outcome::Success;
         let created = self
             .opts
+            .ident
             .created
             .or(self.first_ts.map(|ms| ms.div_euclid(1000)))
-            .unwrap_or(self.opts.run_start);
+            .unwrap_or_else(|| self.opts.ident.run_start());
         Summary {
             id: self
                 .opts
+                .ident
                 .id
                 .clone()
                 .unwrap_or_else(|| format!("chat_{}", self.session_id)),
             conversation_id: self.session_id.clone(),
             model: self
                 .opts
+                .ident
                 .model
                 .clone()
                 .or_else(|| self.model.clone())

@@ -43,7 +43,7 @@ use std::io;
 pub use builder::Builder;
 pub use sink::DocumentsSink;
 
-use super::OutputOptions;
+use super::{Identity, OutputOptions};
 use crate::event::Usage;
 pub use crate::json::layout::{J, Layout};
 
@@ -167,27 +167,24 @@ pub trait DocOut {
     fn done(&mut self, summary: &Summary) -> io::Result<()>;
 }
 
-/// What the command line says about the documents formats.
+/// What a documents builder is told: `--thinking`, and what names the
+/// session's documents (pinned: its `run_start` is set).
 #[derive(Debug, Clone, Default)]
 pub struct DocOptions {
     /// Include `thinking` documents.
     pub thinking: bool,
-    /// `--model`, `--id`, `--created`.
-    pub model: Option<String>,
-    pub id: Option<String>,
-    pub created: Option<i64>,
-    /// When the run started (Unix seconds): `created` when the stream has no time.
-    pub run_start: i64,
+    /// `--model`, `--id`, `--created` and the run's start.
+    pub ident: Identity,
 }
 
 impl DocOptions {
     pub fn new(o: &OutputOptions) -> Self {
         DocOptions {
-            thinking: o.thinking,
-            model: o.model.clone(),
-            id: o.id.clone(),
-            created: o.created,
-            run_start: o.run_start.unwrap_or_else(crate::time::now_secs),
+            thinking: o.documents.thinking,
+            ident: Identity {
+                run_start: Some(o.ident.run_start()),
+                ..o.ident.clone()
+            },
         }
     }
 }

@@ -147,14 +147,18 @@ impl<W: Write> TextSink<W> {
     pub fn new(w: W, opts: &OutputOptions) -> Self {
         TextSink {
             w,
-            p: Palette::new(opts.color),
-            width: opts.width,
-            sgr: if opts.color { Sgr::Keep } else { Sgr::Strip },
-            shell_lines: opts.shell_lines,
+            p: Palette::new(opts.text.color),
+            width: opts.text.width,
+            sgr: if opts.text.color {
+                Sgr::Keep
+            } else {
+                Sgr::Strip
+            },
+            shell_lines: opts.text.shell_lines,
             quiet: opts.quiet,
-            thinking: !opts.no_thinking,
-            bad_lines: opts.shared_terminal.is_none() && !opts.quiet,
-            shared: opts.shared_terminal.clone(),
+            thinking: !opts.text.no_thinking,
+            bad_lines: opts.text.shared_terminal.is_none() && !opts.quiet,
+            shared: opts.text.shared_terminal.clone(),
             at_line_start: true,
             block: Block::None,
             pending: None,
