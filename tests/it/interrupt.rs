@@ -78,7 +78,15 @@ fn a_signal_during_output_dir_removes_the_temporary_files() {
         // The command line reads the first 16 bytes of a named file to
         // tell an SQLite store: blanks, so that the records stay whole.
         writeln!(w, "{}", " ".repeat(15)).unwrap();
-        writeln!(w, "{INIT}\n{THINKING}").unwrap();
+        // That check opens the FIFO, reads and closes it; when the records
+        // are written before the run opens it again to convert it, nobody
+        // is reading and the write fails with EPIPE. Opening the writer end
+        // again waits for that second reader.
+        if let Err(e) = writeln!(w, "{INIT}\n{THINKING}") {
+            assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
+            w = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+            writeln!(w, "{INIT}\n{THINKING}").unwrap();
+        }
         w.flush().unwrap();
         until("the temporary output", || !temporaries(&out).is_empty());
         signal(&child, sig);
