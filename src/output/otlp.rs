@@ -72,13 +72,10 @@ struct Trace {
 
 impl<W: Write> OtlpSink<W> {
     pub fn new(w: W, opts: &OutputOptions) -> Self {
-        let secs = opts
-            .created
-            .or(opts.run_start)
-            .unwrap_or_else(crate::time::now_secs);
+        let secs = opts.ident.created.unwrap_or_else(|| opts.ident.run_start());
         OtlpSink {
             w,
-            model_override: opts.model.clone(),
+            model_override: opts.ident.model.clone(),
             fallback_ns: secs.saturating_mul(1_000_000_000),
             s: None,
         }
@@ -583,6 +580,11 @@ fn usage_attrs<W: Write + ?Sized>(w: &mut W, u: &Usage) -> io::Result<()> {
     }
     if let Some(c) = u.cache_write {
         attr_u64(w, "gen_ai.usage.cache_creation.input_tokens", c)?;
+    }
+    // Part of the output count, as the conventions say it is; only where the
+    // source says how much (unknown is left out, not written as 0).
+    if let Some(r) = u.reasoning {
+        attr_u64(w, "gen_ai.usage.reasoning.output_tokens", r)?;
     }
     Ok(())
 }

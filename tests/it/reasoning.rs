@@ -15,8 +15,9 @@ fn json_lines(out: &str) -> Vec<Value> {
 
 /// The session's reasoning count as each output shows it: `--to usage`,
 /// the sum of `--to rows`' `reasoning` (unknown when no row knows it), the
-/// `result`'s `reasoningTokens` in `--to events`, and `--outputs`.
-fn shown(rel: &str) -> [Option<u64>; 4] {
+/// `result`'s `reasoningTokens` in `--to events`, `--outputs`, and the
+/// root span's `gen_ai.usage.reasoning.output_tokens` in `--to otlp-json`.
+fn shown(rel: &str) -> [Option<u64>; 5] {
     let f = fixtures_dir().join(rel);
     let usage = json_lines(&cstream_file(&["--to", "usage"], &f).out());
     assert_eq!(usage.len(), 1, "{rel}: one session");
@@ -61,15 +62,37 @@ fn shown(rel: &str) -> [Option<u64>; 4] {
         .unwrap_or_else(|| panic!("{rel}: tokens_reasoning in {text}"));
     let from_outputs = (!line.is_empty()).then(|| line.parse().unwrap());
 
-    [from_usage, from_rows, from_events, from_outputs]
+    let otlp = json_lines(&cstream_file(&["--to", "otlp-json"], &f).out());
+    assert_eq!(otlp.len(), 1, "{rel}: one trace request");
+    let spans = otlp[0]["resourceSpans"][0]["scopeSpans"][0]["spans"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{rel}: spans"));
+    let root = spans
+        .iter()
+        .find(|s| s["parentSpanId"].as_str().is_none_or(str::is_empty))
+        .unwrap_or_else(|| panic!("{rel}: a root span"));
+    let from_otlp = root["attributes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["key"] == "gen_ai.usage.reasoning.output_tokens")
+        .map(|a| {
+            a["value"]["intValue"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{rel}: an int value: {a}"))
+                .parse()
+                .unwrap()
+        });
+
+    [from_usage, from_rows, from_events, from_outputs, from_otlp]
 }
 
 #[track_caller]
 fn check(rel: &str, want: Option<u64>) {
     assert_eq!(
         shown(rel),
-        [want; 4],
-        "{rel}: usage, rows, events, --outputs"
+        [want; 5],
+        "{rel}: usage, rows, events, --outputs, otlp-json"
     );
 }
 
