@@ -698,22 +698,12 @@ impl CopilotParser {
                 })?;
                 Ok(Parsed::Done)
             }
-            "tool.execution_progress" => {
-                let (Some(id), Some(data)) = (d.tool_call_id.get(), line.data) else {
-                    return keep_unknown(rec, out);
-                };
-                self.emit(
-                    ts,
-                    Kind::ToolCallProgress {
-                        call_id: id,
-                        partial: Json::from(data),
-                    },
-                    out,
-                )?;
-                Ok(Parsed::Done)
-            }
             "tool.execution_complete" => self.complete(ts, d, out).map(|_| Parsed::Done),
-            "subagent.started" | "subagent.completed" | "subagent.failed" => {
+            // A sub-agent's life is progress of the call that started it.
+            "tool.execution_progress"
+            | "subagent.started"
+            | "subagent.completed"
+            | "subagent.failed" => {
                 let (Some(id), Some(data)) = (d.tool_call_id.get(), line.data) else {
                     return keep_unknown(rec, out);
                 };

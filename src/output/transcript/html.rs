@@ -20,8 +20,8 @@ use std::io::{self, Write};
 
 use super::omitted_note;
 use super::{
-    Body, CallHead, Clip, Ending, Markup, Note, Outcome, Tally, escape_html_to as escape_to,
-    fmt_cost, fmt_count,
+    Body, CallHead, Clip, Ending, Markup, Note, Outcome, SummaryCells, Tally,
+    escape_html_to as escape_to,
 };
 use super::{highlight, html_md};
 use crate::event::figures::fmt_ms;
@@ -478,28 +478,20 @@ impl<W: Write> Markup for Html<W> {
             Outcome::Failed(_) => "<td class=\"fail\">✗ failed</td>",
             Outcome::Incomplete => "<td>⚠ incomplete</td>",
         };
-        let dash = || "—".to_owned();
-        let duration = t.duration_ms().map_or_else(dash, fmt_ms);
-        let f = &t.figures;
-        let calls = match f.failed_calls() {
-            0 => f.tool_calls().to_string(),
-            n => format!("{} ({n} failed)", f.tool_calls()),
-        };
-        let (tin, cached, tout) = match f.usage() {
-            Some(u) => (
-                fmt_count(u.input),
-                u.cache_read.map_or_else(dash, fmt_count),
-                crate::event::figures::output_shown(&u, fmt_count),
-            ),
-            None => (dash(), dash(), dash()),
-        };
-        let cost = f.cost_usd().map_or_else(dash, fmt_cost);
+        let SummaryCells {
+            duration,
+            turns,
+            calls,
+            tokens_in,
+            cached,
+            tokens_out,
+            cost,
+        } = t.cells();
         self.put(&format!(
             "<div class=\"summary\" role=\"region\" aria-label=\"Summary\"><div class=\"tablewrap\"><table>\n\
              <tr><th>Outcome</th><th>Duration</th><th>Turns</th><th>Tool calls</th><th>Tokens in</th><th>Cached</th><th>Tokens out</th><th>Cost</th></tr>\n\
-             <tr>{outcome}<td>{duration}</td><td>{}</td><td>{calls}</td><td>{tin}</td><td>{cached}</td><td>{tout}</td><td>{cost}</td></tr>\n\
-             </table></div>\n",
-            f.turns()
+             <tr>{outcome}<td>{duration}</td><td>{turns}</td><td>{calls}</td><td>{tokens_in}</td><td>{cached}</td><td>{tokens_out}</td><td>{cost}</td></tr>\n\
+             </table></div>\n"
         ))?;
         match t.outcome() {
             Outcome::Failed(error) => {

@@ -30,7 +30,7 @@
 
 use std::io::{self, Write};
 
-use super::{Body, CallHead, Clip, Ending, Markup, Note, Tally, escape_html, fmt_cost, fmt_count};
+use super::{Body, CallHead, Clip, Ending, Markup, Note, SummaryCells, Tally, escape_html};
 use super::{Outcome, omitted_note};
 use crate::event::figures::fmt_ms;
 use crate::event::{OutStream, Session, SessionStart};
@@ -632,27 +632,19 @@ impl<W: Write> Markup for Markdown<W> {
             Outcome::Failed(_) => "✗ failed",
             Outcome::Incomplete => "⚠ incomplete",
         };
-        let dash = || "—".to_owned();
-        let duration = t.duration_ms().map_or_else(dash, fmt_ms);
-        let f = &t.figures;
-        let calls = match f.failed_calls() {
-            0 => f.tool_calls().to_string(),
-            n => format!("{} ({n} failed)", f.tool_calls()),
-        };
-        let (tin, cached, tout) = match f.usage() {
-            Some(u) => (
-                fmt_count(u.input),
-                u.cache_read.map_or_else(dash, fmt_count),
-                crate::event::figures::output_shown(&u, fmt_count),
-            ),
-            None => (dash(), dash(), dash()),
-        };
-        let cost = f.cost_usd().map_or_else(dash, fmt_cost);
+        let SummaryCells {
+            duration,
+            turns,
+            calls,
+            tokens_in,
+            cached,
+            tokens_out,
+            cost,
+        } = t.cells();
         self.put(&format!(
             "| Outcome | Duration | Turns | Tool calls | Tokens in | Cached | Tokens out | Cost |\n\
              |---|---|---|---|---|---|---|---|\n\
-             | {outcome} | {duration} | {} | {calls} | {tin} | {cached} | {tout} | {cost} |\n",
-            f.turns()
+             | {outcome} | {duration} | {turns} | {calls} | {tokens_in} | {cached} | {tokens_out} | {cost} |\n"
         ))?;
         match t.outcome() {
             Outcome::Failed(error) => {

@@ -103,6 +103,45 @@ impl Tally {
     pub fn duration_ms(&self) -> Option<u64> {
         self.figures.duration_ms()
     }
+
+    /// The cells of the summary table after the outcome, as text: what
+    /// the Markdown and HTML summaries both show, a dash where a figure is
+    /// unknown.
+    pub fn cells(&self) -> SummaryCells {
+        let dash = || "—".to_owned();
+        let f = &self.figures;
+        let (tokens_in, cached, tokens_out) = match f.usage() {
+            Some(u) => (
+                fmt_count(u.input),
+                u.cache_read.map_or_else(dash, fmt_count),
+                figures::output_shown(&u, fmt_count),
+            ),
+            None => (dash(), dash(), dash()),
+        };
+        SummaryCells {
+            duration: self.duration_ms().map_or_else(dash, figures::fmt_ms),
+            turns: f.turns().to_string(),
+            calls: match f.failed_calls() {
+                0 => f.tool_calls().to_string(),
+                n => format!("{} ({n} failed)", f.tool_calls()),
+            },
+            tokens_in,
+            cached,
+            tokens_out,
+            cost: f.cost_usd().map_or_else(dash, fmt_cost),
+        }
+    }
+}
+
+/// A summary table's cells after the outcome ([`Tally::cells`]).
+pub struct SummaryCells {
+    pub duration: String,
+    pub turns: String,
+    pub calls: String,
+    pub tokens_in: String,
+    pub cached: String,
+    pub tokens_out: String,
+    pub cost: String,
 }
 
 /// A tool call as its block shows it.
