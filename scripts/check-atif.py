@@ -24,7 +24,6 @@ Exit status 1 on any failure (every one is printed first).
 """
 
 import argparse
-import glob
 import json
 import os
 import subprocess
@@ -34,20 +33,7 @@ from pathlib import Path
 from harbor.models.trajectories import Trajectory
 from harbor.utils.trajectory_validator import TrajectoryValidator
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CORPUS = os.path.join(ROOT, "..", "shared", "corpus")
-
-
-def inputs():
-    files = []
-    for ext in ("jsonl", "json", "jsonl.zst"):
-        files += glob.glob(os.path.join(ROOT, "fixtures", "**", "*." + ext), recursive=True)
-    if not os.path.isdir(CORPUS):
-        sys.exit(f"{CORPUS} is missing: Harbor must read the corpus too")
-    for ext in ("jsonl", "json"):
-        files += glob.glob(os.path.join(CORPUS, "**", "*." + ext), recursive=True)
-    files = [f for f in files if "tool-results" not in f.split(os.sep)]
-    return sorted(set(files))
+from fixture_inputs import CORPUS, ROOT, inputs
 
 
 def atif(binary, *paths):
@@ -179,7 +165,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cstream", default=os.path.join(ROOT, "target", "debug", "cstream"))
     args = ap.parse_args()
-    files = inputs()
+    files = inputs("Harbor")
     problems = []
     n = 0
     for f in files:

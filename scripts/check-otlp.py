@@ -24,7 +24,6 @@ Exit status 1 on any mismatch (every one is printed first).
 
 import argparse
 import base64
-import glob
 import http.server
 import json
 import os
@@ -39,27 +38,13 @@ import urllib.request
 from google.protobuf import json_format
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from fixture_inputs import ROOT, inputs
 PROBLEMS = []
 
 
 def problem(msg):
     PROBLEMS.append(msg)
     print("FAIL:", msg, file=sys.stderr)
-
-
-def inputs(corpus_too=True):
-    files = []
-    for ext in ("jsonl", "json", "jsonl.zst"):
-        files += glob.glob(os.path.join(ROOT, "fixtures", "**", "*." + ext), recursive=True)
-    if corpus_too:
-        corpus = os.path.join(ROOT, "..", "shared", "corpus")
-        if not os.path.isdir(corpus):
-            sys.exit(f"{corpus} is missing: the consumers must read the corpus too")
-        for ext in ("jsonl", "json"):
-            files += glob.glob(os.path.join(corpus, "**", "*." + ext), recursive=True)
-    files = [f for f in files if "tool-results" not in f.split(os.sep)]
-    return sorted(set(files))
 
 
 def b64_ids(obj):
@@ -108,7 +93,7 @@ def check_request(name, req):
 
 
 def proto_check(binary):
-    files = inputs()
+    files = inputs("the consumers")
     sessions = spans = 0
     for path in files:
         args = [binary, "--to", "otlp-json", "--created", "1700000000", path]
@@ -237,7 +222,7 @@ def phoenix_check(binary, workdir):
             print("phoenix: OTLP/JSON straight to it refused with 415, reported, exit 4, output whole")
 
         relay = relay_to(url)
-        files = inputs(corpus_too=False)
+        files = inputs("the consumers", corpus_too=False)
         sent = subprocess.run(
             [binary, "--to", "otlp-json", "--created", "1700000000", "--otlp-endpoint",
              f"http://127.0.0.1:{relay.server_address[1]}", *files],

@@ -19,14 +19,13 @@ Exit status 1 on any mismatch (every one is printed first).
 """
 
 import argparse
-import glob
 import json
 import os
 import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from fixture_inputs import ROOT, inputs
 
 # The columns of `--to rows`, in order (docs/formats.md#rows).
 COLUMNS = [
@@ -57,21 +56,6 @@ per_session as (
 select sum(tokens_in), sum(tokens_out), sum(usage_rows), sum(tool_calls), sum(failed_calls)
 from per_session
 """
-
-
-def inputs():
-    files = []
-    for ext in ("jsonl", "json", "jsonl.zst"):
-        files += glob.glob(os.path.join(ROOT, "fixtures", "**", "*." + ext), recursive=True)
-    corpus = os.path.join(ROOT, "..", "shared", "corpus")
-    if not os.path.isdir(corpus):
-        sys.exit(f"{corpus} is missing: the consumers must read the corpus too")
-    for ext in ("jsonl", "json"):
-        files += glob.glob(os.path.join(corpus, "**", "*." + ext), recursive=True)
-    # A fixture folder's own files (offloaded tool results) are read through
-    # their session, not as inputs.
-    files = [f for f in files if "tool-results" not in f.split(os.sep)]
-    return sorted(set(files))
 
 
 def cstream(binary, args, path):
@@ -203,7 +187,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cstream", default=os.path.join(ROOT, "target", "debug", "cstream"))
     args = ap.parse_args()
-    files = inputs()
+    files = inputs("the consumers")
     problems = []
     with tempfile.TemporaryDirectory() as tmp:
         check_messages(args.cstream, files, tmp, problems)
