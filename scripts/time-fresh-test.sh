@@ -4,18 +4,18 @@
 # wall time, and the CPU time (user + sys) when GNU time is installed, which
 # is the figure to compare on a machine shared with other work.
 #
-#   scripts/time-fresh-test.sh [--release-first] [REPO] [REV]
+#   scripts/time-fresh-test.sh [--run-first] [REPO] [REV]
 #
-# REPO defaults to this checkout, REV to its HEAD. --release-first runs the
-# README's first command (`cargo run --release -- <fixture>`) before the tests,
-# as someone following the README from the top would.
+# REPO defaults to this checkout, REV to its HEAD. --run-first runs the
+# README's first command (`cargo run -- <fixture>`) before the tests, as
+# someone following the README from the top would.
 # The crates come from ~/.cargo's download cache when they are already there;
 # point CARGO_HOME at an empty directory to time the downloads too.
 set -euo pipefail
 
-release_first=0
-if [ "${1:-}" = --release-first ]; then
-    release_first=1
+run_first=0
+if [ "${1:-}" = --run-first ]; then
+    run_first=1
     shift
 fi
 here="$(cd "$(dirname "$0")/.." && pwd)"
@@ -48,7 +48,7 @@ timed() {
 
 echo "rustc: $(rustc --version); cores: $(nproc); load: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 echo "commit: $(git rev-parse --short HEAD)" >&2
-if [ "$release_first" = 1 ]; then
-    timed "cargo run --release" cargo run --release -- fixtures/cursor/partial-output.jsonl >/dev/null
+if [ "$run_first" = 1 ]; then
+    timed "cargo run" cargo run -- fixtures/cursor/partial-output.jsonl >/dev/null
 fi
 timed "cargo test" cargo test
