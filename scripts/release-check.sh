@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # What a release would upload, checked without uploading it (docs/release.md):
 #
-#  1. the crate: `cargo publish --dry-run --locked` packs it and builds it from
-#     the packed files alone; then its file list is bounded (no file over 1 MB,
-#     the whole under CRATE_LIMIT uncompressed, no test or build tree in it);
+#  1. the crate: its file list bounded (no file over 1 MB, the whole under
+#     CRATE_LIMIT uncompressed, no test or build tree in it), then
+#     `cargo publish --dry-run --locked`, which builds it from its files alone;
 #  2. the Python distributions in WHEELS (default target/wheels, as
 #     scripts/build-wheels.sh leaves them; built here when absent): named
 #     after the package, `twine check --strict` (pinned in
@@ -50,10 +50,12 @@ p = json.load(sys.stdin)["packages"][0]
 print(p["name"], p["version"])' <<<"$meta")
 echo "release-check: $NAME $VERSION"
 
-# 1. The crate.
-cargo publish --dry-run --locked "${CARGO_ARGS[@]}"
+# 1. The crate. `cargo package --no-verify` leaves the .crate in
+# target/package/ (publish --dry-run packs into a temporary directory and
+# removes it): it is bounded first, a second's work, before the build.
+cargo package --no-verify --locked "${CARGO_ARGS[@]}"
 crate=target/package/$NAME-$VERSION.crate
-[ -f "$crate" ] || fail "cargo publish --dry-run left no $crate"
+[ -f "$crate" ] || fail "cargo package left no $crate"
 
 # Sizes from the archive itself, so the check sees what would be uploaded:
 # `tar -tv` prints one "perms owner size date time path" line per entry.
@@ -74,6 +76,8 @@ bound() { # what, listing (size<TAB>path lines)
 }
 listing() { tar -tvzf "$1" | awk '$1 !~ /^d/ { print $3 "\t" $6 }'; }
 bound "$crate ($(stat -c %s "$crate") bytes)" "$(listing "$crate")"
+# What crates.io would receive, built from those files alone.
+cargo publish --dry-run --locked "${CARGO_ARGS[@]}"
 
 # 2. The Python distributions.
 if ! ls "$WHEELS"/*.whl >/dev/null 2>&1; then
