@@ -147,7 +147,7 @@ fn after_help() -> String {
 /// Cursor SDK) into one event model, and write a readable transcript, the events, an
 /// OpenAI-compatible stream or response, or documents[] JSON.
 #[derive(Debug, Parser)]
-#[command(name = "cstream", version, about, after_help = after_help(), max_term_width = 100)]
+#[command(name = "cstream", version = crate::event::VERSION, about, after_help = after_help(), max_term_width = 100)]
 pub struct Cli {
     /// Files to read, in order ('-' or none: standard input); a directory: the session files in
     /// it, walked recursively in name order

@@ -162,12 +162,32 @@ pub struct Event<'a> {
     pub kind: Kind<'a>,
 }
 
+// The schema version as a literal, so that `concat!` can put it into
+// `VERSION`: the number is written once, here.
+macro_rules! schema_version {
+    () => {
+        1
+    };
+}
+
 /// The version of the `events` and `documents` schemas this build writes
 /// (`schemaVersion` on `session_started` and in the documents metadata). It
 /// changes only when a change would break a reader: a field removed,
 /// renamed or retyped, or a meaning changed; new optional fields and new
 /// event types leave it as it is.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = schema_version!();
+
+/// What `cstream --version` prints after the command's name: the crate's
+/// version, then the events schema version this build writes
+/// ([`SCHEMA_VERSION`]), e.g. `0.1.0 (events schema 1)`. A reader of the
+/// events learns from it which `schemaVersion` to expect without running a
+/// conversion; docs/release.md says when each of the two changes.
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (events schema ",
+    schema_version!(),
+    ")"
+);
 
 /// Every event type's wire name, in [`Kind::index`] order (the `--stats`
 /// line lists them in this order).

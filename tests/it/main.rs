@@ -52,6 +52,7 @@ mod readme;
 mod reasoning;
 mod redact;
 mod regression;
+mod release;
 mod responses;
 mod roundtrip;
 mod rows_messages;
