@@ -83,16 +83,18 @@ impl Strings {
 /// backslash escape. `None` when the string does not end within `body`.
 #[inline]
 pub fn string_end(body: &[u8]) -> Option<(usize, bool)> {
-    let mut s = Strings {
-        in_str: true,
-        esc: false,
-    };
-    let end = s.skip(body, 0);
-    if s.in_str {
-        return None;
+    // The jumps between `"` and `\` see every backslash, so whether there
+    // is an escape is known without a second pass over the body.
+    let mut i = 0;
+    let mut escaped = false;
+    loop {
+        let j = i + memchr2(b'"', b'\\', body.get(i..)?)?;
+        if body[j] == b'"' {
+            return Some((j, escaped));
+        }
+        escaped = true;
+        i = j + 2;
     }
-    let close = end - 1;
-    Some((close, memchr::memchr(b'\\', &body[..close]).is_some()))
 }
 
 #[cfg(test)]

@@ -43,30 +43,70 @@ pub fn write_str<W: Write + ?Sized>(w: &mut W, s: &str) -> io::Result<()> {
 pub fn write_str_body<W: Write + ?Sized>(w: &mut W, s: &str) -> io::Result<()> {
     let bytes = s.as_bytes();
     let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let esc = ESCAPE[b as usize];
-        if esc == 0 {
-            continue;
+    let mut i = 0;
+    while i < bytes.len() {
+        // Most text has nothing to escape for dozens of bytes: whole blocks
+        // are tested at once (a check without an early exit, which the
+        // compiler turns into vector compares), only a block that needs an
+        // escape is walked byte by byte.
+        while let Some(block) = bytes.get(i..i + BLOCK) {
+            if needs_escape(block.try_into().expect("BLOCK bytes")) {
+                break;
+            }
+            i += BLOCK;
         }
-        if start < i {
-            w.write_all(&bytes[start..i])?;
+        let end = (i + BLOCK).min(bytes.len());
+        while i < end {
+            let b = bytes[i];
+            let esc = ESCAPE[b as usize];
+            if esc != 0 {
+                if start < i {
+                    w.write_all(&bytes[start..i])?;
+                }
+                if esc == b'u' {
+                    const HEX: &[u8; 16] = b"0123456789abcdef";
+                    w.write_all(&[
+                        b'\\',
+                        b'u',
+                        b'0',
+                        b'0',
+                        HEX[(b >> 4) as usize],
+                        HEX[(b & 0xf) as usize],
+                    ])?;
+                } else {
+                    w.write_all(&[b'\\', esc])?;
+                }
+                start = i + 1;
+            }
+            i += 1;
         }
-        if esc == b'u' {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
-            w.write_all(&[
-                b'\\',
-                b'u',
-                b'0',
-                b'0',
-                HEX[(b >> 4) as usize],
-                HEX[(b & 0xf) as usize],
-            ])?;
-        } else {
-            w.write_all(&[b'\\', esc])?;
-        }
-        start = i + 1;
     }
     w.write_all(&bytes[start..])
+}
+
+/// Bytes tested at once by [`write_str_body`] and [`has_control`].
+const BLOCK: usize = 16;
+
+/// Does any byte of `b` need an escape in a JSON string (a control
+/// character, `"` or `\`)? Branch-free, so it compiles to vector compares.
+#[inline]
+fn needs_escape(b: &[u8; BLOCK]) -> bool {
+    b.iter().fold(false, |acc, &c| {
+        acc | (c < 0x20) | (c == b'"') | (c == b'\\')
+    })
+}
+
+/// Does `b` hold a raw control character (below U+0020), which JSON does
+/// not allow inside a string? Whole blocks are tested without an early
+/// exit inside them, which compiles to vector compares.
+pub fn has_control(b: &[u8]) -> bool {
+    let mut blocks = b.chunks_exact(BLOCK);
+    for block in &mut blocks {
+        if block.iter().fold(false, |acc, &c| acc | (c < 0x20)) {
+            return true;
+        }
+    }
+    blocks.remainder().iter().any(|&c| c < 0x20)
 }
 
 /// Write an unsigned integer.
@@ -619,6 +659,23 @@ mod tests {
         fn unescape_reverses_serde_json(s in any::<String>()) {
             let lit = serde_json::to_string(&s).unwrap();
             prop_assert_eq!(unescape_literal(&lit).map(Cow::into_owned), Some(s));
+        }
+
+        /// Escaping by blocks writes what serde_json writes, for strings of
+        /// every length with characters to escape anywhere (block edges too).
+        #[test]
+        fn write_str_agrees_with_serde_json(
+            parts in proptest::collection::vec(
+                prop_oneof![
+                    Just("\""), Just("\\"), Just("\n"), Just("\u{1}"), Just("\u{1f}"),
+                    Just("\u{7f}"), Just("a"), Just("0123456789abcdef"), Just("é"), Just("🙏"),
+                ],
+                0..40,
+            )
+        ) {
+            let s = parts.concat();
+            prop_assert_eq!(quote(&s), serde_json::to_string(&s).unwrap());
+            prop_assert_eq!(has_control(s.as_bytes()), s.bytes().any(|b| b < 0x20));
         }
 
         /// Pieces of escapes, valid or not, put together at random: the same

@@ -488,7 +488,7 @@ impl Handler for Pipeline<'_> {
         // One validation of the whole record lets the parsers read it as
         // `str`, where serde_json does not check every string again.
         // Invalid UTF-8 goes back to the framer, which repairs it.
-        let Ok(rec) = std::str::from_utf8(bytes) else {
+        let Ok(rec) = simdutf8::basic::from_utf8(bytes) else {
             return Ok(Parsed::Invalid);
         };
         if rec.len() >= self.huge {

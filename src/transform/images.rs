@@ -41,6 +41,20 @@ fn may_hold(s: &str) -> bool {
     BASE64.find(s.as_bytes()).is_some() || INLINE.find(s.as_bytes()).is_some()
 }
 
+/// Could the characters of `o` hold a data URL? A literal (shell output
+/// as it came) is looked at as it is, not unescaped: its escapes other than
+/// `\u` stand for characters that are not in "base64" and would cut the
+/// word, so the characters have the word only if the literal has it or a
+/// `\u` escape could spell it.
+fn output_may_hold(o: &Text<'_>) -> bool {
+    match o {
+        Text::Plain(s) => BASE64.find(s.as_bytes()).is_some(),
+        Text::Json(lit) => {
+            BASE64.find(lit.as_bytes()).is_some() || memmem::find(lit.as_bytes(), b"\\u").is_some()
+        }
+    }
+}
+
 /// Replace every `data:<type>;base64,<payload>` in `s`.
 fn elide_data_urls(s: &str) -> Option<String> {
     BASE64.find(s.as_bytes())?;
@@ -139,6 +153,7 @@ fn start(t: &mut ToolStart<'_>) -> bool {
 fn end(t: &mut ToolEnd<'_>) -> bool {
     let mut hit = t.result.as_mut().is_some_and(json);
     if let Some(o) = &t.output
+        && output_may_hold(o)
         && let Some(r) = elide_data_urls(&o.as_str())
     {
         t.output = Some(Text::Plain(Cow::Owned(r)));
@@ -235,5 +250,25 @@ mod tests {
         let s = v.to_string();
         assert!(!s.contains(&b64[..100]), "{s}");
         assert_eq!(s.matches("48.2 KiB]").count(), 3, "{s}");
+    }
+
+    #[test]
+    fn shell_output_literals_are_looked_at_without_unescaping() {
+        let elided = |lit: &str| {
+            let mut t = ToolEnd::new(Cow::Borrowed("c"), Cow::Borrowed("shell"), true);
+            t.output = Some(Text::literal(lit));
+            end(&mut t).then(|| t.output.unwrap().as_str().into_owned())
+        };
+        // The word spelt in the literal, across escapes, or by a `\u` escape.
+        let want = Some("a\n[image: image/png, 8 B]\n".to_owned());
+        assert_eq!(elided(r#""a\ndata:image/png;base64,iVBORw0KGgo=\n""#), want);
+        assert_eq!(
+            elided(r#""a\ndata:image\/png;\u0062ase64,iVBORw0KGgo=\n""#),
+            want
+        );
+        // Escapes that are not `\u` cannot make the word: nothing to elide.
+        assert_eq!(elided(r#""base\n64 data:image/png;bas\te64,AAAA""#), None);
+        assert!(!output_may_hold(&Text::literal(r#""base\n64 \t""#)));
+        assert!(output_may_hold(&Text::literal(r#""\u0062ase64""#)));
     }
 }

@@ -59,7 +59,10 @@ pub(super) fn delta(rec: &str) -> Option<FastDelta<'_>> {
     if digits.is_empty() || digits.len() > 18 || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    let ts = digits.parse().ok()?;
+    // At most 18 digits, all checked above: the value fits an i64.
+    let ts = digits
+        .bytes()
+        .fold(0i64, |v, d| v * 10 + i64::from(d - b'0'));
     Some(FastDelta {
         thinking,
         text,
@@ -76,7 +79,7 @@ fn string(s: &str) -> Option<(Cow<'_, str>, &str)> {
     let (end, escaped) = string_end(body.as_bytes())?;
     let raw = &body[..end];
     // JSON does not allow raw control characters inside strings.
-    if raw.bytes().any(|b| b < 0x20) {
+    if crate::json::has_control(raw.as_bytes()) {
         return None;
     }
     let rest = &body[end + 1..];
@@ -85,8 +88,10 @@ fn string(s: &str) -> Option<(Cow<'_, str>, &str)> {
     }
     // `s` starts with the opening quote, so this is the literal with both quotes.
     let literal = &s[..end + 2];
-    let value: String = serde_json::from_str(literal).ok()?;
-    Some((Cow::Owned(value), rest))
+    // The crate's unescaper gives serde_json's answer (it hands anything
+    // unusual to serde_json) without parsing the literal a second time.
+    let value = crate::json::unescape_literal(literal)?;
+    Some((Cow::Owned(value.into_owned()), rest))
 }
 
 #[cfg(test)]
