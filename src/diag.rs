@@ -110,17 +110,17 @@ pub struct Diag<'w> {
     out: Box<dyn Write + 'w>,
     counts: [u64; KINDS],
     /// Input lines that were not valid input (exit status 1).
-    pub bad_lines: u64,
+    pub(crate) bad_lines: u64,
     /// A file could not be read or an output write failed (exit status 2).
-    pub fatal: bool,
+    pub(crate) fatal: bool,
     /// Display name of the input being read (`-` for standard input).
-    pub file: String,
+    pub(crate) file: String,
     /// `-q`: warnings are only counted, one line per kind at the end.
-    pub quiet: bool,
+    pub(crate) quiet: bool,
     /// The terminal the transcript shares with these messages, if it does.
-    pub shared_terminal: Option<SharedLine>,
+    pub(crate) shared_terminal: Option<SharedLine>,
     /// Replaces secrets in every line printed (warnings quote the input).
-    pub redact: Option<Redact>,
+    pub(crate) redact: Option<Redact>,
     /// Messages go here, uncounted and uncapped, instead of to `out`.
     record: Option<Box<dyn FnMut(Message) + 'w>>,
     /// Records not understood, per dialect and record type
@@ -132,7 +132,7 @@ pub struct Diag<'w> {
 }
 
 impl<'w> Diag<'w> {
-    /// Diagnostics written to `out` (normally stderr).
+    /// Warnings written to `out` (the command line's: standard error).
     pub fn new(out: Box<dyn Write + 'w>) -> Self {
         Diag {
             out,
@@ -152,7 +152,7 @@ impl<'w> Diag<'w> {
     /// Diagnostics handed to `record` as they are made, neither counted
     /// nor capped: the diagnostics of one file read by a `--jobs` worker,
     /// written later, in order, by the run's own [`Diag::replay`].
-    pub fn recording(record: Box<dyn FnMut(Message) + 'w>) -> Self {
+    pub(crate) fn recording(record: Box<dyn FnMut(Message) + 'w>) -> Self {
         let mut d = Diag::sink();
         d.record = Some(record);
         d
@@ -160,7 +160,7 @@ impl<'w> Diag<'w> {
 
     /// Write a recorded message as if it were made now (warnings and
     /// session reports name the current [`Diag::file`]).
-    pub fn replay(&mut self, m: Message) {
+    pub(crate) fn replay(&mut self, m: Message) {
         match m {
             Message::Warn(kind, line, msg) => self.warn(kind, line, msg),
             Message::Note(msg) => self.note(msg),
@@ -179,7 +179,7 @@ impl<'w> Diag<'w> {
     /// shared by the files it is said of). Nothing is printed now:
     /// [`Diag::finish`] says in one line per reason how many there were and
     /// names the first ones, even with `-q`, as it does for drift.
-    pub fn skipped_file(&mut self, name: String, why: &'static str) {
+    pub(crate) fn skipped_file(&mut self, name: String, why: &'static str) {
         if let Some(r) = &mut self.record {
             return r(Message::Skipped(name, why));
         }
@@ -197,12 +197,13 @@ impl<'w> Diag<'w> {
         }
     }
 
-    /// Write from now on to `out`.
+    /// Write from now on to `out` (the command line's progress bar: lines
+    /// written above it).
     pub fn redirect(&mut self, out: Box<dyn Write + 'w>) {
         self.out = out;
     }
 
-    /// Diagnostics that go nowhere (for embedding and tests).
+    /// Warnings that go nowhere (only counted).
     pub fn sink() -> Self {
         Diag::new(Box::new(std::io::sink()))
     }
@@ -229,7 +230,7 @@ impl<'w> Diag<'w> {
     }
 
     /// Report a problem at `line` of the current file.
-    pub fn warn(&mut self, kind: Warn, line: u64, msg: impl Display) {
+    pub(crate) fn warn(&mut self, kind: Warn, line: u64, msg: impl Display) {
         if let Some(r) = &mut self.record {
             return r(Message::Warn(kind, line, msg.to_string()));
         }
@@ -247,7 +248,7 @@ impl<'w> Diag<'w> {
     }
 
     /// Report something about the run that has no line.
-    pub fn note(&mut self, msg: impl Display) {
+    pub(crate) fn note(&mut self, msg: impl Display) {
         if let Some(r) = &mut self.record {
             return r(Message::Note(msg.to_string()));
         }
@@ -266,7 +267,7 @@ impl<'w> Diag<'w> {
 
     /// Report a session that failed or ended without a result (`-e`):
     /// `cstream: FILE: MSG`, capped like a warning.
-    pub fn session(&mut self, msg: impl Display) {
+    pub(crate) fn session(&mut self, msg: impl Display) {
         if let Some(r) = &mut self.record {
             return r(Message::Session(msg.to_string()));
         }
@@ -281,7 +282,8 @@ impl<'w> Diag<'w> {
         }
     }
 
-    /// Report a fatal problem (exit status 2; the run goes on where it can).
+    /// Write `cstream: error: MSG`: a problem that makes the run fail (exit
+    /// status 2), such as an output that cannot be created.
     pub fn error(&mut self, msg: impl Display) {
         self.fatal = true;
         if let Some(r) = &mut self.record {
@@ -299,7 +301,7 @@ impl<'w> Diag<'w> {
     /// reader did not understand (`what`: the record's type, as
     /// [`crate::dialect::record_kind`] names it). Nothing is printed now:
     /// [`Diag::finish`] says once per dialect and type how many there were.
-    pub fn not_understood(&mut self, dialect: &'static str, what: String, line: u64) {
+    pub(crate) fn not_understood(&mut self, dialect: &'static str, what: String, line: u64) {
         if let Some(r) = &mut self.record {
             return r(Message::NotUnderstood {
                 dialect,
@@ -318,17 +320,17 @@ impl<'w> Diag<'w> {
     }
 
     /// The records not understood so far, per dialect and type, in name order.
-    pub fn drift(&self) -> impl Iterator<Item = (&'static str, &str, &Drift)> {
+    pub(crate) fn drift(&self) -> impl Iterator<Item = (&'static str, &str, &Drift)> {
         self.drift.iter().map(|((d, w), n)| (*d, w.as_str(), n))
     }
 
     /// How many records were not understood in all.
-    pub fn not_understood_count(&self) -> u64 {
+    pub(crate) fn not_understood_count(&self) -> u64 {
         self.drift.values().map(|d| d.records).sum()
     }
 
     /// Print an informational line (`cstream: MSG`), never capped.
-    pub fn info(&mut self, msg: impl Display) {
+    pub(crate) fn info(&mut self, msg: impl Display) {
         self.own_line();
         let _ = writeln!(self.out, "cstream: {msg}");
         let _ = self.out.flush();
@@ -336,7 +338,7 @@ impl<'w> Diag<'w> {
 
     /// Print one line per capped kind saying how many were not shown
     /// (with `quiet`, one line per kind that occurred at all).
-    pub fn finish(&mut self) {
+    pub(crate) fn finish(&mut self) {
         let cap = self.shown_per_kind();
         self.own_line();
         // Drift first: one line per dialect and record type, even with
@@ -392,7 +394,8 @@ impl<'w> Diag<'w> {
     }
 
     /// How many warnings of `kind` were reported.
-    pub fn count(&self, kind: Warn) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn count(&self, kind: Warn) -> u64 {
         self.counts[kind.index()]
     }
 }

@@ -46,8 +46,6 @@
 
 #![warn(missing_docs)]
 
-#[cfg(feature = "cli")]
-mod cli;
 mod diag;
 mod dialect;
 pub mod event;
@@ -62,14 +60,17 @@ mod strings;
 mod terminal;
 mod time;
 mod transform;
+#[cfg(feature = "walk")]
+pub mod walk;
 
 use std::io::{self, Read, Write};
 
+pub use diag::Diag as Warnings;
 pub use dialect::Dialect;
 pub use event::{Event, Kind};
 pub use output::usage::{Group as UsageGroup, Prices};
 pub use output::{Format, ReasoningField, ToolCallMode};
-pub use run::{Config, Exit, Redaction, Report};
+pub use run::{Config, Exit, Input, Redaction, Report};
 pub use transform::coalesce::CoalesceMode;
 
 /// Convert one stream: read `input` to its end and write it to `output` in
@@ -238,14 +239,50 @@ pub fn parse_time(s: &str) -> Result<i64, String> {
     transform::window::parse_time(s, time::now_ms())
 }
 
-/// What the command-line binary and the project's own tests use: no part of
-/// the library API, and it changes without notice.
-#[doc(hidden)]
-pub mod __internal {
-    #[cfg(feature = "cli")]
-    pub use crate::cli::{Cli, ColorEnv, Generate, generate, main};
-    pub use crate::diag::{Diag, WARNINGS_SHOWN_PER_KIND};
+/// A size as `--truncate-shell` takes it, in bytes: a number with an
+/// optional binary unit (`4096`, `64K`, `1.5M`, `2MiB`).
+pub fn parse_size(s: &str) -> Result<usize, String> {
+    transform::truncate::parse_size(s)
+}
+
+/// `s` as warnings show a name that came from outside (a file name, a
+/// URL): control characters and terminal escapes written out as visible
+/// escapes, so that printing it cannot drive the terminal.
+pub fn printable(s: &str) -> String {
+    terminal::excerpt(s, usize::MAX)
+}
+
+/// Convert `inputs` in order into one output, as the command line does
+/// (`cat`-like: a file that cannot be opened is reported on `warnings` and
+/// skipped), reading `stdin` wherever an input is [`Input::Stdin`].
+///
+/// Unlike [`convert_file`], this honours every part of `config`: several
+/// files at once ([`Config::jobs`]), one output file per input
+/// ([`Config::output_dir`], which leaves `output` unused), the summary
+/// files. Returns `Err` only when writing the output fails.
+pub fn convert_inputs<R: Read, W: Write>(
+    inputs: &[Input],
+    stdin: R,
+    output: W,
+    config: &Config,
+    warnings: &mut Warnings,
+) -> io::Result<Report> {
+    run::run_with_stdin(config, inputs, stdin, output, warnings)
+}
+
+/// Remove the temporary files of every [`Config::output_dir`] run still
+/// being written, and keep any more from being made: for a program that
+/// is about to exit on a signal (the command line's Ctrl-C). Outputs
+/// already renamed into place are kept.
+pub fn remove_temporaries() {
+    run::remove_temporaries()
+}
+
+/// The fixed limits that shape what cstream writes, for callers (and
+/// tests) that need to know where a behaviour starts.
+pub mod limits {
+    pub use crate::diag::WARNINGS_SHOWN_PER_KIND;
     pub use crate::output::transcript::markdown::OUTPUT_CAP_BYTES;
-    pub use crate::run::{BINARY_SNIFF_BYTES, DIALECT_CHECK_RECORDS, convert, run_with_stdin};
-    pub use crate::terminal::is_unsafe;
+    pub use crate::output::transcript::text::TERMINAL_SHELL_LINES;
+    pub use crate::run::{BINARY_SNIFF_BYTES, DIALECT_CHECK_RECORDS};
 }

@@ -394,6 +394,23 @@ pub fn excerpt(s: &str, max: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// `cstream::printable` (an excerpt without a limit) escapes a
+    /// character exactly when it is unsafe: the integration tests check
+    /// transcripts with it.
+    #[test]
+    fn printable_escapes_exactly_the_unsafe_characters() {
+        for c in (0..0x3000)
+            .chain(0xfe00..0x10000)
+            .filter_map(char::from_u32)
+        {
+            let s = c.to_string();
+            assert_eq!(
+                super::excerpt(&s, usize::MAX) != s,
+                super::is_unsafe(c),
+                "{c:?}"
+            );
+        }
+    }
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig { cases: 512, ..Default::default() })]

@@ -1,12 +1,12 @@
 //! Archives: which files of a directory cstream reads, and what `--stats`
 //! says about the files of a run.
 //!
-//! The walk itself is the command line's (`crate::walk`); the rule that
+//! The walk itself is `crate::walk` (a directory argument); the rule that
 //! decides whether a file is a session lives here, beside the dialect
 //! detection it leans on, so that it is the same for every caller.
 
 use std::fmt;
-#[cfg(feature = "cli")]
+#[cfg(feature = "walk")]
 use std::path::Path;
 
 use crate::dialect::Dialect;
@@ -24,7 +24,7 @@ pub enum Sniff {
     Foreign(&'static str),
 }
 
-#[cfg(feature = "cli")]
+#[cfg(feature = "walk")]
 /// File names a session file can have: the cheap filter that keeps a walk
 /// from opening a Claude session's `tool-results/*.txt` or an agent's
 /// SQLite stores. Every saved-session format cstream reads is JSON Lines or
@@ -181,7 +181,7 @@ impl fmt::Display for FileCounts {
 mod tests {
     use super::*;
 
-    #[cfg(feature = "cli")]
+    #[cfg(feature = "walk")]
     #[test]
     fn the_rule() {
         let claude = br#"{"type":"user","uuid":"u1","parentUuid":null,"isSidechain":false,"sessionId":"s","timestamp":"2025-01-01T00:00:00Z","message":{"role":"user","content":"hi"}}

@@ -387,4 +387,91 @@ impl Config {
         self.report_sessions = on;
         self
     }
+
+    /// `--summary`: when the run ends, append a Markdown summary of it to
+    /// the file at `path` (for `$GITHUB_STEP_SUMMARY`).
+    #[must_use]
+    pub fn summary(mut self, path: impl Into<PathBuf>) -> Config {
+        self.summary = Some(path.into());
+        self
+    }
+
+    /// `--outputs`: when the run ends, append `key=value` lines to the file
+    /// at `path` (for `$GITHUB_OUTPUT`).
+    #[must_use]
+    pub fn outputs(mut self, path: impl Into<PathBuf>) -> Config {
+        self.outputs = Some(path.into());
+        self
+    }
+
+    /// `--jobs`: read this many inputs of
+    /// [`convert_inputs`](crate::convert_inputs) at once (0 or 1: one at a
+    /// time, the default). The output is the same, in input order.
+    #[must_use]
+    pub fn jobs(mut self, n: usize) -> Config {
+        self.jobs = n;
+        self
+    }
+
+    /// `--output-dir`: [`convert_inputs`](crate::convert_inputs) writes one
+    /// file per input under `dir`, at the input's name in `names` (one per
+    /// input, in order, without the format's extension, which is added),
+    /// each written whole and then renamed into place.
+    #[must_use]
+    pub fn output_dir(mut self, dir: impl Into<PathBuf>, names: Vec<PathBuf>) -> Config {
+        self.output_dir = Some(OutputDir {
+            dir: dir.into(),
+            names,
+        });
+        self
+    }
+
+    /// The name `--summary` shows for each input, in order (the command
+    /// line's: its path under the directory argument it was found in);
+    /// escaped with [`printable`](crate::printable). Without them, each
+    /// input's file name.
+    #[must_use]
+    pub fn input_names(mut self, names: &[PathBuf]) -> Config {
+        self.input_names = names
+            .iter()
+            .map(|n| crate::terminal::excerpt(&n.display().to_string(), usize::MAX))
+            .collect();
+        self
+    }
+
+    /// The inputs came from directory walks that left out `files` files
+    /// ([`walk::Expanded::skipped`](crate::walk)): `--stats` then counts
+    /// the files read, per dialect, and the ones skipped.
+    #[must_use]
+    pub fn files_skipped(mut self, files: u64) -> Config {
+        self.files_skipped = Some(files);
+        self
+    }
+
+    /// Call `on_file` on the calling thread after each input file of
+    /// [`convert_inputs`](crate::convert_inputs) is written, with the bytes
+    /// read from it (the command line's progress bar).
+    #[must_use]
+    pub fn progress(mut self, on_file: impl Fn(u64) + Send + Sync + 'static) -> Config {
+        self.progress = Some(Progress(std::sync::Arc::new(on_file)));
+        self
+    }
+
+    /// `usage`: a table with totals, for a terminal, instead of one JSON
+    /// row per line (what the command line writes to a terminal).
+    #[must_use]
+    pub fn usage_table(mut self, on: bool) -> Config {
+        self.output.usage.table = on;
+        self
+    }
+
+    /// `text`: the transcript and the warnings share one terminal (standard
+    /// output and standard error both are one): a warning then starts on a
+    /// line of its own, and each invalid input line is shown once, by its
+    /// warning.
+    #[must_use]
+    pub fn terminal_warnings(mut self, on: bool) -> Config {
+        self.output.text.shared_terminal = on.then(Default::default);
+        self
+    }
 }

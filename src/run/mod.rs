@@ -22,8 +22,6 @@ mod pipeline;
 mod pool;
 mod report;
 
-#[cfg(feature = "cli")]
-pub(crate) use config::Progress;
 pub use config::{Config, Redaction};
 pub use inputs::Input;
 use open::one_input;
@@ -31,7 +29,6 @@ use pipeline::{Pipeline, finish, report_ended_one};
 pub use report::{Exit, Report};
 
 pub(crate) use outdir::OutputDir;
-#[cfg(feature = "cli")]
 pub(crate) use outdir::remove_temporaries;
 
 /// Non-JSON lines become `error` events carrying the line, cut at this many bytes.
@@ -51,21 +48,6 @@ pub const NOT_AGENT_OUTPUT: &str = "not agent output";
 /// gets a warning; it is decided after this many records (or at the end
 /// of a shorter file), so that a live stream hears it early.
 pub const DIALECT_CHECK_RECORDS: u64 = 64;
-
-/// Convert `inputs` in order, writing to `out` and reporting on `diag`.
-///
-/// Returns `Err` only when writing the output fails (the run stops there; a
-/// `BrokenPipe` means the reader went away). Unreadable inputs are reported
-/// on `diag` and skipped.
-#[cfg(feature = "cli")]
-pub fn run<W: Write>(
-    cfg: &Config,
-    inputs: &[Input],
-    out: W,
-    diag: &mut Diag,
-) -> io::Result<Report> {
-    run_with_stdin(cfg, inputs, io::stdin().lock(), out, diag)
-}
 
 /// Convert `inputs` in order, as the command line does, with `stdin` read
 /// wherever the inputs name standard input.

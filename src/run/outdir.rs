@@ -116,9 +116,8 @@ fn remove_temporary(tmp: &Path) {
 }
 
 /// Remove every temporary file still being written, for a run that is
-/// interrupted (`crate::cli::interrupt`): the list stays locked, so no
+/// interrupted (the binary's Ctrl-C handler, through `crate::remove_temporaries`): the list stays locked, so no
 /// thread creates another before the process exits.
-#[cfg(feature = "cli")]
 pub fn remove_temporaries() {
     let live = live();
     for tmp in live.iter() {

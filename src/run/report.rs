@@ -67,7 +67,7 @@ impl Report {
         self.fatal
     }
 
-    /// [`Config::strict`] stopped the run at a line that was not valid input.
+    /// [`Config::strict`](crate::Config::strict) stopped the run at a line that was not valid input.
     pub fn stopped(&self) -> bool {
         self.stopped
     }

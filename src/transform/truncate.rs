@@ -221,7 +221,6 @@ impl Adapter for Truncate<'_> {
 
 /// Parse a size such as `64K`, `1M`, `1.5M`, `4096`, `2MiB` (binary units):
 /// how the command line reads `--truncate-shell`.
-#[cfg(any(test, feature = "cli"))]
 pub fn parse_size(s: &str) -> Result<usize, String> {
     let t = s.trim();
     let split = t

@@ -1,5 +1,5 @@
-//! Shared test helpers: run cstream in-process with a command line, and the
-//! table of output formats every fixture is snapshotted in.
+//! Shared test helpers: run the built cstream binary with a command line,
+//! and the table of output formats every fixture is snapshotted in.
 #![allow(dead_code)]
 
 pub mod wellformed;
@@ -8,9 +8,6 @@ use std::cell::RefCell;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-
-use clap::Parser;
-use cstream::__internal::{Cli, ColorEnv, Diag, run_with_stdin};
 
 /// Every output format with the flags that select it. Snapshot, round-trip
 /// and invariant tests run each fixture through every row; a new format adds
@@ -158,24 +155,58 @@ impl Write for Shared {
     }
 }
 
-/// Run cstream in-process: `args` as on the command line, `stdin` as standard
-/// input, output not a terminal, no colour variables set.
+/// The environment variables the binary's colour and terminal decisions
+/// read (and a few its dependencies do): removed, so that a test's output
+/// does not depend on the shell that runs `cargo test`.
+pub const TERMINAL_ENV: [&str; 6] = [
+    "NO_COLOR",
+    "CLICOLOR",
+    "CLICOLOR_FORCE",
+    "TERM",
+    "COLUMNS",
+    "LINES",
+];
+
+/// The built binary, with [`TERMINAL_ENV`] removed.
+pub fn command() -> std::process::Command {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_cstream"));
+    for v in TERMINAL_ENV {
+        c.env_remove(v);
+    }
+    c
+}
+
+/// Run the cstream binary: `args` as on the command line, `stdin` as
+/// standard input, standard output and error pipes (no terminal), no
+/// colour variables set.
 pub fn cstream(args: &[&str], stdin: &[u8]) -> Run {
-    let cli = Cli::try_parse_from(std::iter::once("cstream").chain(args.iter().copied()))
-        .unwrap_or_else(|e| panic!("bad test arguments {args:?}: {e}"));
-    cli.validate()
-        .unwrap_or_else(|e| panic!("bad test arguments {args:?}: {e}"));
-    let err = Shared::default();
-    let mut diag = Diag::new(Box::new(err.clone()));
-    let (cfg, inputs) = cli.prepare(false, &ColorEnv::default(), &mut diag);
-    let mut out = Vec::new();
-    let report =
-        run_with_stdin(&cfg, &inputs, stdin, &mut out, &mut diag).expect("writing to a Vec");
-    let stderr = String::from_utf8(err.0.borrow().clone()).expect("stderr is UTF-8");
+    use std::process::Stdio;
+    let mut child = command()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the cstream binary runs");
+    let mut input = child.stdin.take().expect("a piped stdin");
+    let output = std::thread::scope(|s| {
+        // Written while the output is read: a large input would otherwise
+        // fill both pipes and stop both processes.
+        s.spawn(move || {
+            // The binary may stop reading early (a usage error): its
+            // exit status says so.
+            let _ = input.write_all(stdin);
+        });
+        child.wait_with_output().expect("the cstream binary ends")
+    });
+    let code = output
+        .status
+        .code()
+        .unwrap_or_else(|| panic!("cstream {args:?} was killed: {}", output.status));
     Run {
-        stdout: out,
-        stderr,
-        code: report.exit_code(cli.exit_status),
+        stdout: output.stdout,
+        stderr: String::from_utf8(output.stderr).expect("stderr is UTF-8"),
+        code: u8::try_from(code).expect("an exit status fits a byte"),
     }
 }
 
@@ -428,4 +459,67 @@ pub fn session_texts(path: &Path) -> Vec<(String, bool)> {
             (a.chat_text(), ok)
         })
         .collect()
+}
+
+/// The library [`cstream::Config`] a command line asks for, for the tests
+/// that feed the library a reader of their own (read sizes, pauses), built
+/// with the public builder as an embedder would: `--to`, `--from`,
+/// `--color`, and the flags of [`FORMATS`] and the fixtures' `.args` files.
+/// A flag it does not know fails the test, so a test cannot quietly run
+/// with less than it asked for. Output as to a pipe (no terminal).
+pub fn config(args: &[&str]) -> cstream::Config {
+    use cstream::{CoalesceMode, Config, Dialect, Format, ToolCallMode};
+    let mut c = Config::new(Format::Text);
+    let mut it = args.iter().copied();
+    let value = |flag: &str, it: &mut dyn Iterator<Item = &str>| -> String {
+        it.next()
+            .unwrap_or_else(|| panic!("{flag} needs a value"))
+            .to_owned()
+    };
+    // The format is set first: the other setters keep it.
+    if let Some(i) = args.iter().position(|a| *a == "--to") {
+        c = Config::new(Format::from_name(args[i + 1]).expect("a known --to"));
+    }
+    while let Some(a) = it.next() {
+        c = match a {
+            "--to" => {
+                value(a, &mut it);
+                c
+            }
+            "--from" => match value(a, &mut it).as_str() {
+                "auto" => c,
+                d => c.from(Dialect::from_name(d).expect("a known --from")),
+            },
+            "--color" => match value(a, &mut it).as_str() {
+                "always" => c.color(true),
+                // Not a terminal: `auto` does not colour.
+                "never" | "auto" => c.color(false),
+                other => panic!("--color {other}"),
+            },
+            "--coalesce" | "--coalesce=whole" => c.coalesce(CoalesceMode::Whole),
+            "--coalesce=burst" => c.coalesce(CoalesceMode::Burst),
+            "--created" => c.created(value(a, &mut it).parse().expect("--created N")),
+            "--tool-calls" => c.tool_calls(match value(a, &mut it).as_str() {
+                "reasoning" => ToolCallMode::Reasoning,
+                "content" => ToolCallMode::Content,
+                "omit" => ToolCallMode::Omit,
+                "calls" => ToolCallMode::Calls,
+                other => panic!("--tool-calls {other}"),
+            }),
+            "--include-usage" => c.include_usage(true),
+            "-c" | "--compact" => c.compact(true),
+            "--thinking" => c.thinking(true),
+            "--line-buffered" => c.line_buffered(true),
+            "--no-dedupe" => c.dedupe(false),
+            "--keep-images" => c.keep_images(true),
+            "--truncate-shell" => {
+                c.truncate_shell(cstream::parse_size(&value(a, &mut it)).expect("a size"))
+            }
+            "--redact-pattern" => c
+                .redact_patterns(vec![value(a, &mut it)])
+                .expect("a valid pattern"),
+            other => panic!("common::config does not know {other}"),
+        };
+    }
+    c
 }

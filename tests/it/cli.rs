@@ -183,7 +183,7 @@ fn a_forced_dialect_that_fits_nothing_warns_once_per_file() {
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     // Records no dialect claims: a wrong --from would be told at once.
-    for _ in 0..cstream::__internal::DIALECT_CHECK_RECORDS {
+    for _ in 0..cstream::limits::DIALECT_CHECK_RECORDS {
         writeln!(stdin, "{{\"foo\":1}}").unwrap();
     }
     stdin.flush().unwrap();

@@ -317,7 +317,7 @@ fn text_deltas(run: &Run) -> String {
 fn nul_bytes_raw_and_escaped() {
     let pad = format!(
         "{{\"type\":\"user\",\"message\":{{\"role\":\"user\",\"content\":[{{\"type\":\"text\",\"text\":\"{}\"}}]}},\"session_id\":\"s\"}}",
-        "p".repeat(cstream::__internal::BINARY_SNIFF_BYTES)
+        "p".repeat(cstream::limits::BINARY_SNIFF_BYTES)
     );
     let input = [
         init("s").into_bytes(),
@@ -539,7 +539,7 @@ fn binary_garbage() {
 fn a_binary_input_is_skipped_with_a_warning() {
     let mut binary = lines(&[init("b")]);
     binary.extend_from_slice(b"PK\x03\x04\x00\x00");
-    binary.extend(Rng(7).bytes(3 * cstream::__internal::BINARY_SNIFF_BYTES, &[]));
+    binary.extend(Rng(7).bytes(3 * cstream::limits::BINARY_SNIFF_BYTES, &[]));
     let empty = every_format(&[], b"");
     for ((name, run), (_, nothing)) in every_format(&[], &binary).iter().zip(&empty) {
         assert_eq!(run.code, 1, "{name}");

@@ -164,7 +164,8 @@ fn module_graph() -> std::collections::BTreeMap<String, std::collections::BTreeS
             .unwrap()
             .trim_end_matches(".rs")
             .to_owned();
-        if top == "main" {
+        // The binary is a crate of its own (`the_binary_is_a_crate_of_its_own`).
+        if top == "bin" {
             continue;
         }
         let deps = graph.entry(top.clone()).or_default();
@@ -215,6 +216,9 @@ fn sibling_modules_form_a_dag() {
         std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
     >::new();
     for (rel, code) in &sources {
+        if rel.starts_with("bin/") {
+            continue;
+        }
         let (folder, file) = rel.rsplit_once('/').unwrap_or(("", rel.as_str()));
         let module = file.trim_end_matches(".rs");
         if module == "mod" || module == "lib" || module == "main" {
@@ -294,4 +298,66 @@ fn module_dependencies_form_a_dag() {
     assert!(!deps("transform").contains("output"), "{shown}");
     assert!(!deps("dialect").contains("transform"), "{shown}");
     assert!(!deps("dialect").contains("output"), "{shown}");
+}
+
+/// The binary (`src/bin/cstream/`) is a crate of its own over the library's
+/// public API: its root declares each of its files as a module, its modules
+/// name each other one way only (`crate::x` is the binary's `x`), and the
+/// library names nothing of it nor keeps a part for it (no `cli` feature
+/// gate, no hidden door).
+#[test]
+fn the_binary_is_a_crate_of_its_own() {
+    let sources = sources();
+    let bin: Vec<(String, String)> = sources
+        .iter()
+        .filter_map(|(rel, code)| {
+            let file = rel.strip_prefix("bin/cstream/")?;
+            Some((file.trim_end_matches(".rs").to_owned(), code.clone()))
+        })
+        .collect();
+    let modules: std::collections::BTreeSet<String> = bin
+        .iter()
+        .map(|(m, _)| m.clone())
+        .filter(|m| m != "main")
+        .collect();
+    assert!(modules.contains("cli"), "{modules:?}");
+    let main = &bin
+        .iter()
+        .find(|(m, _)| m == "main")
+        .expect("src/bin/cstream/main.rs")
+        .1;
+    for m in &modules {
+        assert!(
+            main.lines().any(|l| l.trim() == format!("mod {m};")),
+            "src/bin/cstream/{m}.rs is not a module of the binary"
+        );
+    }
+    let mut graph = std::collections::BTreeMap::<String, std::collections::BTreeSet<String>>::new();
+    for (m, code) in bin.iter().filter(|(m, _)| m != "main") {
+        let deps = graph.entry(m.clone()).or_default();
+        for path in paths_after(code, "crate::") {
+            let first = path.first().copied().unwrap_or_default();
+            assert!(
+                modules.contains(first),
+                "src/bin/cstream/{m}.rs names crate::{}, which is no module of the binary",
+                path.join("::")
+            );
+            if first != m {
+                deps.insert(first.to_owned());
+            }
+        }
+    }
+    let cycle = on_a_cycle(&graph);
+    assert!(
+        cycle.is_empty(),
+        "the binary's modules {cycle:?} name each other in a circle"
+    );
+    for (rel, code) in sources.iter().filter(|(rel, _)| !rel.starts_with("bin/")) {
+        for gate in ["feature = \"cli\"", "__internal", "doc(hidden)"] {
+            assert!(
+                !code.contains(gate),
+                "src/{rel} has {gate}: the library keeps nothing for the binary"
+            );
+        }
+    }
 }

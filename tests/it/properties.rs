@@ -14,8 +14,6 @@ use crate::common;
 
 use std::io::Read;
 
-use clap::Parser;
-use cstream::__internal::{Cli, ColorEnv, Diag, convert};
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -210,10 +208,8 @@ impl Read for Chunked<'_> {
 }
 
 fn run_reader(args: &[&str], input: impl Read) -> Vec<u8> {
-    let cli = Cli::try_parse_from(std::iter::once("cstream").chain(args.iter().copied())).unwrap();
-    let cfg = cli.config(false, &ColorEnv::default());
     let mut out = Vec::new();
-    convert(&cfg, input, &mut out, &mut Diag::sink()).unwrap();
+    cstream::convert(input, &mut out, &common::config(args)).unwrap();
     out
 }
 

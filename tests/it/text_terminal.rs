@@ -11,7 +11,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use common::{cstream_file, events, fixtures, fixtures_dir, run_fixture};
-use cstream::__internal::is_unsafe;
 use unicode_width::UnicodeWidthStr;
 
 const TEXT: &[&str] = &["--to", "text", "--color", "never"];
@@ -25,6 +24,12 @@ fn inputs() -> Vec<PathBuf> {
 
 fn fixture(rel: &str) -> PathBuf {
     fixtures_dir().join(rel)
+}
+
+/// A character the library escapes when it shows text on a terminal
+/// (`cstream::printable`, one rule for every place it escapes).
+fn is_unsafe(c: char) -> bool {
+    cstream::printable(c.encode_utf8(&mut [0; 4])) != c.to_string()
 }
 
 /// Every `\u{…}` escape in `s`, as the character it stands for.
@@ -453,9 +458,6 @@ fn terminal_defaults() {
 /// the terminal's width, and the next line starts whole.
 #[test]
 fn live_output_lines_cut_across_pieces() {
-    use clap::Parser;
-    use cstream::__internal::{Cli, ColorEnv, Diag, convert};
-
     let delta = |text: &str| {
         serde_json::json!({"type": "shell_output_delta", "sessionId": "w", "callId": "c",
             "stream": "stdout", "text": text})
@@ -469,10 +471,9 @@ fn live_output_lines_cut_across_pieces() {
         delta("漢字漢字漢字漢字漢字\nnext line\n"),
     ]
     .join("\n");
-    let cli = Cli::try_parse_from(["cstream", "--from", "events", "--color", "never"]).unwrap();
-    let cfg = cli.config(false, &ColorEnv::default()).width(40);
+    let cfg = crate::common::config(&["--from", "events", "--color", "never"]).width(40);
     let mut out = Vec::new();
-    convert(&cfg, input.as_bytes(), &mut out, &mut Diag::sink()).unwrap();
+    cstream::convert(input.as_bytes(), &mut out, &cfg).unwrap();
     let out = String::from_utf8(out).unwrap();
     let rows: Vec<&str> = out.lines().filter(|l| l.starts_with("  │")).collect();
     assert_eq!(
@@ -526,12 +527,9 @@ fn wide_session() -> String {
 
 /// The transcript of `input` as a terminal `w` columns wide gets it.
 fn at_width(input: &str, w: usize, color: &str) -> String {
-    use clap::Parser;
-    use cstream::__internal::{Cli, ColorEnv, Diag, convert};
-    let cli = Cli::try_parse_from(["cstream", "--color", color]).unwrap();
-    let cfg = cli.config(false, &ColorEnv::default()).width(w);
+    let cfg = crate::common::config(&["--color", color]).width(w);
     let mut out = Vec::new();
-    convert(&cfg, input.as_bytes(), &mut out, &mut Diag::sink()).unwrap();
+    cstream::convert(input.as_bytes(), &mut out, &cfg).unwrap();
     String::from_utf8(out).unwrap()
 }
 

@@ -138,7 +138,7 @@ fn long_output_is_cut_with_a_note() {
         md.contains("START") && md.contains("END\n"),
         "both ends shown"
     );
-    let cap = cstream::__internal::OUTPUT_CAP_BYTES;
+    let cap = cstream::limits::OUTPUT_CAP_BYTES;
     let cut_whole = whole.len() - cap;
     assert!(
         md.contains(&format!("[cstream: {cut_whole} bytes of output not shown]")),

@@ -4,9 +4,6 @@ use crate::common;
 
 use std::io::Read;
 
-use clap::Parser;
-use cstream::__internal::{Cli, ColorEnv, Diag, convert};
-
 use common::{cstream, events, fixtures_dir};
 
 /// Hands out one line per read, like an agent writing to a pipe.
@@ -27,15 +24,8 @@ impl Read for LinePerRead<'_> {
 }
 
 fn convert_with(args: &[&str], input: impl Read) -> String {
-    let cli = Cli::try_parse_from(std::iter::once("cstream").chain(args.iter().copied())).unwrap();
     let mut out = Vec::new();
-    convert(
-        &cli.config(false, &ColorEnv::default()),
-        input,
-        &mut out,
-        &mut Diag::sink(),
-    )
-    .unwrap();
+    cstream::convert(input, &mut out, &common::config(args)).unwrap();
     String::from_utf8(out).unwrap()
 }
 
@@ -105,12 +95,24 @@ fn whole_gives_whole_events_and_drops_nothing_else() {
 
 #[test]
 fn coalesce_needs_events_output() {
-    let cli = Cli::try_parse_from(["cstream", "--coalesce", "--to", "text"]).unwrap();
-    assert!(cli.validate().is_err());
-    // `--coalesce FILE` does not take the file as its mode.
-    let cli =
-        Cli::try_parse_from(["cstream", "--to", "events", "--coalesce", "run.jsonl"]).unwrap();
-    assert_eq!(cli.files.len(), 1);
+    let r = cstream(&["--coalesce", "--to", "text"], b"");
+    assert_eq!(r.code, 2, "{r:?}");
+    assert!(
+        r.stderr.contains("--coalesce works with --to events only"),
+        "{}",
+        r.stderr
+    );
+    // `--coalesce FILE` does not take the file as its mode: the file is
+    // read (and, missing, reported by its name).
+    let r = cstream(
+        &["--to", "events", "--coalesce", "/nonexistent/run.jsonl"],
+        b"",
+    );
+    assert!(
+        r.stderr.contains("cstream: error: /nonexistent/run.jsonl:"),
+        "{}",
+        r.stderr
+    );
 }
 
 #[test]

@@ -6,11 +6,9 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use clap::Parser;
 use serde_json::Value;
 
 use crate::common::{self, corpus, cstream, fixture_args, fixtures};
-use cstream::__internal::{Cli, ColorEnv, Diag, run_with_stdin};
 
 fn scratch(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("cstream-usage-{}-{name}", std::process::id()));
@@ -371,27 +369,42 @@ fn copies_of_one_saved_session_count_once() {
 
 #[test]
 fn group_and_prices_need_the_usage_format() {
-    let e = Cli::try_parse_from(["cstream", "--to", "events", "--group", "day"])
-        .unwrap()
-        .validate();
-    assert!(e.is_err());
-    let bad = Cli::try_parse_from([
-        "cstream",
-        "--to",
-        "usage",
-        "--prices",
-        "/nonexistent/p.json",
-    ]);
-    assert!(bad.is_err());
+    let e = cstream(&["--to", "events", "--group", "day"], b"");
+    assert_eq!(e.code, 2, "{e:?}");
+    assert!(
+        e.stderr
+            .contains("--group and --prices work with --to usage only"),
+        "{}",
+        e.stderr
+    );
+    let bad = cstream(&["--to", "usage", "--prices", "/nonexistent/p.json"], b"");
+    assert_eq!(bad.code, 2, "{bad:?}");
+    assert!(
+        bad.stderr.contains("cannot read /nonexistent/p.json"),
+        "{}",
+        bad.stderr
+    );
 }
 
-/// What a terminal shows: standard output resolved as a terminal.
-fn on_terminal(args: &[&str]) -> String {
-    let cli = Cli::try_parse_from(std::iter::once("cstream").chain(args.iter().copied())).unwrap();
-    let mut diag = Diag::new(Box::new(std::io::sink()));
-    let (cfg, inputs) = cli.prepare(true, &ColorEnv::default(), &mut diag);
+/// What a terminal shows (`--to usage` with standard output a terminal:
+/// a table; a test has no terminal to give the binary), through the
+/// public API as the command line uses it: the directories walked, the
+/// inputs read several at a time.
+fn on_terminal(group: Option<cstream::UsageGroup>, dirs: &[PathBuf]) -> String {
+    let mut warnings = cstream::Warnings::sink();
+    let found = cstream::walk::expand(dirs, false, &mut warnings);
+    let mut cfg = cstream::Config::new(cstream::Format::Usage)
+        .usage_table(true)
+        .color(true)
+        .line_buffered(true)
+        .files_skipped(found.skipped)
+        .input_names(&found.names)
+        .jobs(2);
+    if let Some(g) = group {
+        cfg = cfg.group(g);
+    }
     let mut out = Vec::new();
-    run_with_stdin(&cfg, &inputs, &b""[..], &mut out, &mut diag).unwrap();
+    cstream::convert_inputs(&found.inputs, &b""[..], &mut out, &cfg, &mut warnings).unwrap();
     String::from_utf8(out).unwrap()
 }
 
@@ -399,9 +412,8 @@ fn on_terminal(args: &[&str]) -> String {
 fn a_terminal_gets_a_table_with_totals() {
     let root = common::fixtures_dir();
     let dirs = [root.join("claude-project"), root.join("codex-rollout")];
-    let d: Vec<&str> = dirs.iter().map(|p| p.to_str().unwrap()).collect();
-    let by_month = on_terminal(&["--to", "usage", "--group", "month", d[0], d[1]]);
-    let sessions = on_terminal(&["--to", "usage", d[1]]);
+    let by_month = on_terminal(Some(cstream::UsageGroup::Month), &dirs);
+    let sessions = on_terminal(None, &dirs[1..]);
     insta::with_settings!({ snapshot_path => "../snapshots" }, {
         insta::assert_snapshot!("usage_table_by_month", by_month);
         insta::assert_snapshot!("usage_table_sessions", sessions);

@@ -69,7 +69,7 @@ pub mod storage;
 pub const NAME: &str = "opencode";
 
 /// The file name of OpenCode's session store, which a directory walk reads.
-#[cfg_attr(not(feature = "cli"), allow(dead_code))]
+#[cfg_attr(not(feature = "walk"), allow(dead_code))]
 pub const STORE_NAME: &str = "opencode.db";
 
 /// The first bytes of an SQLite database file.

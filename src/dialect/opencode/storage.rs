@@ -36,7 +36,7 @@ use serde::Deserialize;
 use crate::json::LaxInt;
 
 /// The name OpenCode gives the directory (under its data directory).
-#[cfg_attr(not(feature = "cli"), allow(dead_code))]
+#[cfg_attr(not(feature = "walk"), allow(dead_code))]
 pub const DIR_NAME: &str = "storage";
 
 /// Whether `dir` is an OpenCode storage directory: it has the `session`
@@ -191,7 +191,7 @@ fn list(root: &Path) -> io::Result<(Vec<SessionRef>, Vec<String>)> {
 
 /// The ids of the sessions of the directory at `root`, in the order they
 /// are read; `None` when it cannot be listed.
-#[cfg_attr(not(feature = "cli"), allow(dead_code))]
+#[cfg_attr(not(feature = "walk"), allow(dead_code))]
 pub fn session_ids(root: &Path) -> Option<Vec<String>> {
     list(root)
         .ok()

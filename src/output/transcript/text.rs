@@ -35,7 +35,6 @@ use crate::terminal::{
 /// `--shell-lines` on a terminal: the last lines of completion-time shell
 /// output shown (a saved transcript keeps them all). The command line
 /// decides what a terminal gets; the library's default is all lines.
-#[cfg(feature = "cli")]
 pub const TERMINAL_SHELL_LINES: usize = 10;
 
 /// The styles of each element; all plain when colour is off.

@@ -8,11 +8,10 @@
 //! a pipe or a log file gets the warnings only.
 
 use std::io::{self, Write};
-use std::sync::Arc;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::run::{Input, Progress};
+use cstream::Input;
 
 /// A run of this many files or more is large…
 pub const MANY_FILES: usize = 100;
@@ -47,15 +46,16 @@ pub fn bar(inputs: &[Input], tty: bool, quiet: bool) -> Option<ProgressBar> {
     Some(bar)
 }
 
-/// What the run calls after each file: the bar moves on.
-pub fn progress(bar: &ProgressBar, files: usize) -> Progress {
+/// What the run calls after each file (`Config::progress`): the bar moves
+/// on.
+pub fn progress(bar: &ProgressBar, files: usize) -> impl Fn(u64) + Send + Sync + 'static {
     let bar = bar.clone();
     let done = std::sync::atomic::AtomicUsize::new(0);
-    Progress(Arc::new(move |bytes| {
+    move |bytes| {
         let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         bar.set_message(format!("{n}/{files}"));
         bar.inc(bytes);
-    }))
+    }
 }
 
 /// Standard error with the bar lifted while a message is written.

@@ -6,7 +6,7 @@
 //! `.NAME.cstream-PID.tmp` files. Instead, signal-hook's handler only
 //! writes to a pipe (async-signal-safe), and a thread of ours, woken by it,
 //! removes the temporary files still being written (the registry in
-//! `crate::run::remove_temporaries`), writes `ESC[0m` when colour went to
+//! `cstream::remove_temporaries`), writes `ESC[0m` when colour went to
 //! standard output,
 //! and exits with 128 + the signal's number (130 for Ctrl-C, 143 for
 //! SIGTERM, 129 for SIGHUP), as a shell reports a process the signal
@@ -57,7 +57,7 @@ pub fn install() {}
 /// Undo what the run left half done, then exit as the signal would have.
 #[cfg(unix)]
 fn leave(sig: i32) -> ! {
-    crate::run::remove_temporaries();
+    cstream::remove_temporaries();
     if COLOUR_ON_STDOUT.load(Ordering::Relaxed) {
         use std::io::Write;
         use std::os::fd::AsFd;

@@ -11,7 +11,7 @@
 
 use std::path::Path;
 
-use crate::run::Input;
+use cstream::Input;
 
 /// Where the output goes.
 #[derive(Debug, Clone, Copy)]

@@ -1,9 +1,17 @@
-//! The `cstream` binary: everything lives in the library (its command-line
-//! module, behind the default `cli` feature).
+//! The `cstream` binary: the command line (clap's definition, the options
+//! resolved into a `cstream::Config`, the man page and completions) and
+//! what only a process does (Ctrl-C, the progress bar, the clobber check,
+//! the OTLP poster), over the library's public API.
+
+mod cli;
+mod clobber;
+mod interrupt;
+mod otlp;
+mod progress;
 
 fn main() -> std::process::ExitCode {
     tune_malloc();
-    cstream::__internal::main()
+    cli::main()
 }
 
 /// glibc's malloc maps every block of 128 KiB or more on its own and gives

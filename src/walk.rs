@@ -1,5 +1,11 @@
 //! Directory arguments: the files of a tree, in a fixed order, that are
-//! sessions an agent saved (`crate::dialect::archive::sniff`).
+//! sessions an agent saved, as the command line reads a directory.
+//!
+//! [`expand`] turns the paths a user named into [`Input`]s for
+//! [`convert_inputs`](crate::convert_inputs). Which files are sessions is
+//! decided by the same rule the readers' dialect detection uses (file
+//! names first, then each file's first lines), so it lives in the library
+//! rather than in each program that reads directories.
 //!
 //! A tree is walked depth-first with the entries of each directory sorted
 //! by name (byte order), so the same tree always gives the same files in
@@ -15,6 +21,10 @@ use crate::diag::{Diag, excerpt};
 use crate::dialect::archive::{Sniff, session_name, sniff};
 use crate::dialect::opencode::{STORE_NAME, storage};
 use crate::run::{BINARY_SNIFF_BYTES, Input};
+
+/// Why a walk skips a file that is no agent's session (its name, its first
+/// lines), said once for all of them in the warnings.
+pub use crate::run::NOT_AGENT_OUTPUT;
 
 /// The inputs of a command line, with its directories replaced by the
 /// session files in them.
@@ -32,15 +42,15 @@ pub struct Expanded {
 }
 
 /// Replace each directory of `args` by its session files (`-` is standard
-/// input; anything else is read as it is, as `cat` would). Problems go to
-/// `diag`: an unreadable directory or file is an error (exit status 2, like
+/// input; anything else is read as it is, as `cat` would). No arguments is
+/// standard input. Problems go to `diag`: an unreadable directory or file is an error (exit status 2, like
 /// a named file that cannot be read), a symlink loop a warning.
 ///
 /// `sniff_now`: each file's first block is read during the walk, and only
 /// sessions are listed; otherwise every file with a session's name is
 /// listed as [`Input::Found`], sniffed when it is converted (once, by the
 /// thread that converts it) and skipped there if it is not one.
-pub fn expand(args: &[PathBuf], sniff_now: bool, diag: &mut Diag) -> Expanded {
+pub fn expand(args: &[PathBuf], sniff_now: bool, diag: &mut Diag<'_>) -> Expanded {
     let mut out = Expanded::default();
     if args.is_empty() {
         out.inputs.push(Input::Stdin);
@@ -62,15 +72,11 @@ pub fn expand(args: &[PathBuf], sniff_now: bool, diag: &mut Diag) -> Expanded {
     out
 }
 
-/// Why a walk skips a file that is no agent's session (its name, its first
-/// lines), said once for all of them ([`Diag::skipped_file`]).
-pub use crate::run::NOT_AGENT_OUTPUT;
-
 fn name(p: &Path) -> String {
     excerpt(&p.display().to_string(), usize::MAX)
 }
 
-fn walk(dir: &Path, sniff_now: bool, diag: &mut Diag, out: &mut Expanded) {
+fn walk(dir: &Path, sniff_now: bool, diag: &mut Diag<'_>, out: &mut Expanded) {
     // The files that may be sessions, in walk order; their first blocks are
     // read after the walk, several at a time.
     // (path, is OpenCode's storage directory).
@@ -246,4 +252,58 @@ fn block_of(r: impl Read) -> io::Result<(Vec<u8>, bool)> {
     let whole = block.len() <= BINARY_SNIFF_BYTES;
     block.truncate(BINARY_SNIFF_BYTES);
     Ok((block, whole))
+}
+
+impl Expanded {
+    /// For one output per input (`--output-dir`): each session store
+    /// (OpenCode's `opencode.db`, or its storage directory from before
+    /// v1.2) becomes one input per session it holds, named `<store name
+    /// without extension>/<session id>`. A file that is not a store that
+    /// can be read stays one input (its error is reported when it is read).
+    pub fn split_stores(&mut self) {
+        let inputs = std::mem::take(&mut self.inputs);
+        let names = std::mem::take(&mut self.names);
+        for (input, name) in inputs.into_iter().zip(names) {
+            let ids = match &input {
+                Input::Path(p) | Input::Found(p) if p.is_dir() && storage::is_root(p) => {
+                    storage::session_ids(p)
+                }
+                Input::Path(p) | Input::Found(p) => db_session_ids(p),
+                _ => None,
+            };
+            match (ids, input.file()) {
+                (Some(ids), Some(db)) => {
+                    let dir = name.with_extension("");
+                    for id in ids {
+                        self.names.push(dir.join(&id));
+                        self.inputs.push(Input::Stored {
+                            db: db.clone(),
+                            session: id,
+                        });
+                    }
+                }
+                _ => {
+                    self.inputs.push(input);
+                    self.names.push(name);
+                }
+            }
+        }
+    }
+}
+
+/// The sessions of the SQLite store at `p`, if it is one.
+#[cfg(feature = "sqlite")]
+fn db_session_ids(p: &Path) -> Option<Vec<String>> {
+    let mut head = [0u8; 16];
+    let is_store = File::open(p)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok_and(|()| crate::dialect::opencode::is_sqlite(&head));
+    is_store
+        .then(|| crate::dialect::opencode::db::session_ids(p))
+        .flatten()
+}
+
+#[cfg(not(feature = "sqlite"))]
+fn db_session_ids(_p: &Path) -> Option<Vec<String>> {
+    None
 }

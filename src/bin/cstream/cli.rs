@@ -2,12 +2,6 @@
 //! [`Config`] (colour, terminal width, buffering), plus the generators for the
 //! man page and shell completions.
 
-pub(crate) mod clobber;
-pub(crate) mod interrupt;
-pub(crate) mod otlp;
-pub(crate) mod progress;
-pub(crate) mod walk;
-
 use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
@@ -17,23 +11,17 @@ use std::sync::Arc;
 use clap::builder::PossibleValue;
 use clap::{CommandFactory, Parser, ValueEnum};
 
-use crate::diag::Diag;
-use crate::dialect::Dialect;
-use crate::output::transcript::text::TERMINAL_SHELL_LINES;
-use crate::output::usage::{Group, Prices, UsageOptions};
-use crate::output::{
-    ChatSettings, DocSettings, Format, Identity, OutputOptions, ReasoningField, TextSettings,
-    ToolCallMode,
+use cstream::limits::TERMINAL_SHELL_LINES;
+use cstream::{
+    CoalesceMode, Config, Dialect, Exit, Format, Input, Prices, ReasoningField, ToolCallMode,
+    UsageGroup as Group, Warnings as Diag, parse_size, printable,
 };
-use crate::run::{Config, Exit, Input, Redaction, run};
-use crate::transform::NormalizeOptions;
-use crate::transform::coalesce::CoalesceMode;
-use crate::transform::truncate::parse_size;
-use clobber::input_written_over;
+
+use crate::clobber::{self, input_written_over};
 
 /// `--since`/`--until`, read against the current time (for ages such as `7d`).
 fn parse_when(s: &str) -> Result<i64, String> {
-    crate::transform::window::parse_time(s, crate::time::now_ms())
+    cstream::parse_time(s)
 }
 
 /// A `--redact-pattern`: checked here so that a bad one stops the run before it reads.
@@ -147,7 +135,7 @@ fn after_help() -> String {
 /// Cursor SDK) into one event model, and write a readable transcript, the events, an
 /// OpenAI-compatible stream or response, or documents[] JSON.
 #[derive(Debug, Parser)]
-#[command(name = "cstream", version = crate::event::VERSION, about, after_help = after_help(), max_term_width = 100)]
+#[command(name = "cstream", version = cstream::event::VERSION, about, after_help = after_help(), max_term_width = 100)]
 pub struct Cli {
     /// Files to read, in order ('-' or none: standard input); a directory: the session files in
     /// it, walked recursively in name order
@@ -155,8 +143,8 @@ pub struct Cli {
     pub files: Vec<PathBuf>,
 
     /// Output format
-    #[arg(short = 't', long = "to", value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
-    pub to: Format,
+    #[arg(short = 't', long = "to", value_enum, value_name = "FORMAT", default_value_t = FormatArg(Format::Text))]
+    pub to: FormatArg,
 
     /// Input dialect (auto: detected from each input's first lines)
     #[arg(short = 'f', long = "from", value_enum, value_name = "DIALECT", default_value_t = FromDialect::AUTO)]
@@ -350,22 +338,37 @@ impl SchemaKind {
     /// file checked into `schema/`.
     pub fn render(self) -> String {
         let v = match self {
-            SchemaKind::Events => crate::schema::events(),
-            SchemaKind::Documents => crate::schema::documents(),
-            SchemaKind::Rows => crate::schema::rows(),
+            SchemaKind::Events => cstream::schema::events(),
+            SchemaKind::Documents => cstream::schema::documents(),
+            SchemaKind::Rows => cstream::schema::rows(),
         };
-        crate::schema::pretty(&v)
+        cstream::schema::pretty(&v)
     }
 }
 
-/// `--to` takes the library's format list as it is ([`Format::ALL`]).
-impl ValueEnum for Format {
+/// `--to`: one of the library's formats, as it lists them
+/// ([`Format::ALL`]); a type of the binary's own, for clap's trait.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FormatArg(pub Format);
+
+/// Every format, in the library's order.
+static TO_VALUES: [FormatArg; Format::ALL.len()] = {
+    let mut all = [FormatArg(Format::Text); Format::ALL.len()];
+    let mut i = 0;
+    while i < Format::ALL.len() {
+        all[i] = FormatArg(Format::ALL[i]);
+        i += 1;
+    }
+    all
+};
+
+impl ValueEnum for FormatArg {
     fn value_variants<'a>() -> &'a [Self] {
-        &Format::ALL
+        &TO_VALUES
     }
 
     fn to_possible_value(&self) -> Option<PossibleValue> {
-        Some(PossibleValue::new(self.name()).help(self.about()))
+        Some(PossibleValue::new(self.0.name()).help(self.0.about()))
     }
 }
 
@@ -522,30 +525,6 @@ pub enum Generate {
     Powershell,
     /// elvish completions
     Elvish,
-}
-
-impl Generate {
-    /// Where the generated file lives in the repository.
-    pub fn path(self) -> &'static str {
-        match self {
-            Generate::Man => "man/cstream.1",
-            Generate::Bash => "completions/cstream.bash",
-            Generate::Zsh => "completions/_cstream",
-            Generate::Fish => "completions/cstream.fish",
-            Generate::Powershell => "completions/_cstream.ps1",
-            Generate::Elvish => "completions/cstream.elv",
-        }
-    }
-
-    /// Every kind.
-    pub const ALL: [Generate; 6] = [
-        Generate::Man,
-        Generate::Bash,
-        Generate::Zsh,
-        Generate::Fish,
-        Generate::Powershell,
-        Generate::Elvish,
-    ];
 }
 
 /// Write the man page or a completion script.
@@ -714,116 +693,114 @@ impl Cli {
     /// The run configuration this command line asks for. `tty`: whether the
     /// output goes to a terminal.
     pub fn config(&self, tty: bool, env: &ColorEnv) -> Config {
-        Config {
-            format: self.to,
-            from: self.from.0,
-            normalize: NormalizeOptions {
-                dedupe: !self.no_dedupe,
-            },
-            output: OutputOptions {
-                ident: Identity {
-                    model: self.model.clone(),
-                    id: self.id.clone(),
-                    created: self.created,
-                    run_start: None,
-                },
-                chat: ChatSettings {
-                    reasoning_field: match self.reasoning_field {
-                        ReasoningFieldArg::ReasoningContent => ReasoningField::ReasoningContent,
-                        ReasoningFieldArg::Reasoning => ReasoningField::Reasoning,
-                        ReasoningFieldArg::None => ReasoningField::None,
-                    },
-                    tool_calls: match self.tool_calls {
-                        ToolCallsArg::Reasoning => ToolCallMode::Reasoning,
-                        ToolCallsArg::Content => ToolCallMode::Content,
-                        ToolCallsArg::Omit => ToolCallMode::Omit,
-                        ToolCallsArg::Calls => ToolCallMode::Calls,
-                    },
-                    include_usage: self.include_usage,
-                },
-                text: TextSettings {
-                    color: resolve_color(self.color, tty, env),
-                    width: if tty {
-                        terminal_size::terminal_size().map(|(w, _)| w.0 as usize)
-                    } else {
-                        None
-                    },
-                    // A terminal shows a screenful; a saved transcript is the
-                    // record, so it loses nothing.
-                    shell_lines: match self.shell_lines {
-                        Some(ShellLines::All) => None,
-                        Some(ShellLines::Last(n)) => Some(n),
-                        None => tty.then_some(TERMINAL_SHELL_LINES),
-                    },
-                    no_thinking: self.no_thinking,
-                    // Each invalid line is then shown once, by its warning, which
-                    // names the file and line.
-                    shared_terminal: (tty && env.stderr_tty).then(Default::default),
-                },
-                documents: DocSettings {
-                    thinking: self.thinking,
-                },
-                usage: UsageOptions {
-                    group: self.group.map(GroupArg::group),
-                    // A terminal reads a table; a pipe or file gets the rows.
-                    table: tty,
-                    prices: self.prices.as_ref().map(|p| Arc::clone(&p.0)),
-                },
-                compact: self.compact,
-                quiet: self.quiet,
-            },
-            strict: self.strict,
-            truncate_shell: self.truncate_shell,
-            keep_images: self.keep_images,
-            window: (self.since, self.until),
-            redact: if self.no_redact {
-                Redaction::Off
-            } else if self.redact || !self.redact_pattern.is_empty() {
-                Redaction::On(self.redact_pattern.clone())
-            } else {
-                Redaction::Default
-            },
-            coalesce: self.coalesce.map(|c| match c {
+        let mut c = Config::new(self.to.0)
+            .dedupe(!self.no_dedupe)
+            .color(resolve_color(self.color, tty, env))
+            .reasoning_field(match self.reasoning_field {
+                ReasoningFieldArg::ReasoningContent => ReasoningField::ReasoningContent,
+                ReasoningFieldArg::Reasoning => ReasoningField::Reasoning,
+                ReasoningFieldArg::None => ReasoningField::None,
+            })
+            .tool_calls(match self.tool_calls {
+                ToolCallsArg::Reasoning => ToolCallMode::Reasoning,
+                ToolCallsArg::Content => ToolCallMode::Content,
+                ToolCallsArg::Omit => ToolCallMode::Omit,
+                ToolCallsArg::Calls => ToolCallMode::Calls,
+            })
+            .include_usage(self.include_usage)
+            .compact(self.compact)
+            .thinking(self.thinking)
+            .quiet(self.quiet)
+            .no_thinking(self.no_thinking)
+            // Each invalid line is then shown once, by its warning, which
+            // names the file and line.
+            .terminal_warnings(tty && env.stderr_tty)
+            // A terminal reads a table; a pipe or file gets the rows.
+            .usage_table(tty)
+            .strict(self.strict)
+            .keep_images(self.keep_images)
+            .window(self.since, self.until)
+            .stats(self.stats)
+            .report_sessions(self.exit_status)
+            // A terminal shows every line at once, as ripgrep does.
+            .line_buffered(self.line_buffered || tty);
+        if let Some(d) = self.from.0 {
+            c = c.from(d);
+        }
+        if let Some(w) = tty.then(terminal_size::terminal_size).flatten() {
+            c = c.width(usize::from((w.0).0));
+        }
+        if let Some(m) = &self.model {
+            c = c.model(m.clone());
+        }
+        if let Some(id) = &self.id {
+            c = c.id(id.clone());
+        }
+        if let Some(t) = self.created {
+            c = c.created(t);
+        }
+        // A terminal shows a screenful; a saved transcript is the record, so
+        // it loses nothing (the library's default: every line).
+        match self.shell_lines {
+            Some(ShellLines::All) => {}
+            Some(ShellLines::Last(n)) => c = c.shell_lines(n),
+            None if tty => c = c.shell_lines(TERMINAL_SHELL_LINES),
+            None => {}
+        }
+        if let Some(g) = self.group {
+            c = c.group(g.group());
+        }
+        if let Some(p) = &self.prices {
+            c = c.prices(Prices::clone(&p.0));
+        }
+        if let Some(bytes) = self.truncate_shell {
+            c = c.truncate_shell(bytes);
+        }
+        if self.no_redact {
+            c = c.redact(false);
+        } else if self.redact || !self.redact_pattern.is_empty() {
+            c = c
+                .redact_patterns(self.redact_pattern.clone())
+                .expect("each pattern was checked when the command line was parsed");
+        }
+        if let Some(mode) = self.coalesce {
+            c = c.coalesce(match mode {
                 CoalesceArg::Whole => CoalesceMode::Whole,
                 CoalesceArg::Burst => CoalesceMode::Burst,
-            }),
-            stats: self.stats,
-            report_sessions: self.exit_status,
-            summary: self.summary.clone(),
-            outputs: self.outputs.clone(),
-            files_skipped: None,
-            jobs: 1,
-            output_dir: None,
-            input_names: Vec::new(),
-            progress: None,
-            // A terminal shows every line at once, as ripgrep does.
-            line_buffered: self.line_buffered || tty,
+            });
         }
+        if let Some(path) = &self.summary {
+            c = c.summary(path);
+        }
+        if let Some(path) = &self.outputs {
+            c = c.outputs(path);
+        }
+        c
     }
 
     /// Reject combinations the options cannot express on their own.
     pub fn validate(&self) -> Result<(), clap::Error> {
-        if (self.group.is_some() || self.prices.is_some()) && self.to != Format::Usage {
+        if (self.group.is_some() || self.prices.is_some()) && self.to.0 != Format::Usage {
             return Err(Cli::command().error(
                 clap::error::ErrorKind::ArgumentConflict,
                 "--group and --prices work with --to usage only",
             ));
         }
         if let Some(url) = &self.otlp_endpoint {
-            if self.to != Format::OtlpJson {
+            if self.to.0 != Format::OtlpJson {
                 return Err(Cli::command().error(
                     clap::error::ErrorKind::ArgumentConflict,
                     "--otlp-endpoint works with --to otlp-json only",
                 ));
             }
-            if let Err(e) = crate::cli::otlp::traces_url(url) {
+            if let Err(e) = crate::otlp::traces_url(url) {
                 return Err(Cli::command().error(
                     clap::error::ErrorKind::ValueValidation,
                     format!("--otlp-endpoint {e}"),
                 ));
             }
         }
-        if self.coalesce.is_some() && self.to != Format::Events {
+        if self.coalesce.is_some() && self.to.0 != Format::Events {
             return Err(Cli::command().error(
                 clap::error::ErrorKind::ArgumentConflict,
                 "--coalesce works with --to events only",
@@ -836,91 +813,34 @@ impl Cli {
     /// whether the output goes to a terminal) and its inputs, with every
     /// directory replaced by the session files in it (problems of the walk
     /// are reported on `diag`).
-    pub fn prepare(&self, tty: bool, env: &ColorEnv, diag: &mut Diag) -> (Config, Vec<Input>) {
+    pub fn prepare(&self, tty: bool, env: &ColorEnv, diag: &mut Diag<'_>) -> (Config, Vec<Input>) {
         // `--output-dir` names its outputs before reading: it needs to know
         // which files are sessions first (two with one output name are an
         // error only when both are read).
         let sniff_now = self.output_dir.is_some();
-        let mut expanded = crate::cli::walk::expand(&self.files, sniff_now, diag);
+        let mut expanded = cstream::walk::expand(&self.files, sniff_now, diag);
         if sniff_now {
-            split_stores(&mut expanded);
+            expanded.split_stores();
         }
         let mut cfg = self.config(tty, env);
-        cfg.files_skipped = expanded.walked.then_some(expanded.skipped);
+        if expanded.walked {
+            cfg = cfg.files_skipped(expanded.skipped);
+        }
         // A file is named in the summary as it is under its directory
         // argument: a CI log names the file, not the runner's checkout.
-        cfg.input_names = expanded
-            .names
-            .iter()
-            .map(|n| crate::diag::excerpt(&n.display().to_string(), usize::MAX))
-            .collect();
-        cfg.output_dir = self.output_dir.clone().map(|dir| crate::run::OutputDir {
-            dir,
-            names: expanded.names,
-        });
-        cfg.jobs = match self.jobs {
+        cfg = cfg.input_names(&expanded.names);
+        if let Some(dir) = &self.output_dir {
+            cfg = cfg.output_dir(dir, expanded.names);
+        }
+        cfg = cfg.jobs(match self.jobs {
             Some(n) => n.into(),
             None if expanded.inputs.len() > 1 => {
                 std::thread::available_parallelism().map_or(1, usize::from)
             }
             None => 1,
-        };
+        });
         (cfg, expanded.inputs)
     }
-}
-
-/// `--output-dir`: a session store (OpenCode's `opencode.db`, or its
-/// storage directory from before v1.2) is read like a directory of
-/// sessions, one output each, named `<store name without extension>/<session
-/// id>`. A file that is not a store that can be read stays one input (its
-/// error is reported when it is read).
-fn split_stores(expanded: &mut crate::cli::walk::Expanded) {
-    use crate::dialect::opencode::storage;
-    let inputs = std::mem::take(&mut expanded.inputs);
-    let names = std::mem::take(&mut expanded.names);
-    for (input, name) in inputs.into_iter().zip(names) {
-        let ids = match &input {
-            Input::Path(p) | Input::Found(p) if p.is_dir() && storage::is_root(p) => {
-                storage::session_ids(p)
-            }
-            Input::Path(p) | Input::Found(p) => db_session_ids(p),
-            _ => None,
-        };
-        match (ids, input.file()) {
-            (Some(ids), Some(db)) => {
-                let dir = name.with_extension("");
-                for id in ids {
-                    expanded.names.push(dir.join(&id));
-                    expanded.inputs.push(Input::Stored {
-                        db: db.clone(),
-                        session: id,
-                    });
-                }
-            }
-            _ => {
-                expanded.inputs.push(input);
-                expanded.names.push(name);
-            }
-        }
-    }
-}
-
-/// The sessions of the SQLite store at `p`, if it is one.
-#[cfg(feature = "sqlite")]
-fn db_session_ids(p: &std::path::Path) -> Option<Vec<String>> {
-    use std::io::Read;
-    let mut head = [0u8; 16];
-    let is_store = File::open(p)
-        .and_then(|mut f| f.read_exact(&mut head))
-        .is_ok_and(|()| crate::dialect::opencode::is_sqlite(&head));
-    is_store
-        .then(|| crate::dialect::opencode::db::session_ids(p))
-        .flatten()
-}
-
-#[cfg(not(feature = "sqlite"))]
-fn db_session_ids(_p: &std::path::Path) -> Option<Vec<String>> {
-    None
 }
 
 /// Standard output without the line buffering of Rust's `Stdout`, which
@@ -970,13 +890,13 @@ pub fn main() -> ExitCode {
     // Standard output is a terminal only without `-o`.
     let tty = cli.output.is_none() && io::stdout().is_terminal();
     // Before anything is opened: opening a FIFO blocks.
-    crate::cli::interrupt::install();
+    crate::interrupt::install();
     let (mut cfg, inputs) = cli.prepare(tty, &env, &mut diag);
-    crate::cli::interrupt::colour_on_stdout(cli.output.is_none() && cfg.output.text.color);
-    let bar = crate::cli::progress::bar(&inputs, env.stderr_tty, cli.quiet);
+    crate::interrupt::colour_on_stdout(cli.output.is_none() && resolve_color(cli.color, tty, &env));
+    let bar = crate::progress::bar(&inputs, env.stderr_tty, cli.quiet);
     if let Some(bar) = &bar {
-        cfg.progress = Some(crate::cli::progress::progress(bar, inputs.len()));
-        diag.redirect(Box::new(crate::cli::progress::AboveBar(bar.clone())));
+        cfg = cfg.progress(crate::progress::progress(bar, inputs.len()));
+        diag.redirect(Box::new(crate::progress::AboveBar(bar.clone())));
     }
     // Before `-o` truncates anything: writing over an input loses it.
     let target = match &cli.output {
@@ -986,7 +906,7 @@ pub fn main() -> ExitCode {
     if let Some(input) = input_written_over(target, &inputs) {
         let output = match &cli.output {
             Some(path) => {
-                let name = crate::diag::excerpt(&path.display().to_string(), usize::MAX);
+                let name = printable(&path.display().to_string());
                 format!("-o {name}")
             }
             None => "standard output".to_owned(),
@@ -999,36 +919,38 @@ pub fn main() -> ExitCode {
     // `--otlp-endpoint`: the output is passed through a writer that also
     // sends each session's line (checked by `validate`).
     let poster = cli.otlp_endpoint.as_deref().map(|u| {
-        let url = crate::cli::otlp::traces_url(u).expect("checked by validate");
-        crate::cli::otlp::Poster::new(url)
+        let url = crate::otlp::traces_url(u).expect("checked by validate");
+        crate::otlp::Poster::new(url)
     });
     let sent = poster.as_ref().map(|p| (p.url().to_owned(), p.sent()));
     let tee = |w: Box<dyn Write>| -> Box<dyn Write> {
         match poster {
-            Some(p) => Box::new(crate::cli::otlp::Tee::new(w, p)),
+            Some(p) => Box::new(crate::otlp::Tee::new(w, p)),
             None => w,
         }
     };
     let result = match &cli.output {
         Some(path) => match File::create(path) {
-            Ok(f) => run(
-                &cfg,
+            Ok(f) => cstream::convert_inputs(
                 &inputs,
+                io::stdin().lock(),
                 BufWriter::with_capacity(WRITE_BUFFER_BYTES, tee(Box::new(f))),
+                &cfg,
                 &mut diag,
             ),
             Err(e) => {
-                let name = crate::diag::excerpt(&path.display().to_string(), usize::MAX);
+                let name = printable(&path.display().to_string());
                 diag.error(format_args!("{name}: {e}"));
                 return Exit::Fatal.into();
             }
         },
         None => {
             let stdout = io::stdout();
-            run(
-                &cfg,
+            cstream::convert_inputs(
                 &inputs,
+                io::stdin().lock(),
                 BufWriter::with_capacity(WRITE_BUFFER_BYTES, tee(raw_stdout(stdout))),
+                &cfg,
                 &mut diag,
             )
         }
@@ -1037,7 +959,7 @@ pub fn main() -> ExitCode {
         let sent = sent.lock().unwrap_or_else(|e| e.into_inner());
         (sent.failed > 0).then(|| {
             let why = sent.last_error.as_deref().unwrap_or("not sent");
-            let url = crate::diag::excerpt(&url, usize::MAX);
+            let url = printable(&url);
             diag.error(format_args!(
                 "--otlp-endpoint {url}: {} of {} sessions were not accepted ({why}); the output has them all",
                 sent.failed,
@@ -1066,7 +988,9 @@ pub fn main() -> ExitCode {
 /// `--created`: Unix seconds that RFC 3339 can write (years 0000 to 9999).
 fn parse_created(s: &str) -> Result<i64, String> {
     let secs: i64 = s.parse().map_err(|e| format!("{e}"))?;
-    let range = crate::time::TS_RANGE_MS;
+    // The times RFC 3339 can write: 0000-01-01T00:00:00Z to
+    // 9999-12-31T23:59:59.999Z, in epoch milliseconds.
+    let range = -62_167_219_200_000i64..=253_402_300_799_999i64;
     if (range.start() / 1000..=range.end() / 1000).contains(&secs) {
         Ok(secs)
     } else {
