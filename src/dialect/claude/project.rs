@@ -735,20 +735,24 @@ fn titles_in(path: &Path) -> Option<(Option<String>, Option<String>)> {
     // one needle both types end with (`"ai-title"`, `"custom-title"`), so
     // that only the lines holding it are split out and parsed.
     let needle = memchr::memmem::Finder::new(b"-title\"");
-    let mut buf: Vec<u8> = Vec::with_capacity(CHUNK);
+    // `buf[..have]` is read and not yet looked at; it starts at a line's
+    // start. Zeroed once: a line longer than it doubles it.
+    let mut buf = vec![0u8; CHUNK];
+    let mut have = 0;
     loop {
-        let len = buf.len();
-        buf.resize(len + CHUNK, 0);
+        if have == buf.len() {
+            buf.resize(buf.len() * 2, 0);
+        }
         let n = loop {
-            match file.read(&mut buf[len..]) {
+            match file.read(&mut buf[have..]) {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 r => break r.ok()?,
             }
         };
-        buf.truncate(len + n);
+        have += n;
         // The whole lines read so far (the rest, at the end of the file).
-        let end = match (n, memchr::memrchr(b'\n', &buf)) {
-            (0, _) => buf.len(),
+        let end = match (n, memchr::memrchr(b'\n', &buf[..have])) {
+            (0, _) => have,
             (_, Some(i)) => i + 1,
             (_, None) => continue,
         };
@@ -761,7 +765,8 @@ fn titles_in(path: &Path) -> Option<(Option<String>, Option<String>)> {
             take(&buf[start..stop]);
             from = (stop + 1).min(end);
         }
-        buf.drain(..end);
+        buf.copy_within(end..have, 0);
+        have -= end;
         if n == 0 {
             break;
         }
