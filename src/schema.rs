@@ -121,6 +121,10 @@ struct UsageObj {
     /// Input tokens written to the prompt cache.
     #[schemars(default)]
     cache_write_tokens: Skip<u64>,
+    /// The part of `cacheWriteTokens` written to a one-hour cache, when the
+    /// source says (Claude's `ephemeral_1h_input_tokens`).
+    #[schemars(default, rename = "cacheWrite1hTokens")]
+    cache_write_1h_tokens: Skip<u64>,
     /// The part of `outputTokens` spent reasoning, when the source counts
     /// it apart.
     #[schemars(default)]
@@ -457,6 +461,10 @@ enum EventLine {
         /// Input tokens written to the cache.
         #[schemars(default)]
         delta_cache_write: Skip<u64>,
+        /// The part of `deltaCacheWrite` written to a one-hour cache, when
+        /// the source says.
+        #[schemars(default, rename = "deltaCacheWrite1h")]
+        delta_cache_write_1h: Skip<u64>,
         /// The part of `deltaOutput` spent reasoning, when the source
         /// counts it apart.
         #[schemars(default)]

@@ -393,12 +393,21 @@ pub fn anthropic_usage(m: &Members<'_>) -> Option<Usage> {
     if input.is_none() && output.is_none() {
         return None;
     }
-    Some(Usage::cache_apart(
-        input.unwrap_or(0),
-        output.unwrap_or(0),
-        cache_read,
-        cache_write,
-    ))
+    // The writes by lifetime (Claude Code 2.1 writes for an hour): only
+    // the one-hour part is kept, the rest being five-minute writes.
+    let write_1h = m
+        .obj("cache_creation")
+        .and_then(|c| c.int("ephemeral_1h_input_tokens"))
+        .and_then(|v| u64::try_from(v).ok());
+    Some(
+        Usage::cache_apart(
+            input.unwrap_or(0),
+            output.unwrap_or(0),
+            cache_read,
+            cache_write,
+        )
+        .with_cache_write_1h(write_1h),
+    )
 }
 
 /// `{input_tokens, cached_input_tokens, output_tokens, …}`: OpenAI's

@@ -34,6 +34,8 @@ struct UsageObj {
     output_tokens: u64,
     cache_read_tokens: Option<u64>,
     cache_write_tokens: Option<u64>,
+    #[serde(rename = "cacheWrite1hTokens")]
+    cache_write_1h_tokens: Option<u64>,
     reasoning_tokens: Option<u64>,
     #[serde(default)]
     output_incomplete: bool,
@@ -46,6 +48,7 @@ impl From<&UsageObj> for Usage {
             output: u.output_tokens,
             cache_read: u.cache_read_tokens,
             cache_write: u.cache_write_tokens,
+            cache_write_1h: u.cache_write_1h_tokens,
             reasoning: u.reasoning_tokens,
             output_incomplete: u.output_incomplete,
         }
@@ -143,6 +146,8 @@ struct Line<'a> {
     delta_output: Option<u64>,
     delta_cache_read: Option<u64>,
     delta_cache_write: Option<u64>,
+    #[serde(rename = "deltaCacheWrite1h")]
+    delta_cache_write_1h: Option<u64>,
     delta_reasoning: Option<u64>,
     #[serde(borrow)]
     phase: Option<S<'a>>,
@@ -375,6 +380,7 @@ fn kind<'a>(l: &Line<'a>) -> Option<Kind<'a>> {
             output: l.delta_output?,
             cache_read: l.delta_cache_read,
             cache_write: l.delta_cache_write,
+            cache_write_1h: l.delta_cache_write_1h,
             reasoning: l.delta_reasoning,
             output_incomplete: l.output_incomplete.unwrap_or(false),
         }),

@@ -29,7 +29,7 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
 
-use crate::event::{Event, OutStream, Str, Usage};
+use crate::event::{Event, OutStream, Reads, Str, Usage};
 use crate::input::Parsed;
 use crate::json::LaxStr;
 
@@ -189,6 +189,10 @@ pub trait Parser {
     /// element ([`Dialect::streams_member`]): a snapshot, whose elements are
     /// never written again, so a reader need not hold them.
     fn set_document(&mut self) {}
+
+    /// What the sink needs read ([`Reads`]): with [`Reads::Figures`] a
+    /// reader may skip the texts no figure is made of.
+    fn set_reads(&mut self, _reads: Reads) {}
 
     /// The reader reports the records it does not understand itself, with
     /// [`Item::NotUnderstood`] at their lines, so the `unknown` events it
@@ -712,6 +716,8 @@ pub struct AutoParser {
     /// The dialect the first records of a `--from` input showed, when it
     /// is another one (taken once by [`AutoParser::take_mismatch`]).
     mismatch: Option<Dialect>,
+    /// What the sink needs read ([`Parser::set_reads`]).
+    pub reads: Reads,
 }
 
 /// How many undecided JSON records detection keeps before it assumes cursor-agent.
@@ -736,6 +742,7 @@ impl AutoParser {
             forced_undecided: 0,
             forced_checked: false,
             mismatch: None,
+            reads: Reads::Whole,
         }
     }
 
@@ -791,7 +798,10 @@ impl AutoParser {
     /// Start over for a new input (read from the file at `source`, or from
     /// standard input).
     pub fn reset(&mut self, source: Option<&Path>) {
-        *self = AutoParser::new(self.fixed);
+        *self = AutoParser {
+            reads: self.reads,
+            ..AutoParser::new(self.fixed)
+        };
         self.source = source.map(Path::to_path_buf);
     }
 
@@ -815,6 +825,7 @@ impl AutoParser {
         if self.document {
             p.set_document();
         }
+        p.set_reads(self.reads);
         let held = std::mem::take(&mut self.held);
         self.held_bytes = 0;
         for (line, rec) in &held {

@@ -16,7 +16,7 @@ use std::borrow::Cow;
 
 use serde_json::value::RawValue;
 
-pub(crate) use sink::{Adapter, Session, Sink, Starts};
+pub(crate) use sink::{Adapter, Reads, Session, Sink, Starts};
 pub(crate) use write::write_event_quoted;
 
 /// A string that usually borrows from the input line.
@@ -755,6 +755,10 @@ pub struct Usage {
     pub cache_read: Option<u64>,
     /// Input tokens written to the prompt cache, when the source says.
     pub cache_write: Option<u64>,
+    /// The part of `cache_write` written to a one-hour cache, when the
+    /// source says (Claude's `cache_creation.ephemeral_1h_input_tokens`):
+    /// Anthropic bills those writes at a higher rate than five-minute ones.
+    pub cache_write_1h: Option<u64>,
     /// The part of `output` the model spent reasoning, when the source
     /// counts it apart (Codex, Gemini, OpenCode, the Cursor SDK); `None`
     /// when it does not (Claude's usage counts thinking in the output
@@ -779,6 +783,7 @@ impl Usage {
             output,
             cache_read,
             cache_write,
+            cache_write_1h: None,
             reasoning: None,
             output_incomplete: false,
         }
@@ -805,8 +810,17 @@ impl Usage {
             output,
             cache_read,
             cache_write,
+            cache_write_1h: None,
             reasoning: None,
             output_incomplete: false,
+        }
+    }
+
+    /// The same counts with the one-hour part of the cache writes.
+    pub(crate) fn with_cache_write_1h(self, cache_write_1h: Option<u64>) -> Usage {
+        Usage {
+            cache_write_1h,
+            ..self
         }
     }
 
@@ -817,6 +831,7 @@ impl Usage {
             output: self.output.saturating_add(o.output),
             cache_read: add_opt(self.cache_read, o.cache_read),
             cache_write: add_opt(self.cache_write, o.cache_write),
+            cache_write_1h: add_opt(self.cache_write_1h, o.cache_write_1h),
             reasoning: add_opt(self.reasoning, o.reasoning),
             output_incomplete: self.output_incomplete || o.output_incomplete,
         }
@@ -830,6 +845,7 @@ impl Usage {
             output: self.output.saturating_sub(o.output),
             cache_read: sub(self.cache_read, o.cache_read),
             cache_write: sub(self.cache_write, o.cache_write),
+            cache_write_1h: sub(self.cache_write_1h, o.cache_write_1h),
             reasoning: sub(self.reasoning, o.reasoning),
             // Said once: a remainder does not repeat what was already said.
             output_incomplete: self.output_incomplete && !o.output_incomplete,
@@ -844,6 +860,7 @@ impl Usage {
             && self.output == 0
             && self.cache_read.unwrap_or(0) == 0
             && self.cache_write.unwrap_or(0) == 0
+            && self.cache_write_1h.unwrap_or(0) == 0
             && self.reasoning.unwrap_or(0) == 0
     }
 }

@@ -39,6 +39,23 @@ pub enum Starts {
     Whole,
 }
 
+/// How much of each record a sink needs read, asked as [`Starts`] is. A
+/// reader may skip what no sink needs with the string scanner instead of
+/// building it: `--to usage` shows figures, never text.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Reads {
+    /// Everything: the events as they are.
+    #[default]
+    Whole,
+    /// Only what the session figures (docs/events.md#session-figures) and
+    /// the session's start are made of. A reader may emit its events with
+    /// their texts, tool arguments and results left empty, but never fewer
+    /// or other events: the same kinds in the same order, with the same
+    /// timestamps, call ids, outcomes and usage, so every figure comes out
+    /// as the whole read makes it.
+    Figures,
+}
+
 /// A destination for normalized events.
 pub trait Sink {
     /// How much of each call's start this sink needs with the call's
@@ -46,6 +63,11 @@ pub trait Sink {
     /// sink answers for it.
     fn starts(&self) -> Starts {
         Starts::None
+    }
+    /// How much of each record this sink needs read; asked when the
+    /// pipeline is built. An adapter that wraps a sink answers for it.
+    fn reads(&self) -> Reads {
+        Reads::Whole
     }
     /// A session begins; its events follow.
     fn begin(&mut self, _s: &Session) -> io::Result<()> {
@@ -88,6 +110,10 @@ pub trait Adapter {
     fn starts(&self) -> Starts {
         self.inner_ref().starts()
     }
+    /// As [`Sink::reads`]; by default, what the wrapped sink needs.
+    fn reads(&self) -> Reads {
+        self.inner_ref().reads()
+    }
     /// As [`Sink::begin`].
     fn begin(&mut self, s: &Session) -> io::Result<()> {
         self.inner().begin(s)
@@ -117,6 +143,9 @@ pub trait Adapter {
 impl<A: Adapter> Sink for A {
     fn starts(&self) -> Starts {
         Adapter::starts(self)
+    }
+    fn reads(&self) -> Reads {
+        Adapter::reads(self)
     }
     fn begin(&mut self, s: &Session) -> io::Result<()> {
         Adapter::begin(self, s)

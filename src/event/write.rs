@@ -80,6 +80,7 @@ pub fn write_event_quoted<W: Write + ?Sized>(
             o.u64("deltaOutput", u.output)?;
             o.opt_u64("deltaCacheRead", u.cache_read)?;
             o.opt_u64("deltaCacheWrite", u.cache_write)?;
+            o.opt_u64("deltaCacheWrite1h", u.cache_write_1h)?;
             o.opt_u64("deltaReasoning", u.reasoning)?;
             if u.output_incomplete {
                 o.bool("outputIncomplete", true)?;
@@ -171,6 +172,9 @@ impl<W: Write + ?Sized> Fields<'_, W> {
         }
         if let Some(c) = u.cache_write {
             write!(self.w, ",\"cacheWriteTokens\":{c}")?;
+        }
+        if let Some(c) = u.cache_write_1h {
+            write!(self.w, ",\"cacheWrite1hTokens\":{c}")?;
         }
         if let Some(c) = u.reasoning {
             write!(self.w, ",\"reasoningTokens\":{c}")?;

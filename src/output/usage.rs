@@ -20,7 +20,7 @@ use std::sync::{Arc, OnceLock};
 use serde::Deserialize;
 
 use crate::event::figures::{self, Figures};
-use crate::event::{Event, Kind, Session, Sink, Usage};
+use crate::event::{Event, Kind, Reads, Session, Sink, Usage};
 use crate::json::layout::{J, Layout, write_json};
 
 /// The bundled price table (`data/prices.json`): a dated snapshot of
@@ -66,6 +66,8 @@ struct Rates {
     /// A rate left out is the input rate: no discount listed.
     cache_read: Option<f64>,
     cache_write: Option<f64>,
+    /// A write to the one-hour cache; left out, the `cache_write` rate.
+    cache_write_1h: Option<f64>,
 }
 
 impl Rates {
@@ -75,6 +77,7 @@ impl Rates {
             Some(self.output),
             self.cache_read,
             self.cache_write,
+            self.cache_write_1h,
         ];
         if all.into_iter().flatten().all(|r| r.is_finite() && r >= 0.0) {
             Ok(())
@@ -110,10 +113,14 @@ impl ModelPrice {
         };
         let read = u.cache_read.unwrap_or(0);
         let write = u.cache_write.unwrap_or(0);
+        // The one-hour writes are a part of the writes, priced apart.
+        let write_1h = u.cache_write_1h.unwrap_or(0).min(write);
         let fresh = u.input.saturating_sub(read).saturating_sub(write);
+        let write_rate = r.cache_write.unwrap_or(r.input);
         fresh as f64 * r.input
             + read as f64 * r.cache_read.unwrap_or(r.input)
-            + write as f64 * r.cache_write.unwrap_or(r.input)
+            + (write - write_1h) as f64 * write_rate
+            + write_1h as f64 * r.cache_write_1h.unwrap_or(write_rate)
             + u.output as f64 * r.output
     }
 }
@@ -372,6 +379,11 @@ fn round6(v: f64) -> f64 {
 }
 
 impl<W: Write> Sink for UsageSink<W> {
+    // Figures only: the readers may skip the text.
+    fn reads(&self) -> Reads {
+        Reads::Figures
+    }
+
     fn begin(&mut self, s: &Session) -> io::Result<()> {
         self.end_session();
         self.cur = Some(Cur {

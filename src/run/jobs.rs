@@ -41,7 +41,7 @@ use std::sync::{Arc, Mutex};
 use super::{Config, Input, Pipeline, Report, finish, one_input};
 use crate::diag::{Diag, Message};
 use crate::dialect::Dialect;
-use crate::event::{Event, Session, Sink, Starts};
+use crate::event::{Event, Reads, Session, Sink, Starts};
 use crate::input::Framer;
 use crate::transform::{Ended, NormalizeOptions, Outcomes};
 
@@ -102,6 +102,7 @@ struct WorkerConfig {
     line_buffered: bool,
     report_sessions: bool,
     starts: Starts,
+    reads: Reads,
     /// The workers write the output themselves ([`renders`]); without
     /// `--keep-images`, their chain replaces the images.
     render: Option<bool>,
@@ -220,11 +221,16 @@ impl Recorder {
 struct TapeSink {
     rec: Rc<Recording>,
     starts: Starts,
+    reads: Reads,
 }
 
 impl Sink for TapeSink {
     fn starts(&self) -> Starts {
         self.starts
+    }
+
+    fn reads(&self) -> Reads {
+        self.reads
     }
 
     fn begin(&mut self, s: &Session) -> io::Result<()> {
@@ -325,6 +331,10 @@ impl Sink for RenderSink<'_> {
         self.tape.starts
     }
 
+    fn reads(&self) -> Reads {
+        self.tape.reads
+    }
+
     fn begin(&mut self, s: &Session) -> io::Result<()> {
         self.taping = self.tape.rec.anonymous.get();
         if self.taping {
@@ -417,6 +427,7 @@ fn record_file(wc: &WorkerConfig, input: &Input, tx: SyncSender<Vec<Tape>>, pool
     let tape = TapeSink {
         rec: Rc::clone(&rec),
         starts: wc.starts,
+        reads: wc.reads,
     };
     let sink: Box<dyn Sink> = match wc.render {
         None => Box::new(tape),
@@ -526,6 +537,7 @@ pub(super) fn run<W: Write>(
         line_buffered: cfg.line_buffered,
         report_sessions: cfg.report_sessions,
         starts: p.sink.starts(),
+        reads: p.sink.reads(),
         render: renders(cfg).then_some(cfg.keep_images),
     };
     let pool = Arc::new(Pool::default());

@@ -160,8 +160,10 @@ impl<'s> Pipeline<'s> {
             redacted = Some(r.counter());
             sink = Box::new(Redact::new(sink, r));
         }
+        let mut parser = AutoParser::new(cfg.from);
+        parser.reads = sink.reads();
         Pipeline {
-            parser: AutoParser::new(cfg.from),
+            parser,
             norm: Normalizer::new(cfg.normalize),
             sink,
             strict: cfg.strict,

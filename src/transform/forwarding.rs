@@ -8,7 +8,7 @@ use std::cell::RefCell;
 use std::io;
 use std::rc::Rc;
 
-use crate::event::{Event, Kind, Session, Sink, Starts};
+use crate::event::{Event, Kind, Reads, Session, Sink, Starts};
 
 use super::coalesce::{Coalesce, CoalesceMode};
 use super::images::Images;
@@ -26,6 +26,10 @@ impl Sink for Probe {
     fn starts(&self) -> Starts {
         self.0.borrow_mut().push("starts");
         Starts::Whole
+    }
+    fn reads(&self) -> Reads {
+        self.0.borrow_mut().push("reads");
+        Reads::Figures
     }
     fn begin(&mut self, _: &Session) -> io::Result<()> {
         self.0.borrow_mut().push("begin");
@@ -93,6 +97,13 @@ fn every_stage_forwards_every_call() {
         let mut stage = make(Box::new(Probe(log.clone())));
 
         assert_eq!(stage.starts(), Starts::Whole, "{name}: starts");
+        // The summary lists failed calls with their labels: it reads whole.
+        let reads = if name == "summary" {
+            Reads::Whole
+        } else {
+            Reads::Figures
+        };
+        assert_eq!(stage.reads(), reads, "{name}: reads");
         stage.begin(&s).unwrap();
         let text = Event::at(None, Kind::TextDelta { text: "hi".into() });
         stage.event(&s, &text).unwrap();

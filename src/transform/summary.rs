@@ -18,7 +18,7 @@ use std::io;
 use std::rc::Rc;
 
 use crate::event::figures::{self, Figures};
-use crate::event::{Adapter, Event, Kind, Session, Sink, Starts, Usage};
+use crate::event::{Adapter, Event, Kind, Reads, Session, Sink, Starts, Usage};
 
 /// The most the Markdown summary adds to its file: GitHub refuses a step
 /// summary over 1 MiB.
@@ -583,6 +583,11 @@ impl Adapter for SummarySink<'_> {
     fn starts(&self) -> Starts {
         // A failed call is listed with what it ran on.
         self.inner.starts().max(Starts::Label)
+    }
+
+    fn reads(&self) -> Reads {
+        // The failed calls it lists are described by their text.
+        Reads::Whole
     }
 
     fn begin(&mut self, s: &Session) -> io::Result<()> {

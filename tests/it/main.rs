@@ -66,5 +66,6 @@ mod text_tool_calls;
 mod transcript;
 mod transforms;
 mod usage;
+mod usage_reads;
 mod window;
 mod wrong_from;

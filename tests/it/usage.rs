@@ -309,6 +309,49 @@ fn a_model_without_a_price_has_an_unknown_cost() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A saved Claude Code transcript of one request whose cache writes are
+/// split by lifetime (Claude Code 2.1 writes its prompt cache for an hour).
+fn one_hour_cache_session() -> String {
+    [
+        r#"{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s-1h","timestamp":"2026-03-01T10:00:00Z","cwd":"/p","message":{"role":"user","content":"hello"}}"#,
+        r#"{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s-1h","timestamp":"2026-03-01T10:00:02Z","requestId":"req_1","message":{"id":"msg_1","model":"claude-opus-4-6","role":"assistant","content":[{"type":"text","text":"hi"}],"stop_reason":"end_turn","usage":{"input_tokens":10,"output_tokens":20,"cache_read_input_tokens":1000,"cache_creation_input_tokens":3000,"cache_creation":{"ephemeral_5m_input_tokens":1000,"ephemeral_1h_input_tokens":2000}}}}"#,
+        "",
+    ]
+    .join("\n")
+}
+
+#[test]
+fn one_hour_cache_writes_are_priced_at_their_own_rate() {
+    let dir = scratch("cache1h");
+    let f = write(&dir, "s.jsonl", &one_hour_cache_session());
+    let r = rows(&cstream(&["--to", "usage", &f], b"").out());
+    assert_eq!(u(&r[0], "tokens_cache_write"), Some(3000), "{}", r[0]);
+    // claude-opus-4-6: input 5e-6, cache read 5e-7, five-minute write
+    // 6.25e-6, one-hour write 1e-5 (twice the input), output 2.5e-5.
+    let want = 10.0 * 5e-6 + 1000.0 * 5e-7 + 1000.0 * 6.25e-6 + 2000.0 * 1e-5 + 20.0 * 2.5e-5;
+    let got = r[0]["cost_usd"].as_f64().unwrap();
+    assert!((got - want).abs() < 1e-9, "{got} vs {want}");
+
+    // The events carry the one-hour part, so a second stage prices it the same.
+    let events = cstream(&["--to", "events", &f], b"").out();
+    assert!(events.contains(r#""deltaCacheWrite1h":2000"#), "{events}");
+    assert!(events.contains(r#""cacheWrite1hTokens":2000"#), "{events}");
+    let again = rows(&cstream(&["--from", "events", "--to", "usage"], events.as_bytes()).out());
+    assert_eq!(again[0]["cost_usd"], r[0]["cost_usd"]);
+
+    // A table without a one-hour rate prices those writes as the others.
+    let prices = write(
+        &dir,
+        "prices.json",
+        r#"{"models":{"claude-opus-4-6":{"input":1e-6,"output":2e-6,"cache_read":3e-7,"cache_write":4e-6}}}"#,
+    );
+    let r = rows(&cstream(&["--to", "usage", "--prices", &prices, &f], b"").out());
+    let want = 10.0 * 1e-6 + 1000.0 * 3e-7 + 3000.0 * 4e-6 + 20.0 * 2e-6;
+    let got = r[0]["cost_usd"].as_f64().unwrap();
+    assert!((got - want).abs() < 1e-9, "{got} vs {want}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Every model a fixture names that the bundled table prices (docs/usage.md
 /// lists the ones left unknown, and why): a session of one with token
 /// counts has an estimated cost, never a null one.

@@ -52,8 +52,8 @@ use super::common::{
 use super::{Channel, Has, Item, Out, Parser, Probe, keep_unknown, read_line};
 use crate::event::calls::CallTable;
 use crate::event::{
-    Event, Json, Kind, SessionResult, SessionStart, Str, SummaryPhase, Text, ToolEnd, ToolStart,
-    Usage, UserEventKind, json_null,
+    Event, Json, Kind, Reads, SessionResult, SessionStart, Str, SummaryPhase, Text, ToolEnd,
+    ToolStart, Usage, UserEventKind, json_null,
 };
 use crate::input::Parsed;
 use crate::json::{LaxBool, LaxF64, LaxInt, LaxStr, Members, S, raw_as_str};
@@ -184,6 +184,61 @@ struct Block<'a> {
     content: Option<&'a RawValue>,
     #[serde(default)]
     is_error: LaxBool,
+}
+
+/// A content block read for the figures only ([`Reads::Figures`]): its
+/// texts are passed over by the string scanner, not unescaped, and only
+/// whether each is empty is kept ([`LeanBlock::block`]).
+#[derive(Deserialize)]
+struct LeanBlock<'a> {
+    #[serde(rename = "type", borrow, default)]
+    ty: LaxStr<'a>,
+    #[serde(borrow, default)]
+    text: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    thinking: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    signature: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    id: LaxStr<'a>,
+    #[serde(borrow, default)]
+    name: LaxStr<'a>,
+    #[serde(borrow, default)]
+    tool_use_id: LaxStr<'a>,
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
+    #[serde(default)]
+    is_error: LaxBool,
+}
+
+/// What stands for a text that was not read: a non-empty string, so that
+/// every rule that asks whether there was text answers as it would have.
+const NOT_READ: &str = "…";
+
+impl<'a> LeanBlock<'a> {
+    /// The block as [`Block`] with its texts replaced: a string stays a
+    /// string, empty or [`NOT_READ`]; the arguments are not read.
+    fn block(self) -> Block<'a> {
+        let lean = |raw: Option<&RawValue>| {
+            LaxStr(raw.and_then(|r| match r.get() {
+                "\"\"" => Some(Cow::Borrowed("")),
+                t if t.starts_with('"') => Some(Cow::Borrowed(NOT_READ)),
+                _ => None,
+            }))
+        };
+        Block {
+            ty: self.ty,
+            text: lean(self.text),
+            thinking: lean(self.thinking),
+            signature: lean(self.signature),
+            id: self.id,
+            name: self.name,
+            input: None,
+            tool_use_id: self.tool_use_id,
+            content: self.content,
+            is_error: self.is_error,
+        }
+    }
 }
 
 /// Keys of an `assistant`/`user` line's `message` that only Claude Code
@@ -328,6 +383,9 @@ pub struct ClaudeParser {
     last_cost: Option<f64>,
     /// An init without `model`, held for one line: the messages name it.
     pending_init: Option<Event<'static>>,
+    /// Only the figures are read ([`Reads::Figures`]): the texts, tool
+    /// arguments and results of whole messages are skipped.
+    lean: bool,
 }
 
 impl ClaudeParser {
@@ -765,6 +823,10 @@ impl Parser for ClaudeParser {
         Ok(Parsed::Done)
     }
 
+    fn set_reads(&mut self, reads: Reads) {
+        self.lean = reads == Reads::Figures;
+    }
+
     fn finish(&mut self, out: Out<'_, 'static>) -> io::Result<()> {
         self.flush_init(None, out)?;
         // No init came after them: they stay with the turn they followed.
@@ -788,7 +850,16 @@ impl ClaudeParser {
             .id
             .as_deref()
             .and_then(|id| self.streamed.iter().position(|s| s.id == id));
-        if let Some(text) = raw_as_str(content) {
+        let text = if self.lean && streamed.is_none() && content.get().starts_with('"') {
+            Some(Cow::Borrowed(if content.get() == "\"\"" {
+                ""
+            } else {
+                NOT_READ
+            }))
+        } else {
+            raw_as_str(content)
+        };
+        if let Some(text) = text {
             return match (parent, streamed) {
                 (None, Some(si)) => self.whole_block(si, Channel::Text, text, ts, out),
                 _ => text_out(text, parent, streamed.is_some(), ts, out),
@@ -797,8 +868,16 @@ impl ClaudeParser {
         let Ok(blocks) = serde_json::from_str::<Vec<&'a RawValue>>(content.get()) else {
             return Ok(());
         };
+        // A streamed message's blocks are compared with what was streamed:
+        // they are read whole.
+        let lean = self.lean && streamed.is_none();
         for raw in blocks {
-            let Ok(b) = serde_json::from_str::<Block<'a>>(raw.get()) else {
+            let b = if lean {
+                serde_json::from_str::<LeanBlock<'a>>(raw.get()).map(LeanBlock::block)
+            } else {
+                serde_json::from_str::<Block<'a>>(raw.get())
+            };
+            let Ok(b) = b else {
                 out(Item::Event(Event::at(
                     ts,
                     Kind::Unknown {
@@ -855,6 +934,7 @@ impl ClaudeParser {
                         continue;
                     }
                     let name = b.name.get().unwrap_or_default();
+                    // Not read for the figures: `input` is `None`.
                     let args = b.input.map_or_else(json_null, Json::from);
                     let start = tool_start(id, &name, args);
                     self.remember_call(&start.call_id, &start.tool_name);
@@ -899,7 +979,24 @@ impl ClaudeParser {
             }
             return Ok(());
         }
-        let Ok(blocks) = serde_json::from_str::<Vec<Block<'a>>>(content.get()) else {
+        let blocks = if self.lean {
+            // The prompts' texts are read (what a user text is depends on
+            // it); the results' are skipped.
+            serde_json::from_str::<Vec<LeanBlock<'a>>>(content.get()).map(|bs| {
+                bs.into_iter()
+                    .map(|b| {
+                        let text = match b.ty.as_deref() {
+                            Some("text") => LaxStr(b.text.and_then(raw_as_str)),
+                            _ => LaxStr(None),
+                        };
+                        Block { text, ..b.block() }
+                    })
+                    .collect::<Vec<_>>()
+            })
+        } else {
+            serde_json::from_str::<Vec<Block<'a>>>(content.get())
+        };
+        let Ok(blocks) = blocks else {
             return Ok(());
         };
         let results = blocks
@@ -929,6 +1026,16 @@ impl ClaudeParser {
         let id = b.tool_use_id.clone().get().unwrap_or_default();
         let name = self.take_call(&id).unwrap_or_else(|| "unknown".to_owned());
         let failed = b.is_error.0 == Some(true);
+        if self.lean && name != "shell" {
+            // Figures only: the outcome, and the error of a failed call;
+            // the output and the tool's own object are not read (a shell
+            // call's are: its exit code is in them).
+            let mut t = ToolEnd::new(id, Cow::Owned(name), !failed);
+            if failed {
+                t.error = b.content.and_then(content_text).filter(|s| !s.is_empty());
+            }
+            return t;
+        }
         let text = b.content.and_then(content_text);
         let tur_m = tur.and_then(Members::of);
         let mut t = ToolEnd::new(id, Cow::Owned(name), !failed);

@@ -71,7 +71,7 @@ use super::offload;
 use crate::dialect::claude::{ClaudeParser, UserText, user_text};
 use crate::dialect::common::anthropic_usage;
 use crate::dialect::{Item, Out, Parser, Probe, keep_unknown, read_line};
-use crate::event::{Event, Json, Kind, SessionParent, SummaryPhase, Text, Usage};
+use crate::event::{Event, Json, Kind, Reads, SessionParent, SummaryPhase, Text, Usage};
 use crate::input::Parsed;
 use crate::json::{LaxBool, LaxStr, Members, raw_as_str};
 use crate::time::iso_ms;
@@ -712,17 +712,13 @@ fn queued_prompt(line: &Line<'_>) -> Option<String> {
 /// The last `ai-title` and `custom-title` of the transcript at `path`
 /// (`None` when it cannot be read). Only lines naming one are parsed.
 fn titles_in(path: &Path) -> Option<(Option<String>, Option<String>)> {
-    use std::io::BufRead;
-    let file = std::fs::File::open(path).ok()?;
+    use std::io::Read;
+    const CHUNK: usize = 256 * 1024;
+    let mut file = std::fs::File::open(path).ok()?;
     let (mut ai, mut custom) = (None, None);
-    for line in io::BufReader::new(file).split(b'\n') {
-        let line = line.ok()?;
-        let find = |k: &str| memchr::memmem::find(&line, k.as_bytes()).is_some();
-        if !find("\"ai-title\"") && !find("\"custom-title\"") {
-            continue;
-        }
-        let Ok(l) = serde_json::from_slice::<Line<'_>>(&line) else {
-            continue;
+    let mut take = |line: &[u8]| {
+        let Ok(l) = serde_json::from_slice::<Line<'_>>(line) else {
+            return;
         };
         let keep = |t: LaxStr<'_>| {
             t.as_deref()
@@ -730,9 +726,49 @@ fn titles_in(path: &Path) -> Option<(Option<String>, Option<String>)> {
                 .map(str::to_owned)
         };
         match l.ty.as_deref() {
-            Some("ai-title") => ai = keep(l.ai_title).or(ai),
-            Some("custom-title") => custom = keep(l.custom_title).or(custom),
+            Some("ai-title") => ai = keep(l.ai_title).or(ai.take()),
+            Some("custom-title") => custom = keep(l.custom_title).or(custom.take()),
             _ => {}
+        }
+    };
+    // This reads the whole file again: in large chunks, searched for the
+    // one needle both types end with (`"ai-title"`, `"custom-title"`), so
+    // that only the lines holding it are split out and parsed.
+    let needle = memchr::memmem::Finder::new(b"-title\"");
+    // `buf[..have]` is read and not yet looked at; it starts at a line's
+    // start. Zeroed once: a line longer than it doubles it.
+    let mut buf = vec![0u8; CHUNK];
+    let mut have = 0;
+    loop {
+        if have == buf.len() {
+            buf.resize(buf.len() * 2, 0);
+        }
+        let n = loop {
+            match file.read(&mut buf[have..]) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                r => break r.ok()?,
+            }
+        };
+        have += n;
+        // The whole lines read so far (the rest, at the end of the file).
+        let end = match (n, memchr::memrchr(b'\n', &buf[..have])) {
+            (0, _) => have,
+            (_, Some(i)) => i + 1,
+            (_, None) => continue,
+        };
+        // `from` is always at the start of a line.
+        let mut from = 0;
+        while let Some(k) = needle.find(&buf[from..end]) {
+            let at = from + k;
+            let start = memchr::memrchr(b'\n', &buf[from..at]).map_or(from, |i| from + i + 1);
+            let stop = memchr::memchr(b'\n', &buf[at..end]).map_or(end, |i| at + i);
+            take(&buf[start..stop]);
+            from = (stop + 1).min(end);
+        }
+        buf.copy_within(end..have, 0);
+        have -= end;
+        if n == 0 {
+            break;
         }
     }
     Some((ai, custom))
@@ -981,6 +1017,10 @@ impl Parser for ClaudeProjectParser {
 
     fn set_source(&mut self, path: &Path) {
         self.source = Some(path.to_path_buf());
+    }
+
+    fn set_reads(&mut self, reads: Reads) {
+        self.inner.set_reads(reads);
     }
 
     fn finish(&mut self, out: Out<'_, 'static>) -> io::Result<()> {

@@ -64,6 +64,7 @@ pub(super) fn max_usage(a: &Usage, b: &Usage) -> Usage {
         output: a.output.max(b.output),
         cache_read: m(a.cache_read, b.cache_read),
         cache_write: m(a.cache_write, b.cache_write),
+        cache_write_1h: m(a.cache_write_1h, b.cache_write_1h),
         ..Usage::default()
     }
 }
