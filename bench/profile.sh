@@ -34,7 +34,7 @@ cd "$(dirname "$0")/.."
 TARGET=${CARGO_TARGET_DIR:-target}
 SCRATCH=$TARGET/bench
 mkdir -p "$SCRATCH"
-cargo build --profile profiling --quiet --bin cstream --example parse_baseline
+cargo build --profile profiling --quiet --features simd-baseline --bin cstream --example parse_baseline
 if [ -z "$INPUT" ]; then
   INPUT=$SCRATCH/profile-${MB}m-seed${SEED}.jsonl
   [ -s "$INPUT" ] || python3 bench/gen_stream.py --mb "$MB" --seed "$SEED" -o "$INPUT"

@@ -22,7 +22,10 @@ use std::borrow::Cow;
 use std::cell::Cell;
 use std::io;
 use std::rc::Rc;
+use std::sync::LazyLock;
 
+use aho_corasick::AhoCorasick;
+use memchr::memmem;
 use regex::Regex;
 
 use crate::event::{Adapter, Event, Json, Kind, OutStream, Text, ToolEnd, ToolStart};
@@ -91,6 +94,39 @@ const STARTS: &[&str] = &[
     "xoxs-",
     "eyJ",
 ];
+/// A literal that every match of a built-in kind contains, and the kinds
+/// (bits by index in [`KINDS`]) that cannot match a text without it.
+///
+/// One scan for all of them (Aho-Corasick, SIMD where it can) tells which
+/// patterns can match at all; on most text none can, and then no regex
+/// runs and nothing is allocated. The patterns still run on the whole
+/// text when their literal is found, so what is matched is the same as
+/// running every pattern. tests/it/redact_fast.rs checks each kind's
+/// literal against its pattern.
+pub const LITERALS: &[(&str, u32)] = &[
+    ("-----BEGIN ", 1 << 0),
+    // `sk-ant-` (anthropic) and `sk-…` (openai) both begin so.
+    ("sk-", 1 << 1 | 1 << 2),
+    ("AIza", 1 << 3),
+    ("AKIA", 1 << 4),
+    ("ASIA", 1 << 4),
+    ("ghp_", 1 << 5),
+    ("gho_", 1 << 5),
+    ("ghu_", 1 << 5),
+    ("ghs_", 1 << 5),
+    ("ghr_", 1 << 5),
+    ("github_pat_", 1 << 5),
+    ("xox", 1 << 6),
+    ("eyJ", 1 << 7),
+    // In a JSON string literal, `\u` may spell any of the characters
+    // above: a literal that has one is unescaped and searched whole.
+    ("\\u", ESCAPE),
+];
+/// The bit of [`LITERALS`]' `\u`: not a kind.
+const ESCAPE: u32 = 1 << 31;
+/// Every built-in kind's bit.
+const ALL_KINDS: u32 = (1 << KINDS.len()) - 1;
+
 /// The shortest tail held: a secret cut within its first two characters
 /// is not joined (docs/redact.md).
 pub const MIN_HELD: usize = 3;
@@ -104,6 +140,8 @@ fn is_token_byte(b: u8) -> bool {
 pub struct Redactor {
     /// Built-ins then user patterns, with the kind each reports.
     patterns: Vec<(&'static str, Regex)>,
+    /// The [`LITERALS`] (shared by every clone).
+    literals: AhoCorasick,
     /// Matches per kind, in `patterns` order.
     counts: Rc<Vec<Cell<u64>>>,
 }
@@ -114,12 +152,16 @@ impl Redactor {
         // Compiled once per process and cloned (a clone shares the compiled
         // program): `--output-dir` and `--jobs` build a pipeline per file,
         // and compiling the built-ins each time cost ~0.5 ms a file.
-        static BUILT_IN: std::sync::OnceLock<Vec<Regex>> = std::sync::OnceLock::new();
-        let built_in = BUILT_IN.get_or_init(|| {
-            KINDS
+        static BUILT_IN: std::sync::OnceLock<(Vec<Regex>, AhoCorasick)> =
+            std::sync::OnceLock::new();
+        let (built_in, literals) = BUILT_IN.get_or_init(|| {
+            let res = KINDS
                 .iter()
                 .map(|(_, re)| Regex::new(re).expect("built-in pattern is valid"))
-                .collect()
+                .collect();
+            let ac = AhoCorasick::new(LITERALS.iter().map(|(l, _)| l))
+                .expect("the literals are few and short");
+            (res, ac)
         });
         let mut patterns: Vec<(&'static str, Regex)> = KINDS
             .iter()
@@ -130,7 +172,11 @@ impl Redactor {
             patterns.push(("custom", Regex::new(re)?));
         }
         let counts = Rc::new(patterns.iter().map(|_| Cell::new(0)).collect());
-        Ok(Redactor { patterns, counts })
+        Ok(Redactor {
+            patterns,
+            literals: literals.clone(),
+            counts,
+        })
     }
 
     /// Counts per kind, shared with the caller, for `--stats`.
@@ -141,10 +187,57 @@ impl Redactor {
         }
     }
 
+    /// Which built-in kinds can match `s` (bits by index in [`KINDS`]),
+    /// plus [`ESCAPE`] when `s` has a `\u`.
+    fn candidates(&self, s: &str) -> u32 {
+        // Most text holds none of the literals: one scan says so. The
+        // overlapping search after it sees every literal, also one inside
+        // another's match (`sk-----BEGIN `).
+        if !self.literals.is_match(s) {
+            return 0;
+        }
+        self.literals
+            .find_overlapping_iter(s)
+            .fold(0, |m, hit| m | LITERALS[hit.pattern().as_usize()].1)
+    }
+
+    /// Whether [`Self::redact`] may change `s`: false only when it surely
+    /// will not.
+    fn may_redact(&self, s: &str) -> bool {
+        self.patterns.len() > KINDS.len() || self.candidates(s) & ALL_KINDS != 0
+    }
+
+    /// Whether [`Self::redact`] may change `t`'s characters. A JSON string
+    /// literal is searched as it is, not unescaped first (tool output is
+    /// most of the bytes, and unescaping it allocates): the literals hold
+    /// only letters, digits, `-`, `_` and spaces, which an escape other
+    /// than `\u` never spells, so one found in the characters is in the
+    /// literal too.
+    fn may_redact_text(&self, t: &Text<'_>) -> bool {
+        match t {
+            Text::Plain(s) => self.may_redact(s),
+            Text::Json(lit) => {
+                self.patterns.len() > KINDS.len()
+                    || self.candidates(lit) & (ALL_KINDS | ESCAPE) != 0
+            }
+        }
+    }
+
     /// `s` with every secret replaced, or `None` when it has none.
     pub fn redact(&self, s: &str) -> Option<String> {
+        let kinds = self.candidates(s);
+        if kinds & ALL_KINDS == 0 && self.patterns.len() == KINDS.len() {
+            return None;
+        }
         let mut out: Option<String> = None;
         for (i, (kind, re)) in self.patterns.iter().enumerate() {
+            // A built-in whose literal is not in `s` cannot match it, nor
+            // the text after earlier replacements: a marker
+            // (`[REDACTED:…]`) adds none of the literals, and the brackets
+            // around it cannot be part of one.
+            if i < KINDS.len() && kinds & (1 << i) == 0 {
+                continue;
+            }
             let cur = out.as_deref().unwrap_or(s);
             if !re.is_match(cur) {
                 continue;
@@ -250,6 +343,7 @@ impl Redactor {
             hit |= self.json(r);
         }
         if let Some(o) = &t.output
+            && self.may_redact_text(o)
             && let Some(r) = self.redact(&o.as_str())
         {
             t.output = Some(Text::Plain(Cow::Owned(r)));
@@ -294,12 +388,89 @@ impl Redactor {
     }
 }
 
+/// The read-only twin of [`Redactor::kind`] and its helpers: whether any
+/// field they redact may change. Most events hold no secret and are then
+/// passed on as they are, not copied (a copy of an owned tool output is a
+/// copy of all of it). Debug builds check each "no" against the redaction
+/// itself ([`Redact::plain`]), so a field added to one walk and not the
+/// other fails the tests.
+impl Redactor {
+    fn opt_may(&self, s: &Option<Cow<'_, str>>) -> bool {
+        s.as_deref().is_some_and(|s| self.may_redact(s))
+    }
+
+    fn start_may(&self, t: &ToolStart<'_>) -> bool {
+        self.may_redact(t.args.get())
+            || [
+                &t.command,
+                &t.cwd,
+                &t.path,
+                &t.pattern,
+                &t.url,
+                &t.query,
+                &t.description,
+            ]
+            .into_iter()
+            .any(|f| self.opt_may(f))
+            || t.details.as_ref().is_some_and(|d| {
+                [
+                    &d.old_string,
+                    &d.new_string,
+                    &d.file_content,
+                    &d.plan,
+                    &d.title,
+                    &d.overview,
+                ]
+                .into_iter()
+                .any(|f| self.opt_may(f))
+            })
+    }
+
+    fn end_may(&self, t: &ToolEnd<'_>) -> bool {
+        t.result.as_ref().is_some_and(|r| self.may_redact(r.get()))
+            || t.output.as_ref().is_some_and(|o| self.may_redact_text(o))
+            || self.opt_may(&t.patch)
+            || self.opt_may(&t.error)
+            || t.start.as_ref().is_some_and(|s| self.start_may(s))
+    }
+
+    fn kind_may(&self, k: &Kind<'_>) -> bool {
+        match k {
+            Kind::UserMessage { text }
+            | Kind::ThinkingDelta { text }
+            | Kind::TextDelta { text }
+            | Kind::ShellOutputDelta { text, .. }
+            | Kind::AssistantMessage { text }
+            | Kind::Thinking { text, .. }
+            | Kind::UserEvent { text, .. } => self.may_redact(text),
+            Kind::Summary { text, .. } => self.opt_may(text),
+            Kind::ToolCallStarted(t) => self.start_may(t),
+            Kind::ToolCallProgress { partial, .. } => self.may_redact(partial.get()),
+            Kind::ToolCallCompleted(t) => self.end_may(t),
+            Kind::ToolCall(b) => self.start_may(&b.0) || self.end_may(&b.1),
+            Kind::Result(r) => self.opt_may(&r.text) || self.opt_may(&r.error),
+            Kind::Error {
+                message, source, ..
+            } => self.may_redact(message) || self.opt_may(source),
+            Kind::Unknown { raw } => self.may_redact(raw.get()),
+            Kind::SessionStarted(_)
+            | Kind::ThinkingCompleted { .. }
+            | Kind::UsageDelta(_)
+            | Kind::TurnEnded { .. } => false,
+        }
+    }
+}
+
 /// Where in `s` a possible secret's unfinished beginning starts (`None`:
 /// nothing to hold). Bounded by [`WINDOW`].
 pub fn held_from(s: &str) -> Option<usize> {
+    // Runs on every delta: a finder built once, and searching bytes (the
+    // window's first byte need not begin a character).
+    static BEGIN: LazyLock<memmem::FinderRev<'static>> =
+        LazyLock::new(|| memmem::FinderRev::new(PEM_BEGIN));
     let min = s.len().saturating_sub(WINDOW);
     // An unclosed PEM header.
-    if let Some(b) = s[min..].rfind(PEM_BEGIN).map(|b| b + min)
+    if let Some(b) = BEGIN.rfind(&s.as_bytes()[min..]).map(|b| b + min)
         && !s[b..]
             .find("-----END ")
             .is_some_and(|e| s[b + e..].contains("PRIVATE KEY-----"))
@@ -308,7 +479,13 @@ pub fn held_from(s: &str) -> Option<usize> {
     }
     // A PEM header itself cut in two ("-----BEG") after a space or line break.
     let mut pem = None;
-    for k in (1..PEM_BEGIN.len()).rev() {
+    // Only a text ending in one of the header's characters can end in a
+    // piece of it.
+    let ends_like_pem = s
+        .as_bytes()
+        .last()
+        .is_some_and(|b| PEM_BEGIN.as_bytes()[..PEM_BEGIN.len() - 1].contains(b));
+    for k in (1..PEM_BEGIN.len()).rev().filter(|_| ends_like_pem) {
         let at = s.len().saturating_sub(k);
         if s.len() >= k
             && s.is_char_boundary(at)
@@ -331,9 +508,10 @@ pub fn held_from(s: &str) -> Option<usize> {
         return pem;
     }
     let run = &s[i..];
+    // (The first byte decides most cases without comparing strings.)
     let token = STARTS
         .iter()
-        .any(|p| run.starts_with(p) || p.starts_with(run))
+        .any(|p| p.as_bytes()[0] == bytes[i] && (run.starts_with(p) || p.starts_with(run)))
         .then_some(i);
     match (token, pem) {
         (Some(a), Some(b)) => Some(a.min(b)),
@@ -454,6 +632,14 @@ impl<'s> Redact<'s> {
     }
 
     fn plain(&mut self, s: &Session, ev: &Event<'_>) -> io::Result<()> {
+        if !self.r.kind_may(&ev.kind) {
+            debug_assert!(
+                !self.r.kind(&mut ev.kind.clone()),
+                "kind_may missed a field kind redacts: {:?}",
+                ev.kind
+            );
+            return self.inner.event(s, ev);
+        }
         let mut kind = ev.kind.clone();
         if self.r.kind(&mut kind) {
             self.inner.event(s, &Event::at(ev.ts, kind))
@@ -510,5 +696,51 @@ impl Adapter for Redact<'_> {
     fn finish(&mut self) -> io::Result<()> {
         self.release()?;
         self.inner.finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use regex_syntax::hir::literal::Extractor;
+
+    /// Skipping a kind whose literal is absent is sound only if every match
+    /// of the kind holds one: each prefix the regex parser derives for the
+    /// pattern (every match begins with one of them) contains a literal
+    /// given for the kind.
+    #[test]
+    fn every_match_of_a_kind_holds_one_of_its_literals() {
+        for (i, (kind, re)) in KINDS.iter().enumerate() {
+            let hir = regex_syntax::parse(re).expect("valid");
+            let seq = Extractor::new().extract(&hir);
+            let prefixes = seq
+                .literals()
+                .unwrap_or_else(|| panic!("{kind}: no finite set of prefixes"));
+            assert!(!prefixes.is_empty(), "{kind}");
+            for p in prefixes {
+                let p = p.as_bytes();
+                assert!(
+                    LITERALS.iter().any(|(lit, bits)| bits & (1 << i) != 0
+                        && p.windows(lit.len()).any(|w| w == lit.as_bytes())),
+                    "{kind}: a match may begin {:?}, which has none of its literals",
+                    String::from_utf8_lossy(p)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn text_without_a_literal_is_not_searched_further() {
+        let r = Redactor::new(&[]).unwrap();
+        assert_eq!(r.candidates("plain words, a list, eyes"), 0);
+        // A literal inside a word is a candidate the pattern then rejects.
+        assert_eq!(r.candidates("a task-list"), 0b110);
+        assert_eq!(r.redact("a task-list"), None);
+        assert!(!r.may_redact("plain words"));
+        assert_eq!(r.candidates("disk-----BEGIN "), 0b111);
+        assert_eq!(r.candidates("\\u0073k-"), ESCAPE);
+        // With a pattern of the user's own, every text is searched.
+        let u = Redactor::new(&["secret".to_owned()]).unwrap();
+        assert!(u.may_redact("plain words"));
     }
 }
