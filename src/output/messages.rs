@@ -556,3 +556,61 @@ impl<W: Write> Sink for MessagesSink<W> {
         self.w.flush()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+
+    /// What a parsed value says of the same arguments (the way they were
+    /// read before `ArgTypes`).
+    fn by_value(args: &str) -> Option<Vec<(String, &'static str)>> {
+        let Ok(Value::Object(m)) = serde_json::from_str::<Value>(args) else {
+            return None;
+        };
+        let mut v: Vec<(String, &'static str)> = m
+            .into_iter()
+            .map(|(k, v)| {
+                let t = match v {
+                    Value::Null => "null",
+                    Value::Bool(_) => "boolean",
+                    Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+                    Value::Number(_) => "number",
+                    Value::String(_) => "string",
+                    Value::Array(_) => "array",
+                    Value::Object(_) => "object",
+                };
+                (k, t)
+            })
+            .collect();
+        v.sort();
+        Some(v)
+    }
+
+    #[test]
+    fn argument_types_as_a_parsed_value_gives_them() {
+        for args in [
+            r#"{"command":"ls","timeout":5,"ratio":0.5,"big":123456789012345678901234,"neg":-3}"#,
+            r#"{"a":null,"b":true,"c":[1,{"x":2}],"d":{"e":[]},"f":"\"q\""}"#,
+            r#"{"k\u00e9y":1,"dup":1,"dup":"now a string"}"#,
+            r#"{"e":1e3,"z":-0,"m":18446744073709551615,"n":-9223372036854775808}"#,
+            r#"{}"#,
+            r#"[1,2]"#,
+            r#""text""#,
+            r#"null"#,
+            r#"{"unclosed":"#,
+            r#"{"a":1} trailing"#,
+        ] {
+            let ours = match serde_json::from_str::<ArgTypes>(args) {
+                Ok(ArgTypes(Some(v))) => {
+                    let mut v: Vec<(String, &'static str)> =
+                        v.into_iter().map(|(k, t)| (k.into_owned(), t)).collect();
+                    v.sort();
+                    Some(v)
+                }
+                _ => None,
+            };
+            assert_eq!(ours, by_value(args), "{args}");
+        }
+    }
+}
