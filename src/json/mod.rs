@@ -709,6 +709,39 @@ mod tests {
         }
     }
 
+    /// The eight-byte path: each escaped byte at every offset of a word,
+    /// beside plain and non-ASCII bytes (whose high bit must not hide one).
+    #[test]
+    fn escapes_at_every_offset_like_serde_json() {
+        for c in [
+            '"', '\\', '\u{0}', '\n', '\u{1f}', 'é', '\u{7f}', ' ', '!', '#', '[',
+        ] {
+            for at in 0..20 {
+                for len in [at + 1, at + 8, 24] {
+                    let s: String = (0..len.max(at + 1))
+                        .map(|i| {
+                            if i == at {
+                                c
+                            } else if i % 5 == 4 {
+                                'ü'
+                            } else {
+                                'a'
+                            }
+                        })
+                        .collect();
+                    assert_eq!(quote(&s), serde_json::to_string(&s).unwrap(), "{s:?}");
+                }
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn any_string_escapes_like_serde_json(s in "(?s).{0,40}") {
+            prop_assert_eq!(quote(&s), serde_json::to_string(&s).unwrap());
+        }
+    }
+
     #[test]
     fn lax_fields_tolerate_other_types() {
         #[derive(serde::Deserialize)]

@@ -14,8 +14,11 @@
 use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
 
+use std::borrow::Cow;
+use std::fmt;
+
 use serde::Serialize;
-use serde_json::Value;
+use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use super::{OutputOptions, Session, Sink};
 use crate::event::{Event, Kind, ToolEnd, ToolStart};
@@ -190,14 +193,19 @@ impl Row {
 
     /// Record the argument shapes of one call of `name`.
     fn shape(&mut self, name: &str, args: Option<&str>) {
-        let shape = self.tools.entry(name.to_owned()).or_default();
+        let shape = match self.tools.get_mut(name) {
+            Some(s) => s,
+            None => self.tools.entry(name.to_owned()).or_default(),
+        };
         shape.calls += 1;
-        let Some(Ok(Value::Object(m))) = args.map(serde_json::from_str::<Value>) else {
+        let Some(Ok(ArgTypes(Some(m)))) = args.map(serde_json::from_str::<ArgTypes>) else {
             return;
         };
-        for (k, v) in m {
-            let (types, n) = shape.args.entry(k).or_default();
-            let t = json_type(&v);
+        for (k, t) in m {
+            let (types, n) = match shape.args.get_mut(&*k) {
+                Some(e) => e,
+                None => shape.args.entry(k.into_owned()).or_default(),
+            };
             if !types.contains(&t) {
                 types.push(t);
             }
@@ -313,15 +321,120 @@ pub(crate) fn function_name(tool: &str, server: Option<&str>, mcp_tool: Option<&
     }
 }
 
-fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
+/// The top-level arguments of a call and the JSON type of each, read
+/// without building the values (`None`: not an object). A key given twice
+/// is one argument with its last value's type, as in a parsed object.
+struct ArgTypes<'a>(Option<Vec<(Cow<'a, str>, &'static str)>>);
+
+impl<'de> Deserialize<'de> for ArgTypes<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Args;
+        impl<'de> Visitor<'de> for Args {
+            type Value = ArgTypes<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
+                let mut out: Vec<(Cow<'de, str>, &'static str)> = Vec::new();
+                while let Some(Key(k)) = m.next_key()? {
+                    let JsonType(t) = m.next_value()?;
+                    match out.iter_mut().find(|(o, _)| *o == k) {
+                        Some(e) => e.1 = t,
+                        None => out.push((k, t)),
+                    }
+                }
+                Ok(ArgTypes(Some(out)))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<Self::Value, A::Error> {
+                while s.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(ArgTypes(None))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(ArgTypes(None))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(ArgTypes(None))
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(ArgTypes(None))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(ArgTypes(None))
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(ArgTypes(None))
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(ArgTypes(None))
+            }
+        }
+        d.deserialize_any(Args)
+    }
+}
+
+/// An object key, borrowed from the input when it has no escapes.
+struct Key<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct K;
+        impl<'de> Visitor<'de> for K {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Self::Value, E> {
+                Ok(Key(Cow::Borrowed(s)))
+            }
+            fn visit_str<E>(self, s: &str) -> Result<Self::Value, E> {
+                Ok(Key(Cow::Owned(s.to_owned())))
+            }
+        }
+        d.deserialize_str(K)
+    }
+}
+
+/// A value's JSON Schema type, its contents skipped: an integer is a
+/// number written without fraction or exponent that fits 64 bits, as
+/// serde_json's `Number::is_i64`/`is_u64` say of a parsed value.
+struct JsonType(&'static str);
+
+impl<'de> Deserialize<'de> for JsonType {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct T;
+        impl<'de> Visitor<'de> for T {
+            type Value = JsonType;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_unit<E>(self) -> Result<JsonType, E> {
+                Ok(JsonType("null"))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<JsonType, E> {
+                Ok(JsonType("boolean"))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<JsonType, E> {
+                Ok(JsonType("integer"))
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<JsonType, E> {
+                Ok(JsonType("integer"))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<JsonType, E> {
+                Ok(JsonType("number"))
+            }
+            fn visit_str<E>(self, _: &str) -> Result<JsonType, E> {
+                Ok(JsonType("string"))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<JsonType, A::Error> {
+                while s.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(JsonType("array"))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<JsonType, A::Error> {
+                while m.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(JsonType("object"))
+            }
+        }
+        d.deserialize_any(T)
     }
 }
 
@@ -350,10 +463,13 @@ pub(crate) fn tool_content(e: &ToolEnd<'_>, live: Option<String>) -> String {
         (None, Some(l)) => l,
         (None, None) => match e.result.as_ref().map(|r| r.get()) {
             None | Some("null") => String::new(),
-            Some(r) => match serde_json::from_str::<Value>(r) {
-                Ok(Value::String(s)) => s,
-                _ => r.to_owned(),
-            },
+            // Only a string literal is read: parsing any other payload
+            // into a value just to see its type cost most of this format's
+            // time on tool-heavy sessions.
+            Some(r) if r.trim_start().starts_with('"') => {
+                serde_json::from_str::<String>(r).unwrap_or_else(|_| r.to_owned())
+            }
+            Some(r) => r.to_owned(),
         },
     };
     if let Some(err) = e.error.as_deref()
@@ -438,5 +554,63 @@ impl<W: Write> Sink for MessagesSink<W> {
             row.write(&mut self.w)?;
         }
         self.w.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+
+    /// What a parsed value says of the same arguments (the way they were
+    /// read before `ArgTypes`).
+    fn by_value(args: &str) -> Option<Vec<(String, &'static str)>> {
+        let Ok(Value::Object(m)) = serde_json::from_str::<Value>(args) else {
+            return None;
+        };
+        let mut v: Vec<(String, &'static str)> = m
+            .into_iter()
+            .map(|(k, v)| {
+                let t = match v {
+                    Value::Null => "null",
+                    Value::Bool(_) => "boolean",
+                    Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+                    Value::Number(_) => "number",
+                    Value::String(_) => "string",
+                    Value::Array(_) => "array",
+                    Value::Object(_) => "object",
+                };
+                (k, t)
+            })
+            .collect();
+        v.sort();
+        Some(v)
+    }
+
+    #[test]
+    fn argument_types_as_a_parsed_value_gives_them() {
+        for args in [
+            r#"{"command":"ls","timeout":5,"ratio":0.5,"big":123456789012345678901234,"neg":-3}"#,
+            r#"{"a":null,"b":true,"c":[1,{"x":2}],"d":{"e":[]},"f":"\"q\""}"#,
+            r#"{"k\u00e9y":1,"dup":1,"dup":"now a string"}"#,
+            r#"{"e":1e3,"z":-0,"m":18446744073709551615,"n":-9223372036854775808}"#,
+            r#"{}"#,
+            r#"[1,2]"#,
+            r#""text""#,
+            r#"null"#,
+            r#"{"unclosed":"#,
+            r#"{"a":1} trailing"#,
+        ] {
+            let ours = match serde_json::from_str::<ArgTypes>(args) {
+                Ok(ArgTypes(Some(v))) => {
+                    let mut v: Vec<(String, &'static str)> =
+                        v.into_iter().map(|(k, t)| (k.into_owned(), t)).collect();
+                    v.sort();
+                    Some(v)
+                }
+                _ => None,
+            };
+            assert_eq!(ours, by_value(args), "{args}");
+        }
     }
 }

@@ -22,7 +22,9 @@ use std::borrow::Cow;
 use std::cell::Cell;
 use std::io;
 use std::rc::Rc;
+use std::sync::LazyLock;
 
+use memchr::memmem;
 use regex::Regex;
 
 use crate::event::{Adapter, Event, Json, Kind, OutStream, Text, ToolEnd, ToolStart};
@@ -91,6 +93,103 @@ const STARTS: &[&str] = &[
     "xoxs-",
     "eyJ",
 ];
+/// A literal that every match of a built-in kind contains, and the kinds
+/// (bits by index in [`KINDS`]) that cannot match a text without it.
+///
+/// One scan for all of them ([`candidates`]) tells which patterns can
+/// match at all; on most text none can, and then no regex
+/// runs and nothing is allocated. The patterns still run on the whole
+/// text when their literal is found, so what is matched is the same as
+/// running every pattern. tests/it/redact_fast.rs checks each kind's
+/// literal against its pattern.
+#[cfg_attr(
+    not(test),
+    expect(dead_code, reason = "the specification `candidates` is tested against")
+)]
+pub const LITERALS: &[(&str, u32)] = &[
+    ("-----BEGIN ", 1 << 0),
+    // `sk-ant-` (anthropic) and `sk-…` (openai) both begin so.
+    ("sk-", 1 << 1 | 1 << 2),
+    ("AIza", 1 << 3),
+    ("AKIA", 1 << 4),
+    ("ASIA", 1 << 4),
+    ("ghp_", 1 << 5),
+    ("gho_", 1 << 5),
+    ("ghu_", 1 << 5),
+    ("ghs_", 1 << 5),
+    ("ghr_", 1 << 5),
+    ("github_pat_", 1 << 5),
+    ("xoxa-", 1 << 6),
+    ("xoxb-", 1 << 6),
+    ("xoxp-", 1 << 6),
+    ("xoxr-", 1 << 6),
+    ("xoxs-", 1 << 6),
+    ("eyJ", 1 << 7),
+    // In a JSON string literal, `\u` may spell any of the characters
+    // above: a literal that has one is unescaped and searched whole.
+    ("\\u", ESCAPE),
+];
+/// Which [`LITERALS`] occur in `s` (the union of their bits).
+///
+/// Every literal holds one of five bytes at a known place: `-` (`sk-`,
+/// `-----BEGIN `, `xox?-`), `_` (`gh?_`, `github_pat_`), `\` (`\u`), `A`
+/// (`AIza`, `AKIA`, `ASIA`) or `J` (`eyJ`). Two vectorized byte searches
+/// find those bytes (rare in most text), and each is checked for the
+/// literals around it. A general Aho-Corasick automaton over the same
+/// literals ran byte by byte here (callgrind: 40 % more instructions for
+/// all of `--to events --redact`): their first bytes, `s` and `e`, are too
+/// common for its prefilter. `literal_scan_agrees_with_a_plain_search` checks it
+/// against [`LITERALS`].
+fn candidates(b: &[u8]) -> u32 {
+    let at = |i: usize, lit: &[u8]| b.get(i..i + lit.len()) == Some(lit);
+    let mut m = 0;
+    for p in memchr::memchr3_iter(b'-', b'_', b'\\', b) {
+        match b[p] {
+            b'-' => {
+                if p >= 2 && at(p - 2, b"sk-") {
+                    m |= 1 << 1 | 1 << 2;
+                }
+                if at(p, b"-----BEGIN ") {
+                    m |= 1 << 0;
+                }
+                if p >= 4 && at(p - 4, b"xox") && b"abprs".contains(&b[p - 1]) {
+                    m |= 1 << 6;
+                }
+            }
+            b'_' => {
+                if p >= 3 && at(p - 3, b"gh") && b"pousr".contains(&b[p - 1])
+                    || p >= 6 && at(p - 6, b"github_pat_")
+                {
+                    m |= 1 << 5;
+                }
+            }
+            _ => {
+                if b.get(p + 1) == Some(&b'u') {
+                    m |= ESCAPE;
+                }
+            }
+        }
+    }
+    for p in memchr::memchr2_iter(b'A', b'J', b) {
+        if b[p] == b'A' {
+            if at(p, b"AIza") {
+                m |= 1 << 3;
+            }
+            if at(p, b"AKIA") || at(p, b"ASIA") {
+                m |= 1 << 4;
+            }
+        } else if p >= 2 && at(p - 2, b"eyJ") {
+            m |= 1 << 7;
+        }
+    }
+    m
+}
+
+/// The bit of [`LITERALS`]' `\u`: not a kind.
+const ESCAPE: u32 = 1 << 31;
+/// Every built-in kind's bit.
+const ALL_KINDS: u32 = (1 << KINDS.len()) - 1;
+
 /// The shortest tail held: a secret cut within its first two characters
 /// is not joined (docs/redact.md).
 pub const MIN_HELD: usize = 3;
@@ -141,10 +240,49 @@ impl Redactor {
         }
     }
 
+    /// Which built-in kinds can match `s` (bits by index in [`KINDS`]),
+    /// plus [`ESCAPE`] when `s` has a `\u`.
+    fn candidates(&self, s: &str) -> u32 {
+        candidates(s.as_bytes())
+    }
+
+    /// Whether [`Self::redact`] may change `s`: false only when it surely
+    /// will not.
+    fn may_redact(&self, s: &str) -> bool {
+        self.patterns.len() > KINDS.len() || self.candidates(s) & ALL_KINDS != 0
+    }
+
+    /// Whether [`Self::redact`] may change `t`'s characters. A JSON string
+    /// literal is searched as it is, not unescaped first (tool output is
+    /// most of the bytes, and unescaping it allocates): the literals hold
+    /// only letters, digits, `-`, `_` and spaces, which an escape other
+    /// than `\u` never spells, so one found in the characters is in the
+    /// literal too.
+    fn may_redact_text(&self, t: &Text<'_>) -> bool {
+        match t {
+            Text::Plain(s) => self.may_redact(s),
+            Text::Json(lit) => {
+                self.patterns.len() > KINDS.len()
+                    || self.candidates(lit) & (ALL_KINDS | ESCAPE) != 0
+            }
+        }
+    }
+
     /// `s` with every secret replaced, or `None` when it has none.
     pub fn redact(&self, s: &str) -> Option<String> {
+        let kinds = self.candidates(s);
+        if kinds & ALL_KINDS == 0 && self.patterns.len() == KINDS.len() {
+            return None;
+        }
         let mut out: Option<String> = None;
         for (i, (kind, re)) in self.patterns.iter().enumerate() {
+            // A built-in whose literal is not in `s` cannot match it, nor
+            // the text after earlier replacements: a marker
+            // (`[REDACTED:…]`) adds none of the literals, and the brackets
+            // around it cannot be part of one.
+            if i < KINDS.len() && kinds & (1 << i) == 0 {
+                continue;
+            }
             let cur = out.as_deref().unwrap_or(s);
             if !re.is_match(cur) {
                 continue;
@@ -250,6 +388,7 @@ impl Redactor {
             hit |= self.json(r);
         }
         if let Some(o) = &t.output
+            && self.may_redact_text(o)
             && let Some(r) = self.redact(&o.as_str())
         {
             t.output = Some(Text::Plain(Cow::Owned(r)));
@@ -294,12 +433,89 @@ impl Redactor {
     }
 }
 
+/// The read-only twin of [`Redactor::kind`] and its helpers: whether any
+/// field they redact may change. Most events hold no secret and are then
+/// passed on as they are, not copied (a copy of an owned tool output is a
+/// copy of all of it). Debug builds check each "no" against the redaction
+/// itself ([`Redact::plain`]), so a field added to one walk and not the
+/// other fails the tests.
+impl Redactor {
+    fn opt_may(&self, s: &Option<Cow<'_, str>>) -> bool {
+        s.as_deref().is_some_and(|s| self.may_redact(s))
+    }
+
+    fn start_may(&self, t: &ToolStart<'_>) -> bool {
+        self.may_redact(t.args.get())
+            || [
+                &t.command,
+                &t.cwd,
+                &t.path,
+                &t.pattern,
+                &t.url,
+                &t.query,
+                &t.description,
+            ]
+            .into_iter()
+            .any(|f| self.opt_may(f))
+            || t.details.as_ref().is_some_and(|d| {
+                [
+                    &d.old_string,
+                    &d.new_string,
+                    &d.file_content,
+                    &d.plan,
+                    &d.title,
+                    &d.overview,
+                ]
+                .into_iter()
+                .any(|f| self.opt_may(f))
+            })
+    }
+
+    fn end_may(&self, t: &ToolEnd<'_>) -> bool {
+        t.result.as_ref().is_some_and(|r| self.may_redact(r.get()))
+            || t.output.as_ref().is_some_and(|o| self.may_redact_text(o))
+            || self.opt_may(&t.patch)
+            || self.opt_may(&t.error)
+            || t.start.as_ref().is_some_and(|s| self.start_may(s))
+    }
+
+    fn kind_may(&self, k: &Kind<'_>) -> bool {
+        match k {
+            Kind::UserMessage { text }
+            | Kind::ThinkingDelta { text }
+            | Kind::TextDelta { text }
+            | Kind::ShellOutputDelta { text, .. }
+            | Kind::AssistantMessage { text }
+            | Kind::Thinking { text, .. }
+            | Kind::UserEvent { text, .. } => self.may_redact(text),
+            Kind::Summary { text, .. } => self.opt_may(text),
+            Kind::ToolCallStarted(t) => self.start_may(t),
+            Kind::ToolCallProgress { partial, .. } => self.may_redact(partial.get()),
+            Kind::ToolCallCompleted(t) => self.end_may(t),
+            Kind::ToolCall(b) => self.start_may(&b.0) || self.end_may(&b.1),
+            Kind::Result(r) => self.opt_may(&r.text) || self.opt_may(&r.error),
+            Kind::Error {
+                message, source, ..
+            } => self.may_redact(message) || self.opt_may(source),
+            Kind::Unknown { raw } => self.may_redact(raw.get()),
+            Kind::SessionStarted(_)
+            | Kind::ThinkingCompleted { .. }
+            | Kind::UsageDelta(_)
+            | Kind::TurnEnded { .. } => false,
+        }
+    }
+}
+
 /// Where in `s` a possible secret's unfinished beginning starts (`None`:
 /// nothing to hold). Bounded by [`WINDOW`].
 pub fn held_from(s: &str) -> Option<usize> {
+    // Runs on every delta: a finder built once, and searching bytes (the
+    // window's first byte need not begin a character).
+    static BEGIN: LazyLock<memmem::FinderRev<'static>> =
+        LazyLock::new(|| memmem::FinderRev::new(PEM_BEGIN));
     let min = s.len().saturating_sub(WINDOW);
     // An unclosed PEM header.
-    if let Some(b) = s[min..].rfind(PEM_BEGIN).map(|b| b + min)
+    if let Some(b) = BEGIN.rfind(&s.as_bytes()[min..]).map(|b| b + min)
         && !s[b..]
             .find("-----END ")
             .is_some_and(|e| s[b + e..].contains("PRIVATE KEY-----"))
@@ -308,7 +524,13 @@ pub fn held_from(s: &str) -> Option<usize> {
     }
     // A PEM header itself cut in two ("-----BEG") after a space or line break.
     let mut pem = None;
-    for k in (1..PEM_BEGIN.len()).rev() {
+    // Only a text ending in one of the header's characters can end in a
+    // piece of it.
+    let ends_like_pem = s
+        .as_bytes()
+        .last()
+        .is_some_and(|b| PEM_BEGIN.as_bytes()[..PEM_BEGIN.len() - 1].contains(b));
+    for k in (1..PEM_BEGIN.len()).rev().filter(|_| ends_like_pem) {
         let at = s.len().saturating_sub(k);
         if s.len() >= k
             && s.is_char_boundary(at)
@@ -331,9 +553,10 @@ pub fn held_from(s: &str) -> Option<usize> {
         return pem;
     }
     let run = &s[i..];
+    // (The first byte decides most cases without comparing strings.)
     let token = STARTS
         .iter()
-        .any(|p| run.starts_with(p) || p.starts_with(run))
+        .any(|p| p.as_bytes()[0] == bytes[i] && (run.starts_with(p) || p.starts_with(run)))
         .then_some(i);
     match (token, pem) {
         (Some(a), Some(b)) => Some(a.min(b)),
@@ -454,6 +677,14 @@ impl<'s> Redact<'s> {
     }
 
     fn plain(&mut self, s: &Session, ev: &Event<'_>) -> io::Result<()> {
+        if !self.r.kind_may(&ev.kind) {
+            debug_assert!(
+                !self.r.kind(&mut ev.kind.clone()),
+                "kind_may missed a field kind redacts: {:?}",
+                ev.kind
+            );
+            return self.inner.event(s, ev);
+        }
         let mut kind = ev.kind.clone();
         if self.r.kind(&mut kind) {
             self.inner.event(s, &Event::at(ev.ts, kind))
@@ -510,5 +741,108 @@ impl Adapter for Redact<'_> {
     fn finish(&mut self) -> io::Result<()> {
         self.release()?;
         self.inner.finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use regex_syntax::hir::literal::Extractor;
+
+    /// Skipping a kind whose literal is absent is sound only if every match
+    /// of the kind holds one: each prefix the regex parser derives for the
+    /// pattern (every match begins with one of them) contains a literal
+    /// given for the kind.
+    #[test]
+    fn every_match_of_a_kind_holds_one_of_its_literals() {
+        for (i, (kind, re)) in KINDS.iter().enumerate() {
+            let hir = regex_syntax::parse(re).expect("valid");
+            let seq = Extractor::new().extract(&hir);
+            let prefixes = seq
+                .literals()
+                .unwrap_or_else(|| panic!("{kind}: no finite set of prefixes"));
+            assert!(!prefixes.is_empty(), "{kind}");
+            for p in prefixes {
+                let p = p.as_bytes();
+                assert!(
+                    LITERALS.iter().any(|(lit, bits)| bits & (1 << i) != 0
+                        && p.windows(lit.len()).any(|w| w == lit.as_bytes())),
+                    "{kind}: a match may begin {:?}, which has none of its literals",
+                    String::from_utf8_lossy(p)
+                );
+            }
+        }
+    }
+
+    /// The hand-made scan finds exactly the [`LITERALS`] a plain search
+    /// finds, wherever they sit (start, end, overlapping each other).
+    #[test]
+    fn literal_scan_agrees_with_a_plain_search() {
+        use proptest::prelude::*;
+        let plain = |s: &[u8]| {
+            LITERALS
+                .iter()
+                .filter(|(l, _)| s.windows(l.len()).any(|w| w == l.as_bytes()))
+                .fold(0, |m, (_, bits)| m | bits)
+        };
+        // Pieces of literals and their neighbours, joined at random.
+        let piece = prop::sample::select(vec![
+            "sk",
+            "-",
+            "k-",
+            "s",
+            "-----BEGIN ",
+            "----",
+            "BEGIN ",
+            "xox",
+            "a",
+            "b",
+            "p",
+            "x",
+            "gh",
+            "o",
+            "u",
+            "_",
+            "github",
+            "github_pat",
+            "pat_",
+            "\\",
+            "\\u",
+            "A",
+            "AI",
+            "za",
+            "KIA",
+            "SIA",
+            "ey",
+            "J",
+            "eyJ",
+            " ",
+            "é",
+            "z",
+        ]);
+        proptest!(|(parts in prop::collection::vec(piece, 0..12))| {
+            let s = parts.concat();
+            prop_assert_eq!(candidates(s.as_bytes()), plain(s.as_bytes()), "{:?}", s);
+        });
+        for l in LITERALS {
+            for s in [l.0.to_owned(), format!("x{}y", l.0)] {
+                assert_eq!(candidates(s.as_bytes()), plain(s.as_bytes()), "{s:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn text_without_a_literal_is_not_searched_further() {
+        let r = Redactor::new(&[]).unwrap();
+        assert_eq!(r.candidates("plain words, a list, eyes"), 0);
+        // A literal inside a word is a candidate the pattern then rejects.
+        assert_eq!(r.candidates("a task-list"), 0b110);
+        assert_eq!(r.redact("a task-list"), None);
+        assert!(!r.may_redact("plain words"));
+        assert_eq!(r.candidates("disk-----BEGIN "), 0b111);
+        assert_eq!(r.candidates("\\u0073k-"), ESCAPE);
+        // With a pattern of the user's own, every text is searched.
+        let u = Redactor::new(&["secret".to_owned()]).unwrap();
+        assert!(u.may_redact("plain words"));
     }
 }

@@ -51,6 +51,7 @@ mod properties;
 mod readme;
 mod reasoning;
 mod redact;
+mod redact_fast;
 mod regression;
 mod release;
 mod responses;
