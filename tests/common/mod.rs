@@ -305,6 +305,30 @@ pub fn fixture_args(path: &Path) -> Vec<String> {
 }
 
 /// Run a fixture in one format (with the fixture's own extra flags).
+/// What converting `path` with `format_args` (and the fixture's own
+/// `.args`) writes, computed in-process through the public API
+/// (`cstream::convert_file`, which reads a file as the command line reads a
+/// file argument). For the sweeps that compare outputs of every fixture in
+/// every format, thousands of runs: starting the binary for each costs
+/// about 5 ms. The snapshots (`snapshots.rs`) run the binary, so the
+/// command line's own output is pinned there.
+pub fn convert_fixture(path: &Path, format_args: &[&str]) -> Vec<u8> {
+    let extra = fixture_args(path);
+    let mut args: Vec<&str> = format_args.to_vec();
+    args.extend(extra.iter().map(String::as_str));
+    let mut out = Vec::new();
+    cstream::convert_file(path, &mut out, &config(&args), &mut |_| {}).expect("writing to a Vec");
+    out
+}
+
+/// What converting `stdin` with `args` writes, in-process: standard input
+/// read as the binary reads a pipe (live, [`cstream::convert`]).
+pub fn convert_stdin(args: &[&str], stdin: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    cstream::convert(stdin, &mut out, &config(args)).expect("writing to a Vec");
+    out
+}
+
 pub fn run_fixture(path: &Path, format_args: &[&str]) -> Run {
     let extra = fixture_args(path);
     let mut args: Vec<&str> = format_args.to_vec();
@@ -515,6 +539,7 @@ pub fn config(args: &[&str]) -> cstream::Config {
             "--truncate-shell" => {
                 c.truncate_shell(cstream::parse_size(&value(a, &mut it)).expect("a size"))
             }
+            "--redact" => c.redact(true),
             "--redact-pattern" => c
                 .redact_patterns(vec![value(a, &mut it)])
                 .expect("a valid pattern"),

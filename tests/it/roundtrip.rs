@@ -3,7 +3,9 @@
 
 use crate::common;
 
-use common::{FORMATS, cstream, fixture_args, fixtures, run_fixture};
+use common::{
+    FORMATS, convert_fixture, convert_stdin, cstream, fixture_args, fixtures, run_fixture,
+};
 
 #[test]
 fn every_format_via_events_is_byte_identical() {
@@ -12,16 +14,16 @@ fn every_format_via_events_is_byte_identical() {
         let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
         let mut ev_args = vec!["--to", "events"];
         ev_args.extend(&extra);
-        let events = run_fixture(&path, &["--to", "events"]);
+        let events = convert_fixture(&path, &["--to", "events"]);
         for (name, args) in FORMATS {
-            let direct = run_fixture(&path, args);
+            let direct = convert_fixture(&path, args);
             let mut a: Vec<&str> = args.to_vec();
             a.extend(&extra);
             a.extend(["--from", "events"]);
-            let via = cstream(&a, &events.stdout);
+            let via = convert_stdin(&a, &events);
             assert_eq!(
-                via.out(),
-                direct.out(),
+                String::from_utf8_lossy(&via),
+                String::from_utf8_lossy(&direct),
                 "{name} via events differs from direct for {}",
                 path.display()
             );
@@ -37,18 +39,18 @@ fn no_dedupe_is_carried_by_the_events_stream() {
     for path in fixtures() {
         let extra = fixture_args(&path);
         let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
-        let events = run_fixture(&path, &["--to", "events", "--no-dedupe"]);
+        let events = convert_fixture(&path, &["--to", "events", "--no-dedupe"]);
         for (name, args) in FORMATS {
             let mut direct: Vec<&str> = args.to_vec();
             direct.push("--no-dedupe");
-            let direct = run_fixture(&path, &direct);
+            let direct = convert_fixture(&path, &direct);
             let mut a: Vec<&str> = args.to_vec();
             a.extend(&extra);
             a.extend(["--from", "events"]);
-            let via = cstream(&a, &events.stdout);
+            let via = convert_stdin(&a, &events);
             assert_eq!(
-                via.out(),
-                direct.out(),
+                String::from_utf8_lossy(&via),
+                String::from_utf8_lossy(&direct),
                 "{name}: --no-dedupe via events differs from direct for {}",
                 path.display()
             );
