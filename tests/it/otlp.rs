@@ -323,15 +323,15 @@ fn receiver(status: u16) -> (String, Arc<Mutex<Vec<Got>>>) {
     std::thread::spawn(move || {
         for conn in listener.incoming() {
             let Ok(conn) = conn else { return };
-            if let Some(g) = answer(conn, status) {
-                seen.lock().unwrap().push(g);
-            }
+            answer(conn, status, &seen);
         }
     });
     (url, got)
 }
 
-fn answer(conn: TcpStream, status: u16) -> Option<Got> {
+/// Records the request before replying: the client may finish as soon as
+/// it has the reply, so a record pushed after it could be missed.
+fn answer(conn: TcpStream, status: u16, seen: &Mutex<Vec<Got>>) -> Option<()> {
     let mut r = BufReader::new(conn.try_clone().ok()?);
     let mut line = String::new();
     r.read_line(&mut line).ok()?;
@@ -353,15 +353,15 @@ fn answer(conn: TcpStream, status: u16) -> Option<Got> {
     }
     let mut body = vec![0; len];
     r.read_exact(&mut body).ok()?;
-    let mut w = conn;
-    let reply =
-        format!("HTTP/1.1 {status} X\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{{}}");
-    w.write_all(reply.as_bytes()).ok()?;
-    Some(Got {
+    seen.lock().unwrap().push(Got {
         path,
         content_type,
         body: String::from_utf8(body).ok()?,
-    })
+    });
+    let mut w = conn;
+    let reply =
+        format!("HTTP/1.1 {status} X\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{{}}");
+    w.write_all(reply.as_bytes()).ok()
 }
 
 /// The binary (the endpoint is the command line's, not the library's).
