@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 
 use crate::diag::{Diag, excerpt};
 use crate::dialect::archive::{Sniff, session_name, sniff};
+use crate::dialect::claude::offload;
 use crate::dialect::opencode::{STORE_NAME, storage};
 use crate::run::{BINARY_SNIFF_BYTES, Input};
 
@@ -123,6 +124,11 @@ fn walk(dir: &Path, sniff_now: bool, diag: &mut Diag<'_>, out: &mut Expanded) {
             continue;
         }
         let path = entry.path();
+        // A Claude Code output saved beside its transcript is read with
+        // that transcript: part of a session, not a file left out.
+        if offload::saved_beside_transcript(path) {
+            continue;
+        }
         // Sockets, FIFOs and devices are no saved sessions; nor is a file
         // whose name no session file has.
         if !entry.file_type().is_file() || !session_name(path) {

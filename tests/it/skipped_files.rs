@@ -93,3 +93,44 @@ fn named_files_are_never_said_to_be_skipped() {
     let run = cstream(&[s(&d.join("b.json")), s(&d.join("s.jsonl"))], b"");
     assert!(!run.stderr.contains("files skipped"), "{}", run.stderr);
 }
+
+/// The outputs Claude Code saved beside a transcript
+/// (`<session>/tool-results/*.txt`) are read with it: a walk of a projects
+/// tree neither skips nor names them; the same files with no transcript
+/// beside their folder are not agent output, and said so.
+#[test]
+fn saved_outputs_beside_a_transcript_are_part_of_it() {
+    let src = fixtures_dir().join("claude-project");
+    let d = scratch("offload");
+    std::fs::copy(
+        src.join("offload_tool-results-dir.jsonl"),
+        d.join("offload_tool-results-dir.jsonl"),
+    )
+    .unwrap();
+    let outputs = d.join("offload_tool-results-dir/tool-results");
+    std::fs::create_dir_all(&outputs).unwrap();
+    let stray = d.join("no-transcript/tool-results");
+    std::fs::create_dir_all(&stray).unwrap();
+    for f in std::fs::read_dir(src.join("offload_tool-results-dir/tool-results")).unwrap() {
+        let f = f.unwrap().path();
+        std::fs::copy(&f, outputs.join(f.file_name().unwrap())).unwrap();
+        std::fs::copy(&f, stray.join(f.file_name().unwrap())).unwrap();
+    }
+    let run = cstream(&["--to", "events", "--stats", s(&d)], b"");
+    let line = run
+        .stderr
+        .lines()
+        .find(|l| l.contains("skipped: not agent output"))
+        .unwrap_or_else(|| panic!("{}", run.stderr));
+    assert!(
+        line.starts_with("cstream: warning: 2 files skipped"),
+        "{line}"
+    );
+    assert!(line.contains("no-transcript"), "{line}");
+    assert!(!line.contains("offload_tool-results-dir/"), "{line}");
+    // The transcript still reads its saved outputs from there.
+    let saved = std::fs::read_to_string(outputs.join("b7k2m9q4x.txt")).unwrap();
+    let first = saved.lines().next().unwrap();
+    let shown = serde_json::to_string(first).unwrap();
+    assert!(run.out().contains(shown.trim_matches('"')), "{first}");
+}

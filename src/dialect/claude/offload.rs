@@ -62,6 +62,29 @@ pub fn path_reference(path: &str) -> Option<Reference<'_>> {
     })
 }
 
+/// Whether `path` is an output Claude Code saved for a transcript found
+/// beside it: `<stem>/tool-results/<name>` next to `<stem>.jsonl` (the
+/// transcript reads it; a walk passes over it without calling it skipped).
+/// A sub-agent's outputs sit in its session's folder, which has the
+/// session's transcript beside it, so the same rule covers them.
+pub fn saved_beside_transcript(path: &Path) -> bool {
+    let Some(dir) = path.parent() else {
+        return false;
+    };
+    if dir.file_name().is_none_or(|n| n != "tool-results") {
+        return false;
+    }
+    let Some(session) = dir.parent() else {
+        return false;
+    };
+    let (Some(stem), Some(up)) = (session.file_name(), session.parent()) else {
+        return false;
+    };
+    let mut transcript = stem.to_owned();
+    transcript.push(".jsonl");
+    up.join(transcript).is_file()
+}
+
 /// Where the saved output may be, beside the transcript at `source`: in the
 /// transcript's own session folder (`<stem>/tool-results/`), in the folder
 /// of the session the path names, and, for a sub-agent's transcript
