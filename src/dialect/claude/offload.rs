@@ -67,6 +67,7 @@ pub fn path_reference(path: &str) -> Option<Reference<'_>> {
 /// transcript reads it; a walk passes over it without calling it skipped).
 /// A sub-agent's outputs sit in its session's folder, which has the
 /// session's transcript beside it, so the same rule covers them.
+#[cfg(feature = "walk")]
 pub fn saved_beside_transcript(path: &Path) -> bool {
     let Some(dir) = path.parent() else {
         return false;
