@@ -1,8 +1,10 @@
 //! `--to usage` reads only what the figures are made of (`Sink::reads`:
-//! the Claude readers skip texts, tool arguments and results with the
-//! string scanner). Its rows must be the ones a whole read gives: every
-//! fixture and corpus file is converted both ways and the rows compared
-//! byte for byte. The whole read is forced by `--outputs`, whose summary
+//! the Claude readers and the Codex rollout reader skip texts, tool
+//! arguments and results with the string scanner). Its rows must be the
+//! ones a whole read gives: every fixture and corpus file is converted both
+//! ways and the rows compared byte for byte, and so are the `--stats`
+//! counts (the events of each kind, the sessions that failed or are
+//! incomplete): the same events, whatever was left unread. The whole read is forced by `--outputs`, whose summary
 //! stage lists failed calls by their text and so asks for whole records
 //! (`transform::forwarding` checks that it does).
 
@@ -10,20 +12,40 @@ use std::path::Path;
 
 use crate::common::{self, corpus, cstream, fixture_args, fixtures};
 
-/// The usage rows of `args`, read for the figures only and read whole.
+/// The `--stats` line of a run's stderr, less its time.
+fn stats(err: &str) -> String {
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("cstream: stats:"))
+        .expect("a --stats line");
+    line.split(' ')
+        .filter(|w| !w.starts_with("elapsed="))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The usage rows of `args` and the run's event counts, read for the
+/// figures only and read whole.
 fn both(name: &str, args: &[&str]) -> (String, String) {
     let dir = std::env::temp_dir().join(format!("cstream-usage-reads-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let outputs = dir.join(format!("{}.outputs", name.replace(['/', '.'], "_")));
-    let lean = cstream(&[&["--to", "usage"], args].concat(), b"").out();
+    let lean = cstream(&[&["--to", "usage", "--stats"], args].concat(), b"");
     let whole_args = [
-        &["--to", "usage", "--outputs", outputs.to_str().unwrap()],
+        &[
+            "--to",
+            "usage",
+            "--stats",
+            "--outputs",
+            outputs.to_str().unwrap(),
+        ],
         args,
     ]
     .concat();
-    let whole = cstream(&whole_args, b"").out();
+    let whole = cstream(&whole_args, b"");
     let _ = std::fs::remove_file(&outputs);
-    (lean, whole)
+    let counted = |r: &common::Run| format!("{}\n{}", stats(&r.stderr), r.out());
+    (counted(&lean), counted(&whole))
 }
 
 fn same(name: &str, args: &[&str]) -> usize {
@@ -32,7 +54,8 @@ fn same(name: &str, args: &[&str]) -> usize {
         lean, whole,
         "{name}: rows read for the figures vs read whole"
     );
-    lean.lines().count()
+    // The first line is the counts.
+    lean.lines().count() - 1
 }
 
 #[test]
@@ -79,4 +102,14 @@ fn every_corpus_file_gives_the_same_rows_read_for_the_figures() {
         files.is_empty() || claude >= 5,
         "{claude} Claude Code transcripts"
     );
+    // So are the Codex rollouts.
+    let codex = files
+        .iter()
+        .filter(|f| {
+            f.parent()
+                .and_then(Path::file_name)
+                .is_some_and(|n| n == "codex")
+        })
+        .count();
+    assert!(files.is_empty() || codex >= 3, "{codex} Codex rollouts");
 }

@@ -63,7 +63,7 @@ use crate::dialect::common::{
 };
 use crate::dialect::{Item, Out, Parser, Probe, keep_unknown, read_line};
 use crate::event::calls::CallTable;
-use crate::event::{Event, Json, Kind, Str, SummaryPhase, Text, ToolEnd, ToolStart, Usage};
+use crate::event::{Event, Json, Kind, Reads, Str, SummaryPhase, Text, ToolEnd, ToolStart, Usage};
 use crate::input::Parsed;
 use crate::json::{LaxStr, Members, raw_as_str};
 use crate::time::iso_ms;
@@ -203,10 +203,12 @@ struct Payload<'a> {
     summary: Option<&'a RawValue>,
     #[serde(borrow, default)]
     name: LaxStr<'a>,
+    // The three texts that may be long are kept as their literals and
+    // unescaped where they are used ([`Reads::Figures`] uses little of them).
     #[serde(borrow, default)]
-    arguments: LaxStr<'a>,
+    arguments: Option<&'a RawValue>,
     #[serde(borrow, default)]
-    input: LaxStr<'a>,
+    input: Option<&'a RawValue>,
     #[serde(borrow, default)]
     call_id: LaxStr<'a>,
     #[serde(borrow, default)]
@@ -245,7 +247,7 @@ struct Payload<'a> {
     #[serde(default)]
     exit_code: crate::json::LaxInt,
     #[serde(borrow, default)]
-    aggregated_output: LaxStr<'a>,
+    aggregated_output: Option<&'a RawValue>,
     #[serde(borrow, default)]
     duration: Option<&'a RawValue>,
     // task_started (Unix seconds, newer builds)
@@ -365,6 +367,9 @@ pub struct CodexRolloutParser {
     /// Responses whose usage record was counted (a record is repeated in
     /// a compaction's copy and in a resumed thread's history).
     responses: CallTable<()>,
+    /// Only the figures are read ([`Reads::Figures`]): texts, tool
+    /// arguments and outputs that no figure needs are left unread.
+    lean: bool,
 }
 
 /// An open call: its normalized name, and a shell call's command line.
@@ -395,7 +400,8 @@ struct ExecEnd {
 }
 
 impl ExecEnd {
-    fn of(p: &Payload<'_>) -> ExecEnd {
+    /// `lean`: read for the figures only, the output left unread.
+    fn of(p: &Payload<'_>, lean: bool) -> ExecEnd {
         // `duration` is a Rust `Duration`: `{"secs", "nanos"}`.
         let duration_ms = p.duration.and_then(Members::of).and_then(|d| {
             let secs = u64::try_from(d.int("secs")?).ok()?;
@@ -405,7 +411,11 @@ impl ExecEnd {
         ExecEnd {
             exit_code: p.exit_code.0,
             status: p.status.as_deref().map(str::to_owned),
-            output: p.aggregated_output.as_deref().map(str::to_owned),
+            output: p
+                .aggregated_output
+                .filter(|_| !lean)
+                .and_then(raw_as_str)
+                .map(Cow::into_owned),
             duration_ms,
         }
     }
@@ -695,7 +705,15 @@ impl CodexRolloutParser {
             Some("function_call") => {
                 let id = p.call_id.get().unwrap_or_default();
                 let name = p.name.as_deref().unwrap_or("");
-                let args = p.arguments.as_deref().unwrap_or("{}");
+                // For the figures a call's arguments are not read, but for
+                // a shell command's and a poll's: they pair the unified-exec
+                // processes with the calls whose exit codes they report.
+                let args = match p.arguments {
+                    Some(_) if self.lean && !pairs_processes(name) => Cow::Borrowed("{}"),
+                    Some(raw) => raw_as_str(raw).unwrap_or(Cow::Borrowed("{}")),
+                    None => Cow::Borrowed("{}"),
+                };
+                let args = args.as_ref();
                 let mut start = tool_start(id, name, p.namespace.as_deref(), args);
                 if name == "write_stdin" {
                     self.describe_poll(&mut start, args);
@@ -707,7 +725,17 @@ impl CodexRolloutParser {
                 let name = p.name.as_deref().unwrap_or("");
                 // A free-form input (apply_patch's patch text): the
                 // arguments are `{"input": …}`, as Codex names it.
-                let input = p.input.as_deref().unwrap_or("");
+                if self.lean {
+                    let start = ToolStart::new(
+                        id,
+                        Cow::Owned(normalize_tool_name(name)),
+                        crate::event::json_null(),
+                    );
+                    self.start(ts, start, out)?;
+                    return Ok(Parsed::Done);
+                }
+                let input = p.input.and_then(raw_as_str).unwrap_or_default();
+                let input = input.as_ref();
                 let mut start = ToolStart::new(
                     id,
                     Cow::Owned(normalize_tool_name(name)),
@@ -811,7 +839,17 @@ impl CodexRolloutParser {
             self.done_calls.insert(&id, ());
         }
         let early = self.early_ends.remove(id.as_ref());
-        let text = output.and_then(output_text);
+        // For the figures, an output that can say no exit code and belongs
+        // to no unified-exec process is not read.
+        let unread = self.lean
+            && open.as_ref().is_none_or(|o| o.name != "shell")
+            && !self.polls.contains_key(id.as_ref())
+            && output.is_none_or(|o| !may_say_exit_code(o.get()));
+        let text = if unread {
+            None
+        } else {
+            output.and_then(output_text)
+        };
         if let Some(open) = &open
             && open.name == "shell"
             && let Some(pid) = text.as_deref().and_then(running_process)
@@ -844,7 +882,11 @@ impl CodexRolloutParser {
             return self.emit(ts, Kind::completed(end), out);
         }
         let name = open.map_or_else(|| "unknown".to_owned(), |o| o.name);
-        let end = tool_end(id, name, output, text);
+        let mut end = tool_end(id, name, output, text);
+        if self.lean {
+            end.result = None;
+            end.output = None;
+        }
         self.emit(ts, Kind::completed(end), out)
     }
 
@@ -862,11 +904,12 @@ impl CodexRolloutParser {
         };
         if let Some(i) = self.running.iter().position(|r| r.call_id == id) {
             let r = self.running.remove(i);
-            let end = ExecEnd::of(p).into_end(r.call_id, r.name);
+            let end = ExecEnd::of(p, self.lean).into_end(r.call_id, r.name);
             return self.emit(ts, Kind::completed(end), out);
         }
         if self.calls.get(id).is_some_and(|o| o.name == "shell") {
-            self.early_ends.insert(id.to_owned(), ExecEnd::of(p));
+            self.early_ends
+                .insert(id.to_owned(), ExecEnd::of(p, self.lean));
         }
         Ok(())
     }
@@ -909,7 +952,44 @@ impl CodexRolloutParser {
     }
 }
 
+/// What stands for a text read for the figures only: a non-empty string,
+/// so that every rule asking whether there was text answers as it would.
+const NOT_READ: &str = "…";
+
+/// Whether a call's output (its JSON) may report an exit code: it names
+/// one (`Exit code: N`, `Process exited with code N`, a `metadata`
+/// `exit_code`), or has a `\u` escape, which could spell one. Without any
+/// of these its exit code is unknown, read or not.
+fn may_say_exit_code(raw: &str) -> bool {
+    let b = raw.as_bytes();
+    [
+        "Exit code: ",
+        "Process exited with code ",
+        "exit_code",
+        "\\u",
+    ]
+    .iter()
+    .any(|k| memchr::memmem::find(b, k.as_bytes()).is_some())
+}
+
+/// Whether a function call's arguments are read for the figures: a shell
+/// command's (its output may name the process it left running) and a
+/// `write_stdin` poll's (it names the process whose exit it reports).
+fn pairs_processes(name: &str) -> bool {
+    name == "write_stdin" || normalize_tool_name(shell_alias(name)) == "shell"
+}
+
 impl CodexRolloutParser {
+    /// A text of an event, or what stands for it when only the figures
+    /// are read.
+    fn unread<'a>(&self, text: Str<'a>) -> Str<'a> {
+        if self.lean && !text.is_empty() {
+            Cow::Borrowed(NOT_READ)
+        } else {
+            text
+        }
+    }
+
     /// An assistant message's text (a paragraph of its own after another).
     fn assistant_text<'a>(
         &mut self,
@@ -923,6 +1003,7 @@ impl CodexRolloutParser {
             self.emit(ts, Kind::TurnEnded { usage: None }, out)?;
         }
         for text in parts {
+            let text = self.unread(text);
             self.emit(ts, Kind::TextDelta { text }, out)?;
         }
         Ok(())
@@ -937,6 +1018,7 @@ impl CodexRolloutParser {
     ) -> io::Result<()> {
         let any = !parts.is_empty();
         for text in parts {
+            let text = self.unread(text);
             self.emit(ts, Kind::ThinkingDelta { text }, out)?;
         }
         if any {
@@ -1009,7 +1091,7 @@ impl CodexRolloutParser {
             #[serde(borrow, default)]
             status: LaxStr<'a>,
             #[serde(borrow, default)]
-            aggregated_output: LaxStr<'a>,
+            aggregated_output: Option<&'a RawValue>,
             #[serde(default)]
             exit_code: crate::json::LaxInt,
             #[serde(borrow, default)]
@@ -1077,7 +1159,11 @@ impl CodexRolloutParser {
                 let mut end = ExecEnd {
                     exit_code: it.exit_code.0,
                     status: it.status.as_deref().map(str::to_owned),
-                    output: it.aggregated_output.as_deref().map(str::to_owned),
+                    output: it
+                        .aggregated_output
+                        .filter(|_| !self.lean)
+                        .and_then(raw_as_str)
+                        .map(Cow::into_owned),
                     duration_ms: it.duration.and_then(duration_ms),
                 };
                 if end.status.as_deref() == Some("inProgress") {
@@ -1626,6 +1712,10 @@ impl Parser for CodexRolloutParser {
     fn counts_drift(&self) -> bool {
         // Its records are held with their turn: counted when read.
         true
+    }
+
+    fn set_reads(&mut self, reads: Reads) {
+        self.lean = reads == Reads::Figures;
     }
 
     fn set_source(&mut self, path: &std::path::Path) {
