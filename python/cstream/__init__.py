@@ -16,7 +16,7 @@ import warnings as _warnings
 from typing import IO, Any, Callable, Dict, Optional, Union, overload
 
 from . import _cstream
-from ._cstream import DIALECTS, FORMATS, Events, Report, __version__
+from ._cstream import DIALECTS, FORMATS, SCHEMA_VERSION, Events, Report, __version__
 
 __all__ = [
     "convert",
@@ -28,6 +28,7 @@ __all__ = [
     "Report",
     "FORMATS",
     "DIALECTS",
+    "SCHEMA_VERSION",
     "__version__",
 ]
 
@@ -43,29 +44,28 @@ Errors = Union[str, Callable[["CstreamWarning"], object]]
 _SHOWN = 20
 
 
-class CstreamError(Exception):
+class _Located(Exception):
+    """A message about a place in the input: ``file`` names the input (a
+    path, the file object's name, or ``-``) and ``line`` its 1-based line,
+    or ``None``; ``str()`` says ``file:line: message``."""
+
+    def __init__(self, message: str, file: str = "-", line: Optional[int] = None):
+        self.message = message
+        self.file = file
+        self.line = line
+        where = file if line is None else f"{file}:{line}"
+        super().__init__(f"{where}: {message}")
+
+
+class CstreamError(_Located):
     """The input could not be read, or (with ``errors="raise"``) a line
     that is not valid input. ``file`` names the input (a path, the file
     object's name, or ``-``) and ``line`` its 1-based line, or ``None``."""
 
-    def __init__(self, message: str, file: str = "-", line: Optional[int] = None):
-        self.message = message
-        self.file = file
-        self.line = line
-        where = file if line is None else f"{file}:{line}"
-        super().__init__(f"{where}: {message}")
 
-
-class CstreamWarning(UserWarning):
+class CstreamWarning(_Located, UserWarning):
     """A line that is not valid input, or a repair (the run goes on past
     it). Same attributes as ``CstreamError``."""
-
-    def __init__(self, message: str, file: str = "-", line: Optional[int] = None):
-        self.message = message
-        self.file = file
-        self.line = line
-        where = file if line is None else f"{file}:{line}"
-        super().__init__(f"{where}: {message}")
 
 
 class _Warner:

@@ -6,11 +6,13 @@ import os
 _Source = Union[bytes, bytearray, str, os.PathLike[str], Any]
 _Warn = Callable[[str, Optional[int], str, bool], object]
 
-__all__ = ["_convert", "_schema", "Events", "Report", "FORMATS", "DIALECTS", "__version__"]
+__all__ = ["_convert", "_schema", "Events", "Report", "FORMATS", "DIALECTS", "SCHEMA_VERSION", "__version__"]
 
 FORMATS: Final[list[str]]
 DIALECTS: Final[list[str]]
 __version__: Final[str]
+#: The events and documents schemas' version (``schemaVersion``).
+SCHEMA_VERSION: Final[int]
 
 @final
 class Report:

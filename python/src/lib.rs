@@ -683,5 +683,6 @@ fn _cstream(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let dialects: Vec<&str> = Dialect::ALL.iter().map(|d| d.name()).collect();
     m.add("DIALECTS", dialects)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("SCHEMA_VERSION", cstream::event::SCHEMA_VERSION)?;
     Ok(())
 }

@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import io
 import json
+import re
 import resource
 import subprocess
 import sys
@@ -210,3 +211,15 @@ def test_report_and_outputs(tmp_path: Path) -> None:
     assert set(cstream.FORMATS) >= {"events", "documents", "openai-sse", "anthropic-sse", "html"}
     assert "claude-project" in cstream.DIALECTS
     assert cstream.__version__
+
+
+def test_schema_version_is_the_command_lines() -> None:
+    # `cstream --version` prints `cstream X.Y.Z (events schema N)`.
+    printed = cli(["--version"]).stdout.decode()
+    found = re.search(r"\(events schema (\d+)\)", printed)
+    assert found, printed
+    assert isinstance(cstream.SCHEMA_VERSION, int)
+    assert cstream.SCHEMA_VERSION == int(found.group(1))
+    # And it is the number the events carry.
+    first = next(iter(cstream.events(INIT)))
+    assert first["schemaVersion"] == cstream.SCHEMA_VERSION

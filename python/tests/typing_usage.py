@@ -16,3 +16,4 @@ it = cstream.events(b"")
 done: cstream.Report | None = it.report
 schema: dict[str, object] = cstream.schema("documents")
 names: list[str] = cstream.FORMATS + cstream.DIALECTS
+schema_version: int = cstream.SCHEMA_VERSION

@@ -740,6 +740,50 @@ pub(crate) fn saved_session_started<'a>(
     ))
 }
 
+/// What a saved session's file says of the session before its events (its
+/// id, model, working directory, title, the time of its first record), and
+/// whether its `session_started` was written: the header every
+/// saved-session reader fills as it reads and writes at its first event.
+#[derive(Debug, Default)]
+pub(crate) struct SavedHead {
+    /// The `session_started` was written.
+    pub started: bool,
+    pub start_ts: Option<i64>,
+    pub session_id: Option<String>,
+    pub model: Option<String>,
+    pub cwd: Option<String>,
+    pub title: Option<String>,
+}
+
+impl SavedHead {
+    /// Writes the `session_started` of `dialect` unless it was written
+    /// already, and says whether it wrote it now. A reader calls this before
+    /// each event it writes, not at its first record: the session so opens
+    /// at its first event, carrying the header fields read up to then, and
+    /// once only. `parent` is asked only when the event is written.
+    pub(crate) fn open<'a>(
+        &mut self,
+        dialect: &'static str,
+        parent: impl FnOnce() -> Option<crate::event::SessionParent<'a>>,
+        out: crate::dialect::Out<'_, 'a>,
+    ) -> std::io::Result<bool> {
+        if std::mem::replace(&mut self.started, true) {
+            return Ok(false);
+        }
+        out(saved_session_started(
+            self.start_ts,
+            dialect,
+            &self.session_id,
+            &self.model,
+            &self.cwd,
+            &None,
+            &self.title,
+            parent(),
+        ))?;
+        Ok(true)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

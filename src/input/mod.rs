@@ -1256,12 +1256,18 @@ mod tests {
         assert_eq!(d.bad_lines, 1);
     }
 
-    #[test]
-    fn invalid_utf8_is_replaced_with_a_warning() {
-        let (r, d) = frame(b"{\"t\":\"a\xffb\"}\n");
-        assert_eq!(got(&r), vec![(1, "{\"t\":\"a\u{fffd}b\"}")]);
+    /// `input`, one line, is framed as `want` after one repair: one
+    /// invalid-UTF-8 warning, and the line is not a bad one.
+    fn assert_repaired(input: &[u8], want: &str) {
+        let (r, d) = frame(input);
+        assert_eq!(got(&r), vec![(1, want)]);
         assert_eq!(d.count(Warn::InvalidUtf8), 1);
         assert_eq!(d.bad_lines, 0);
+    }
+
+    #[test]
+    fn invalid_utf8_is_replaced_with_a_warning() {
+        assert_repaired(b"{\"t\":\"a\xffb\"}\n", "{\"t\":\"a\u{fffd}b\"}");
     }
 
     #[test]
@@ -1291,10 +1297,7 @@ mod tests {
         );
         assert_eq!(fix(r#"{"t":"\ud8"}"#), None);
         // Repaired, the record parses, and the rest of the string is kept.
-        let (r, d) = frame(b"{\"t\":\"a\\ud800b\"}\n");
-        assert_eq!(got(&r), vec![(1, "{\"t\":\"a\u{fffd}b\"}")]);
-        assert_eq!(d.count(Warn::InvalidUtf8), 1);
-        assert_eq!(d.bad_lines, 0);
+        assert_repaired(b"{\"t\":\"a\\ud800b\"}\n", "{\"t\":\"a\u{fffd}b\"}");
     }
 
     #[test]

@@ -390,33 +390,29 @@ fn parse_shell_lines(s: &str) -> Result<ShellLines, String> {
         .map_err(|_| format!("expected a number of lines or 'all', got '{s}'"))
 }
 
-/// `--group`
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum GroupArg {
-    /// The UTC day the session started
-    Day,
-    /// The week (Monday to Sunday, UTC) the session started
-    Week,
-    /// The UTC month the session started
-    Month,
-    /// The model the session named
-    Model,
-    /// The agent that wrote it
-    Agent,
-    /// The working directory the session named
-    Project,
-}
+/// `--group`: one of the library's groups, as it lists them
+/// ([`Group::ALL`]); a type of the binary's own, for clap's trait.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GroupArg(pub Group);
 
-impl GroupArg {
-    fn group(self) -> Group {
-        match self {
-            GroupArg::Day => Group::Day,
-            GroupArg::Week => Group::Week,
-            GroupArg::Month => Group::Month,
-            GroupArg::Model => Group::Model,
-            GroupArg::Agent => Group::Agent,
-            GroupArg::Project => Group::Project,
-        }
+/// Every group, in the library's order.
+static GROUP_VALUES: [GroupArg; Group::ALL.len()] = {
+    let mut all = [GroupArg(Group::Day); Group::ALL.len()];
+    let mut i = 0;
+    while i < Group::ALL.len() {
+        all[i] = GroupArg(Group::ALL[i]);
+        i += 1;
+    }
+    all
+};
+
+impl ValueEnum for GroupArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        &GROUP_VALUES
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.0.name()).help(self.0.about()))
     }
 }
 
@@ -748,7 +744,7 @@ impl Cli {
             None => {}
         }
         if let Some(g) = self.group {
-            c = c.group(g.group());
+            c = c.group(g.0);
         }
         if let Some(p) = &self.prices {
             c = c.prices(Prices::clone(&p.0));

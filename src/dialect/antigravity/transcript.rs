@@ -38,9 +38,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::agy_fields;
-use crate::dialect::common::{
-    file_result, fill_start_owned, normalize_tool_name, saved_session_started,
-};
+use crate::dialect::common::{SavedHead, file_result, fill_start_owned, normalize_tool_name};
 use crate::dialect::{Item, Out, Parser, Probe, keep_unknown, read_line};
 use crate::event::{
     Event, Json, Kind, SummaryPhase, Text, ToolEnd, ToolStart, Usage, UserEventKind, json_null,
@@ -168,9 +166,8 @@ fn session_id_of_path(path: &Path) -> Option<String> {
 /// Parser state for one saved transcript.
 #[derive(Default)]
 pub struct AntigravityTranscriptParser {
-    session_id: Option<String>,
-    started: bool,
-    start_ts: Option<i64>,
+    /// Its session's header, and whether its `session_started` was written.
+    head: SavedHead,
     last_ts: Option<i64>,
     /// Calls made and not yet executed, oldest first: (callId, name).
     pending: VecDeque<(String, String)>,
@@ -181,20 +178,8 @@ pub struct AntigravityTranscriptParser {
 
 impl AntigravityTranscriptParser {
     fn open<'a>(&mut self, out: Out<'_, 'a>) -> io::Result<()> {
-        if self.started {
-            return Ok(());
-        }
-        self.started = true;
-        out(saved_session_started(
-            self.start_ts,
-            NAME,
-            &self.session_id,
-            &None,
-            &None,
-            &None,
-            &None,
-            None,
-        ))
+        self.head.open(NAME, || None, out)?;
+        Ok(())
     }
 
     /// Calls that were made but whose execution the file does not record.
@@ -313,7 +298,7 @@ impl AntigravityTranscriptParser {
 
 impl Parser for AntigravityTranscriptParser {
     fn set_source(&mut self, path: &Path) {
-        self.session_id = session_id_of_path(path);
+        self.head.session_id = session_id_of_path(path);
     }
 
     fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
@@ -322,8 +307,8 @@ impl Parser for AntigravityTranscriptParser {
             Err(done) => return Ok(done),
         };
         let ts = l.created_at.as_deref().and_then(iso_ms);
-        if self.start_ts.is_none() {
-            self.start_ts = ts;
+        if self.head.start_ts.is_none() {
+            self.head.start_ts = ts;
         }
         if ts.is_some() {
             self.last_ts = self.last_ts.max(ts);
@@ -372,11 +357,11 @@ impl Parser for AntigravityTranscriptParser {
     }
 
     fn finish(&mut self, out: Out<'_, 'static>) -> io::Result<()> {
-        if !self.started {
+        if !self.head.started {
             return Ok(());
         }
         let ts = self.last_ts;
         self.unanswered(ts, out)?;
-        out(Item::Event(file_result(self.start_ts, ts, self.total)))
+        out(Item::Event(file_result(self.head.start_ts, ts, self.total)))
     }
 }

@@ -52,7 +52,7 @@ use std::io;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::dialect::common::{fill_start_owned, normalize_tool_name, raw_object1};
+use crate::dialect::common::{SavedHead, fill_start_owned, normalize_tool_name, raw_object1};
 use crate::dialect::{Channel, Item, Out, Parser, Probe, keep_unknown, read_line};
 use crate::event::{
     Event, Json, Kind, SessionResult, SummaryPhase, ToolEnd, ToolStart, Usage, UserEventKind,
@@ -329,14 +329,10 @@ enum SegmentEnd {
 /// Parser state for one input.
 #[derive(Default)]
 pub struct CopilotParser {
-    /// The session_started was written.
-    started: bool,
+    /// Its session's header, and whether its `session_started` was written.
+    head: SavedHead,
     /// A `session.start` was read (its session waits for a model).
     headed: bool,
-    session_id: Option<String>,
-    model: Option<String>,
-    cwd: Option<String>,
-    start_ts: Option<i64>,
     last_ts: Option<i64>,
     /// A prompt or an answer was shown (later model changes are commands).
     conversed: bool,
@@ -372,20 +368,8 @@ pub struct CopilotParser {
 
 impl CopilotParser {
     fn open<'a>(&mut self, out: Out<'_, 'a>) -> io::Result<()> {
-        if self.started {
-            return Ok(());
-        }
-        self.started = true;
-        out(crate::dialect::common::saved_session_started(
-            self.start_ts,
-            NAME,
-            &self.session_id,
-            &self.model,
-            &self.cwd,
-            &None,
-            &None,
-            None,
-        ))
+        self.head.open(NAME, || None, out)?;
+        Ok(())
     }
 
     fn emit<'a>(&mut self, ts: Option<i64>, kind: Kind<'a>, out: Out<'_, 'a>) -> io::Result<()> {
@@ -426,7 +410,7 @@ impl CopilotParser {
     /// The end of a session: its result (or none, when it ended without
     /// saying how) and the notice about usage the input lacks.
     fn finish_session<'a>(&mut self, out: Out<'_, 'a>) -> io::Result<()> {
-        if !self.headed && !self.started {
+        if !self.headed && !self.head.started {
             return Ok(());
         }
         self.open(out)?;
@@ -468,12 +452,12 @@ impl CopilotParser {
         match std::mem::take(&mut self.end) {
             SegmentEnd::Open => Ok(()),
             SegmentEnd::Routine => out(Item::Event(crate::dialect::common::file_result(
-                self.start_ts,
+                self.head.start_ts,
                 ts,
                 usage,
             ))),
             SegmentEnd::Error(reason) => {
-                let mut r = crate::dialect::common::file_result(self.start_ts, ts, usage);
+                let mut r = crate::dialect::common::file_result(self.head.start_ts, ts, usage);
                 if let Kind::Result(res) = &mut r.kind {
                     res.ok = false;
                     res.error =
@@ -516,21 +500,21 @@ impl CopilotParser {
         match ty {
             "session.start" => {
                 let id = d.session_id.as_deref().map(str::to_owned);
-                if self.headed && id.is_some() && id != self.session_id {
+                if self.headed && id.is_some() && id != self.head.session_id {
                     // Another session's file follows in the same input.
                     self.finish_session(out)?;
                     *self = CopilotParser::default();
                 }
                 self.headed = true;
-                self.session_id = id;
-                self.start_ts = ts;
-                self.model = d.selected_model.as_deref().map(str::to_owned);
-                self.cwd = d
+                self.head.session_id = id;
+                self.head.start_ts = ts;
+                self.head.model = d.selected_model.as_deref().map(str::to_owned);
+                self.head.cwd = d
                     .context
                     .and_then(Members::of)
                     .and_then(|c| c.nonempty_str("cwd"))
                     .map(Cow::into_owned);
-                if self.model.is_some() {
+                if self.head.model.is_some() {
                     self.open(out)?;
                 }
                 Ok(Parsed::Done)
@@ -546,9 +530,9 @@ impl CopilotParser {
             }
             "session.model_change" => {
                 let model = d.new_model.as_deref().unwrap_or("");
-                if !self.started {
+                if !self.head.started {
                     if !model.is_empty() {
-                        self.model = Some(model.to_owned());
+                        self.head.model = Some(model.to_owned());
                     }
                     return Ok(Parsed::Done);
                 }
@@ -937,8 +921,8 @@ impl CopilotParser {
     /// The live output's last line.
     fn result<'a>(&mut self, ts: Option<i64>, line: &Line<'a>, out: Out<'_, 'a>) -> io::Result<()> {
         if let Some(id) = line.session_id.as_deref().filter(|s| !s.is_empty()) {
-            if self.session_id.is_none() && !self.started {
-                self.session_id = Some(id.to_owned());
+            if self.head.session_id.is_none() && !self.head.started {
+                self.head.session_id = Some(id.to_owned());
             }
             out(Item::IdHint(Cow::Owned(id.to_owned())))?;
         }

@@ -48,7 +48,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::dialect::common::{count_patch_lines, fill_start_owned, normalize_tool_name};
+use crate::dialect::common::{SavedHead, count_patch_lines, fill_start_owned, normalize_tool_name};
 use crate::dialect::{Item, Out, Parser, Probe, keep_unknown, read_line};
 use crate::event::{Event, Json, Kind, SessionParent, Text, ToolEnd, ToolStart, Usage, json_null};
 use crate::input::Parsed;
@@ -216,15 +216,12 @@ pub struct GeminiChatParser {
     document: bool,
     /// A response is among the held messages.
     held_response: bool,
-    started: bool,
+    /// Its session's header, and whether its `session_started` was written.
+    head: SavedHead,
     /// The chat's head was read (its session begins once its model is known).
     headed: bool,
-    /// The model the first response names (the head names none).
-    model: Option<String>,
     /// What came before the first response, held until it names the model.
     held: Vec<Item<'static>>,
-    session_id: Option<String>,
-    start_ts: Option<i64>,
     last_ts: Option<i64>,
     /// A model response came since the last prompt (its turn is open).
     turn_open: bool,
@@ -237,8 +234,6 @@ pub struct GeminiChatParser {
     written: HashSet<String>,
     /// Messages without an id, numbered (each is its own).
     anonymous: u64,
-    title: Option<String>,
-    cwd: Option<String>,
     /// The head says `kind: subagent`.
     subagent: bool,
     source: Option<PathBuf>,
@@ -278,27 +273,17 @@ fn content_text(raw: &RawValue) -> Option<Cow<'_, str>> {
 impl GeminiChatParser {
     /// Begin the session, then write what was held for it.
     fn open<'a>(&mut self, out: Out<'_, 'a>) -> io::Result<()> {
-        if self.started {
+        // A sub-agent's chat is in a folder named after its parent session.
+        let parent = || {
+            self.subagent
+                .then(|| self.source.as_deref().and_then(parent_session))
+                .flatten()
+                .map(|p| SessionParent::subagent(Cow::Owned(p), None))
+        };
+        if !self.head.open(NAME, parent, out)? {
             return Ok(());
         }
-        self.started = true;
         self.headed = true;
-        // A sub-agent's chat is in a folder named after its parent session.
-        let parent = self
-            .subagent
-            .then(|| self.source.as_deref().and_then(parent_session))
-            .flatten()
-            .map(|p| SessionParent::subagent(Cow::Owned(p), None));
-        out(crate::dialect::common::saved_session_started(
-            self.start_ts,
-            NAME,
-            &self.session_id,
-            &self.model,
-            &self.cwd,
-            &None,
-            &self.title,
-            parent,
-        ))?;
         for item in std::mem::take(&mut self.held) {
             out(item)?;
         }
@@ -306,7 +291,7 @@ impl GeminiChatParser {
     }
 
     fn emit<'a>(&mut self, ts: Option<i64>, kind: Kind<'a>, out: Out<'_, 'a>) -> io::Result<()> {
-        if !self.started && self.model.is_none() && self.held.len() < HELD_ITEMS {
+        if !self.head.started && self.head.model.is_none() && self.held.len() < HELD_ITEMS {
             // The model is named by the first response only: the prompt
             // before it waits for it, so that the session names its model.
             self.held
@@ -330,8 +315,8 @@ impl GeminiChatParser {
             self.document = document;
         }
         self.headed = true;
-        self.session_id = r.session_id.as_deref().map(str::to_owned);
-        self.start_ts = r.start_time.as_deref().and_then(iso_ms);
+        self.head.session_id = r.session_id.as_deref().map(str::to_owned);
+        self.head.start_ts = r.start_time.as_deref().and_then(iso_ms);
         self.last_ts = r.last_updated.as_deref().and_then(iso_ms);
         self.subagent = r.kind.as_deref() == Some("subagent");
         self.metadata(&r);
@@ -344,12 +329,12 @@ impl GeminiChatParser {
     /// The title and working directory a head, a tail or a `$set` gives.
     fn metadata(&mut self, r: &Rec<'_>) {
         if let Some(t) = r.summary.as_deref().filter(|t| !t.trim().is_empty()) {
-            self.title = Some(t.to_owned());
+            self.head.title = Some(t.to_owned());
         }
-        if self.cwd.is_none()
+        if self.head.cwd.is_none()
             && let Some(d) = r.directories.as_ref().and_then(|d| d.first())
         {
-            self.cwd = d.as_deref().map(str::to_owned);
+            self.head.cwd = d.as_deref().map(str::to_owned);
         }
         if let Some(t) = r.last_updated.as_deref().and_then(iso_ms) {
             self.last_ts = self.last_ts.max(Some(t));
@@ -422,8 +407,8 @@ impl GeminiChatParser {
         self.held_bytes = 0;
         let held = std::mem::take(&mut self.held_msgs);
         // The session names the model of the first response held.
-        if self.model.is_none() {
-            self.model = held.iter().find_map(|h| match h {
+        if self.head.model.is_none() {
+            self.head.model = held.iter().find_map(|h| match h {
                 Held::Message { rec, .. } => serde_json::from_str::<Message>(rec)
                     .ok()
                     .filter(|m| m.ty.as_deref() == Some("gemini"))
@@ -520,8 +505,8 @@ impl GeminiChatParser {
             return keep_unknown(rec, out);
         };
         self.metadata(&r);
-        if self.session_id.is_none() {
-            self.session_id = r.session_id.as_deref().map(str::to_owned);
+        if self.head.session_id.is_none() {
+            self.head.session_id = r.session_id.as_deref().map(str::to_owned);
         }
         let Some(messages) = r.messages else {
             return Ok(Parsed::Done);
@@ -616,8 +601,8 @@ impl GeminiChatParser {
                 )?;
             }
             Some("gemini") => {
-                if self.model.is_none() {
-                    self.model = m.model.as_deref().map(str::to_owned);
+                if self.head.model.is_none() {
+                    self.head.model = m.model.as_deref().map(str::to_owned);
                 }
                 self.turn_open = true;
                 for t in m.thoughts.iter().flatten() {
@@ -760,7 +745,7 @@ impl GeminiChatParser {
         let ts = self.last_ts;
         self.end_turn(ts, out)?;
         self.open(out)?;
-        let result = crate::dialect::common::file_result(self.start_ts, ts, self.total);
+        let result = crate::dialect::common::file_result(self.head.start_ts, ts, self.total);
         self.emit(ts, result.kind, out)
     }
 }

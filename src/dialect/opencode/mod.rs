@@ -52,7 +52,9 @@ use std::io;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::dialect::common::{Present, count_patch_lines, fill_start, normalize_tool_name};
+use crate::dialect::common::{
+    Present, SavedHead, count_patch_lines, fill_start, normalize_tool_name,
+};
 use crate::dialect::{Item, Out, Parser, Probe, keep_unknown, read_line};
 use crate::event::{
     Event, Json, Kind, SessionParent, SummaryPhase, Text, ToolEnd, ToolStart, Usage, UserEventKind,
@@ -310,17 +312,14 @@ fn error_message(raw: &RawValue) -> (Cow<'_, str>, Option<Cow<'_, str>>) {
 /// Parser state for one OpenCode input.
 #[derive(Default)]
 pub struct OpenCodeParser {
-    started: bool,
+    /// Its session's header, and whether its `session_started` was written.
+    head: SavedHead,
     /// A session's head (export or store) was read; its session is open
     /// until the next head or the input's end.
     headed: bool,
     /// Live lines were read.
     live: bool,
-    session_id: Option<String>,
-    model: Option<String>,
-    cwd: Option<String>,
     parent: Option<String>,
-    start_ts: Option<i64>,
     last_ts: Option<i64>,
     /// An assistant message came since the last prompt (its turn is open).
     turn_open: bool,
@@ -340,24 +339,13 @@ pub struct OpenCodeParser {
 
 impl OpenCodeParser {
     fn open<'a>(&mut self, out: Out<'_, 'a>) -> io::Result<()> {
-        if self.started {
-            return Ok(());
-        }
-        self.started = true;
-        let parent = self
-            .parent
-            .clone()
-            .map(|p| SessionParent::subagent(Cow::Owned(p), None));
-        out(crate::dialect::common::saved_session_started(
-            self.start_ts,
-            NAME,
-            &self.session_id,
-            &self.model,
-            &self.cwd,
-            &None,
-            &None,
-            parent,
-        ))
+        let parent = || {
+            self.parent
+                .clone()
+                .map(|p| SessionParent::subagent(Cow::Owned(p), None))
+        };
+        self.head.open(NAME, parent, out)?;
+        Ok(())
     }
 
     fn emit<'a>(&mut self, ts: Option<i64>, kind: Kind<'a>, out: Out<'_, 'a>) -> io::Result<()> {
@@ -369,18 +357,7 @@ impl OpenCodeParser {
     }
 
     fn add_usage<'a>(&mut self, ts: Option<i64>, u: Usage, out: Out<'_, 'a>) -> io::Result<()> {
-        let t = self.total.get_or_insert_with(Usage::default);
-        t.input = t.input.saturating_add(u.input);
-        t.output = t.output.saturating_add(u.output);
-        for (sum, add) in [
-            (&mut t.cache_read, u.cache_read),
-            (&mut t.cache_write, u.cache_write),
-            (&mut t.reasoning, u.reasoning),
-        ] {
-            if let Some(a) = add {
-                *sum = Some(sum.unwrap_or(0).saturating_add(a));
-            }
-        }
+        self.total = Some(self.total.map_or(u, |t| t.add(&u)));
         self.emit(ts, Kind::UsageDelta(u), out)
     }
 
@@ -405,7 +382,7 @@ impl OpenCodeParser {
         let ts = self.last_ts;
         self.end_turn(ts, out)?;
         self.open(out)?;
-        let mut ev = crate::dialect::common::file_result(self.start_ts, ts, self.total);
+        let mut ev = crate::dialect::common::file_result(self.head.start_ts, ts, self.total);
         if let Kind::Result(r) = &mut ev.kind {
             r.ok = ok;
             r.cost_usd = self.cost;
@@ -427,9 +404,9 @@ impl OpenCodeParser {
         }
         self.live = true;
         let ts = r.timestamp.0;
-        if self.session_id.is_none() {
-            self.session_id = r.session_id.as_deref().map(str::to_owned);
-            self.start_ts = ts;
+        if self.head.session_id.is_none() {
+            self.head.session_id = r.session_id.as_deref().map(str::to_owned);
+            self.head.start_ts = ts;
         }
         match r.ty.as_deref().unwrap_or("") {
             "error" => {
@@ -484,11 +461,11 @@ impl OpenCodeParser {
             .info
             .and_then(|i| serde_json::from_str::<Info>(i.get()).ok())
         {
-            self.session_id = info.id.as_deref().map(str::to_owned);
-            self.cwd = info.directory.as_deref().map(str::to_owned);
+            self.head.session_id = info.id.as_deref().map(str::to_owned);
+            self.head.cwd = info.directory.as_deref().map(str::to_owned);
             self.parent = info.parent_id.as_deref().map(str::to_owned);
             if let Some(t) = &info.time {
-                self.start_ts = t.created.0;
+                self.head.start_ts = t.created.0;
                 self.last_ts = t.updated.0.or(t.created.0);
             }
         }
@@ -523,23 +500,23 @@ impl OpenCodeParser {
         };
         let ts = info.time.as_ref().and_then(|t| t.created.0.or(t.start.0));
         let done_ts = info.time.as_ref().and_then(|t| t.completed.0).or(ts);
-        if self.model.is_none() {
-            self.model = info.model_id.get().map(Cow::into_owned).or_else(|| {
+        if self.head.model.is_none() {
+            self.head.model = info.model_id.get().map(Cow::into_owned).or_else(|| {
                 info.model
                     .and_then(Members::of)
                     .and_then(|m| m.nonempty_str("modelID"))
                     .map(Cow::into_owned)
             });
         }
-        if self.cwd.is_none() {
-            self.cwd = info
+        if self.head.cwd.is_none() {
+            self.head.cwd = info
                 .path
                 .and_then(Members::of)
                 .and_then(|p| p.nonempty_str("cwd"))
                 .map(Cow::into_owned);
         }
-        if self.start_ts.is_none() {
-            self.start_ts = ts;
+        if self.head.start_ts.is_none() {
+            self.head.start_ts = ts;
         }
         let parts = r.parts.unwrap_or_default();
         match info.role.as_deref() {
@@ -857,7 +834,7 @@ impl Parser for OpenCodeParser {
             return self.live_line(rec, r, out);
         }
         if r.info.is_some() && r.parts.is_some() {
-            if !self.headed && !self.started && self.live {
+            if !self.headed && !self.head.started && self.live {
                 *self = OpenCodeParser::default();
             }
             return self.message(rec, r, out);

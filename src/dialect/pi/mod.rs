@@ -42,7 +42,7 @@ use std::io;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::dialect::common::{fill_start_owned, normalize_tool_name};
+use crate::dialect::common::{SavedHead, fill_start_owned, normalize_tool_name};
 use crate::dialect::{Item, Out, Parser, Probe, read_line};
 use crate::event::{
     Event, Json, Kind, SessionParent, SummaryPhase, Text, ToolEnd, ToolStart, Usage, UserEventKind,
@@ -239,15 +239,12 @@ struct Held {
 /// Parser state for one saved session.
 #[derive(Default)]
 pub struct PiParser {
-    started: bool,
+    /// Its session's header, and whether its `session_started` was written.
+    head: SavedHead,
     /// The header was read.
     headed: bool,
-    session_id: Option<String>,
-    cwd: Option<String>,
     /// The session this one was forked from (`parentSession`: its file).
     parent_session: Option<String>,
-    model: Option<String>,
-    start_ts: Option<i64>,
     last_ts: Option<i64>,
     /// Entries read while the session waits for its model.
     waited: usize,
@@ -269,22 +266,13 @@ pub struct PiParser {
 
 impl PiParser {
     fn open<'a>(&mut self, out: Out<'_, 'a>) -> io::Result<()> {
-        if self.started {
-            return Ok(());
-        }
-        self.started = true;
-        out(crate::dialect::common::saved_session_started(
-            self.start_ts,
-            NAME,
-            &self.session_id,
-            &self.model,
-            &self.cwd,
-            &None,
-            &None,
+        let parent = || {
             self.parent_session
                 .clone()
-                .map(|p| SessionParent::fork(Cow::Owned(p))),
-        ))
+                .map(|p| SessionParent::fork(Cow::Owned(p)))
+        };
+        self.head.open(NAME, parent, out)?;
+        Ok(())
     }
 
     fn add_usage<'a>(&mut self, u: Usage, ts: Option<i64>, out: Out<'_, 'a>) -> io::Result<()> {
@@ -754,9 +742,9 @@ impl Parser for PiParser {
                 *self = PiParser::default();
             }
             self.headed = true;
-            self.session_id = e.id.as_deref().map(str::to_owned);
-            self.cwd = e.cwd.as_deref().map(str::to_owned);
-            self.start_ts = ts;
+            self.head.session_id = e.id.as_deref().map(str::to_owned);
+            self.head.cwd = e.cwd.as_deref().map(str::to_owned);
+            self.head.start_ts = ts;
             self.parent_session = e
                 .parent_session
                 .as_deref()
@@ -765,16 +753,16 @@ impl Parser for PiParser {
             return Ok(Parsed::Done);
         }
         self.headed = true;
-        if self.start_ts.is_none() {
-            self.start_ts = ts;
+        if self.head.start_ts.is_none() {
+            self.head.start_ts = ts;
         }
         if !ENTRY_TYPES.contains(&ty) {
             // Its unknown event comes when the path is read, at the end.
             out(Item::NotUnderstood(Cow::Owned(ty.to_owned())))?;
         }
-        if !self.started {
-            if self.model.is_none() {
-                self.model = match ty {
+        if !self.head.started {
+            if self.head.model.is_none() {
+                self.head.model = match ty {
                     "model_change" => e.model_id.as_deref().map(str::to_owned),
                     "message" => e
                         .message
@@ -785,7 +773,7 @@ impl Parser for PiParser {
                 };
             }
             self.waited += 1;
-            if self.model.is_some() || self.waited >= WAIT_FOR_MODEL {
+            if self.head.model.is_some() || self.waited >= WAIT_FOR_MODEL {
                 self.open(out)?;
             }
         }
@@ -834,7 +822,7 @@ impl PiParser {
                 },
             )))?;
         }
-        let result = crate::dialect::common::file_result(self.start_ts, ts, self.total);
+        let result = crate::dialect::common::file_result(self.head.start_ts, ts, self.total);
         out(Item::Event(result))
     }
 }

@@ -115,26 +115,22 @@ enum ItemOut<'a> {
 }
 
 impl ItemState {
-    fn out(&self, done: bool) -> ItemOut<'_> {
+    fn out<'a>(&'a self, done: bool) -> ItemOut<'a> {
         let status = if done { "completed" } else { "in_progress" };
+        // An announced item is empty; a finished one holds its text as one part.
+        let parts = |part: Part<'a>| {
+            if done { vec![part] } else { Vec::new() }
+        };
         match self.kind {
             ItemKind::Reasoning => ItemOut::Reasoning {
                 id: &self.id,
-                summary: if done {
-                    vec![Part::summary(&self.text)]
-                } else {
-                    Vec::new()
-                },
+                summary: parts(Part::summary(&self.text)),
             },
             ItemKind::Message => ItemOut::Message {
                 id: &self.id,
                 role: "assistant",
                 status,
-                content: if done {
-                    vec![Part::output_text(&self.text)]
-                } else {
-                    Vec::new()
-                },
+                content: parts(Part::output_text(&self.text)),
             },
             ItemKind::Call => ItemOut::FunctionCall {
                 id: &self.id,
@@ -423,49 +419,22 @@ impl SseWire {
         let seq = &mut self.seq;
         let item_id = item.id.as_str();
         let text = item.text.as_str();
-        match item.kind {
-            ItemKind::Reasoning => {
-                let (content_index, summary_index) = (None, Some(0));
-                let done = TextDone {
-                    item_id,
-                    output_index,
-                    content_index,
-                    summary_index,
-                    text,
-                    logprobs: None,
-                };
-                record(w, seq, "response.reasoning_summary_text.done", done)?;
-                let part = Part::summary(text);
-                let done = PartEvent {
-                    item_id,
-                    output_index,
-                    content_index,
-                    summary_index,
-                    part,
-                };
-                record(w, seq, "response.reasoning_summary_part.done", done)?;
-            }
-            ItemKind::Message => {
-                let (content_index, summary_index) = (Some(0), None);
-                let done = TextDone {
-                    item_id,
-                    output_index,
-                    content_index,
-                    summary_index,
-                    text,
-                    logprobs: Some([]),
-                };
-                record(w, seq, "response.output_text.done", done)?;
-                let part = Part::output_text(text);
-                let done = PartEvent {
-                    item_id,
-                    output_index,
-                    content_index,
-                    summary_index,
-                    part,
-                };
-                record(w, seq, "response.content_part.done", done)?;
-            }
+        // A text item's text is done, then its one part; a call's arguments.
+        let text_item = match item.kind {
+            ItemKind::Reasoning => Some((
+                (None, Some(0)),
+                None,
+                "response.reasoning_summary_text.done",
+                Part::summary(text),
+                "response.reasoning_summary_part.done",
+            )),
+            ItemKind::Message => Some((
+                (Some(0), None),
+                Some([]),
+                "response.output_text.done",
+                Part::output_text(text),
+                "response.content_part.done",
+            )),
             ItemKind::Call => {
                 let done = ArgsDone {
                     item_id,
@@ -473,7 +442,29 @@ impl SseWire {
                     arguments: text,
                 };
                 record(w, seq, "response.function_call_arguments.done", done)?;
+                None
             }
+        };
+        if let Some(((content_index, summary_index), logprobs, text_done, part, part_done)) =
+            text_item
+        {
+            let done = TextDone {
+                item_id,
+                output_index,
+                content_index,
+                summary_index,
+                text,
+                logprobs,
+            };
+            record(w, seq, text_done, done)?;
+            let done = PartEvent {
+                item_id,
+                output_index,
+                content_index,
+                summary_index,
+                part,
+            };
+            record(w, seq, part_done, done)?;
         }
         let done = ItemBody {
             output_index,

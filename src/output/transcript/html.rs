@@ -473,37 +473,25 @@ impl<W: Write> Markup for Html<W> {
     }
 
     fn summary(&mut self, t: &Tally) -> io::Result<()> {
-        let outcome = match t.outcome() {
-            Outcome::Ok => "<td class=\"ok\">✓ completed</td>",
-            Outcome::Failed(_) => "<td class=\"fail\">✗ failed</td>",
-            Outcome::Incomplete => "<td>⚠ incomplete</td>",
+        let outcome = t.outcome();
+        let class = match outcome {
+            Outcome::Ok => " class=\"ok\"",
+            Outcome::Failed(_) => " class=\"fail\"",
+            Outcome::Incomplete => "",
         };
-        let SummaryCells {
-            duration,
-            turns,
-            calls,
-            tokens_in,
-            cached,
-            tokens_out,
-            cost,
-        } = t.cells();
-        self.put(&format!(
-            "<div class=\"summary\" role=\"region\" aria-label=\"Summary\"><div class=\"tablewrap\"><table>\n\
-             <tr><th>Outcome</th><th>Duration</th><th>Turns</th><th>Tool calls</th><th>Tokens in</th><th>Cached</th><th>Tokens out</th><th>Cost</th></tr>\n\
-             <tr>{outcome}<td>{duration}</td><td>{turns}</td><td>{calls}</td><td>{tokens_in}</td><td>{cached}</td><td>{tokens_out}</td><td>{cost}</td></tr>\n\
-             </table></div>\n"
-        ))?;
-        match t.outcome() {
-            Outcome::Failed(error) => {
-                self.note(Note::Error, "The session failed", error.as_deref())?
-            }
-            Outcome::Incomplete => self.note(
-                Note::Warning,
-                "Incomplete: the stream ended without a result",
-                None,
-            )?,
-            Outcome::Ok => {}
+        let mut table = String::from(
+            "<div class=\"summary\" role=\"region\" aria-label=\"Summary\"><div class=\"tablewrap\"><table>\n<tr>",
+        );
+        for heading in SummaryCells::HEADINGS {
+            table.push_str(&format!("<th>{heading}</th>"));
         }
+        table.push_str(&format!("</tr>\n<tr><td{class}>{}</td>", outcome.label()));
+        for cell in t.cells().in_order() {
+            table.push_str(&format!("<td>{cell}</td>"));
+        }
+        table.push_str("</tr>\n</table></div>\n");
+        self.put(&table)?;
+        self.outcome_note(&outcome)?;
         self.put("</div>\n")?;
         self.section_end()
     }

@@ -30,8 +30,8 @@
 
 use std::io::{self, Write};
 
+use super::omitted_note;
 use super::{Body, CallHead, Clip, Ending, Markup, Note, SummaryCells, Tally, escape_html};
-use super::{Outcome, omitted_note};
 use crate::event::figures::fmt_ms;
 use crate::event::{OutStream, Session, SessionStart};
 use crate::output::fences::Segmenter;
@@ -627,36 +627,20 @@ impl<W: Write> Markup for Markdown<W> {
     fn summary(&mut self, t: &Tally) -> io::Result<()> {
         self.blank()?;
         self.put("---\n\n## Summary\n\n")?;
-        let outcome = match t.outcome() {
-            Outcome::Ok => "✓ completed",
-            Outcome::Failed(_) => "✗ failed",
-            Outcome::Incomplete => "⚠ incomplete",
-        };
-        let SummaryCells {
-            duration,
-            turns,
-            calls,
-            tokens_in,
-            cached,
-            tokens_out,
-            cost,
-        } = t.cells();
-        self.put(&format!(
-            "| Outcome | Duration | Turns | Tool calls | Tokens in | Cached | Tokens out | Cost |\n\
-             |---|---|---|---|---|---|---|---|\n\
-             | {outcome} | {duration} | {turns} | {calls} | {tokens_in} | {cached} | {tokens_out} | {cost} |\n"
-        ))?;
-        match t.outcome() {
-            Outcome::Failed(error) => {
-                self.note(Note::Error, "The session failed", error.as_deref())
-            }
-            Outcome::Incomplete => self.note(
-                Note::Warning,
-                "Incomplete: the stream ended without a result",
-                None,
-            ),
-            Outcome::Ok => Ok(()),
+        let outcome = t.outcome();
+        let mut table = String::new();
+        for heading in SummaryCells::HEADINGS {
+            table.push_str(&format!("| {heading} "));
         }
+        table.push_str("|\n");
+        table.push_str(&"|---".repeat(SummaryCells::HEADINGS.len()));
+        table.push_str(&format!("|\n| {} ", outcome.label()));
+        for cell in t.cells().in_order() {
+            table.push_str(&format!("| {cell} "));
+        }
+        table.push_str("|\n");
+        self.put(&table)?;
+        self.outcome_note(&outcome)
     }
 
     fn flush(&mut self) -> io::Result<()> {

@@ -77,6 +77,17 @@ pub enum Outcome {
     Incomplete,
 }
 
+impl Outcome {
+    /// The summary table's outcome cell, as text.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Outcome::Ok => "✓ completed",
+            Outcome::Failed(_) => "✗ failed",
+            Outcome::Incomplete => "⚠ incomplete",
+        }
+    }
+}
+
 /// The figures of one session, for its summary: the same [`Figures`] every
 /// format shows, and the failed result's error as this format shows it.
 #[derive(Debug, Default)]
@@ -142,6 +153,33 @@ pub struct SummaryCells {
     pub cached: String,
     pub tokens_out: String,
     pub cost: String,
+}
+
+impl SummaryCells {
+    /// The summary table's column headings: the outcome's, then one a cell.
+    pub const HEADINGS: [&'static str; 8] = [
+        "Outcome",
+        "Duration",
+        "Turns",
+        "Tool calls",
+        "Tokens in",
+        "Cached",
+        "Tokens out",
+        "Cost",
+    ];
+
+    /// The cells in the order of [`Self::HEADINGS`] after the outcome.
+    pub fn in_order(&self) -> [&str; 7] {
+        [
+            &self.duration,
+            &self.turns,
+            &self.calls,
+            &self.tokens_in,
+            &self.cached,
+            &self.tokens_out,
+            &self.cost,
+        ]
+    }
 }
 
 /// A tool call as its block shows it.
@@ -222,6 +260,21 @@ pub trait Markup {
     fn unknown(&mut self, raw: Clip<'_>) -> io::Result<()>;
     /// The session's summary.
     fn summary(&mut self, tally: &Tally) -> io::Result<()>;
+    /// The note after a summary's table that says why the session did not
+    /// succeed (none when it did): the same words in every transcript.
+    fn outcome_note(&mut self, outcome: &Outcome) -> io::Result<()> {
+        match outcome {
+            Outcome::Failed(error) => {
+                self.note(Note::Error, "The session failed", error.as_deref())
+            }
+            Outcome::Incomplete => self.note(
+                Note::Warning,
+                "Incomplete: the stream ended without a result",
+                None,
+            ),
+            Outcome::Ok => Ok(()),
+        }
+    }
     fn flush(&mut self) -> io::Result<()>;
 }
 
