@@ -554,17 +554,9 @@ impl GeminiChatParser {
     }
 
     fn add_usage<'a>(&mut self, ts: Option<i64>, u: Usage, out: Out<'_, 'a>) -> io::Result<()> {
+        // A count no message gave stays unknown in the total (not 0).
         let t = self.total.get_or_insert_with(Usage::default);
-        t.input = t.input.saturating_add(u.input);
-        t.output = t.output.saturating_add(u.output);
-        t.cache_read = Some(
-            t.cache_read
-                .unwrap_or(0)
-                .saturating_add(u.cache_read.unwrap_or(0)),
-        );
-        if let Some(r) = u.reasoning {
-            t.reasoning = Some(t.reasoning.unwrap_or(0).saturating_add(r));
-        }
+        *t = t.add(&u);
         self.emit(ts, Kind::UsageDelta(u), out)
     }
 
