@@ -21,7 +21,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 use serde_json::value::RawValue;
 
-use super::messages::{function_name, tool_content};
+use super::messages::{Content, function_name, tool_content};
 use super::{OutputOptions, Session, Sink};
 use crate::event::figures::Figures;
 use crate::event::{Event, Kind, ToolEnd, ToolStart, Usage};
@@ -96,7 +96,7 @@ struct Call {
 
 struct Res {
     call_id: String,
-    content: String,
+    content: Content,
     /// Sub-agents this call spawned (their trajectory ids).
     subagents: Vec<(String, String)>,
 }
@@ -185,7 +185,7 @@ struct OutObservation<'a> {
 #[derive(Serialize)]
 struct OutResult<'a> {
     source_call_id: &'a str,
-    content: &'a str,
+    content: &'a Content,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     subagent_trajectory_ref: Vec<OutRef<'a>>,
 }

@@ -21,7 +21,8 @@ use serde::Serialize;
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use super::{OutputOptions, Session, Sink};
-use crate::event::{Event, Kind, ToolEnd, ToolStart};
+use crate::event::{Event, Kind, Text, ToolEnd, ToolStart};
+use serde_json::value::RawValue;
 
 /// Writes one row per session, at the session's end.
 pub struct MessagesSink<W: Write> {
@@ -68,7 +69,7 @@ struct Step {
 struct Message {
     role: &'static str,
     /// Always a string (empty when an assistant message only calls tools).
-    content: String,
+    content: Content,
     #[serde(skip_serializing_if = "String::is_empty")]
     reasoning_content: String,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -80,10 +81,10 @@ struct Message {
 }
 
 impl Message {
-    fn new(role: &'static str, content: String) -> Self {
+    fn new(role: &'static str, content: impl Into<Content>) -> Self {
         Message {
             role,
-            content,
+            content: content.into(),
             reasoning_content: String::new(),
             tool_calls: Vec::new(),
             tool_call_id: None,
@@ -457,7 +458,76 @@ fn one_type(types: &[&'static str]) -> Option<&'static str> {
 /// What a tool message says: the call's output (its live output when the
 /// completion does not repeat it), else its result payload (a string as its
 /// characters, anything else as JSON text), then its error when it failed.
-pub(crate) fn tool_content(e: &ToolEnd<'_>, live: Option<String>) -> String {
+/// A tool message's text: its characters, or the source's JSON string
+/// literal of them when serde_json would write those characters as exactly
+/// that literal ([`canonical_literal`]): a tool output, most of a
+/// session's bytes, is then copied instead of unescaped and escaped again,
+/// and the row is byte for byte the same.
+pub(crate) enum Content {
+    Chars(String),
+    Literal(Box<RawValue>),
+}
+
+impl From<String> for Content {
+    fn from(s: String) -> Self {
+        Content::Chars(s)
+    }
+}
+
+impl Serialize for Content {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Content::Chars(c) => s.serialize_str(c),
+            Content::Literal(l) => l.serialize(s),
+        }
+    }
+}
+
+/// Whether serde_json writes the characters of the JSON string literal
+/// `lit` (quotes included, valid) as `lit` itself: its escapes are only
+/// those serde_json writes (`\"`, `\\`, `\n`, `\r`, `\t`, `\b`, `\f`,
+/// and `\u00xx` in lower-case hex for the other control characters).
+/// Anything else (`\/`, `\u00e9`, `\u001B`) is not.
+pub(crate) fn canonical_literal(lit: &str) -> bool {
+    let b = lit.as_bytes();
+    let mut i = 0;
+    while let Some(p) = memchr::memchr(b'\\', &b[i..]) {
+        let at = i + p;
+        match b.get(at + 1) {
+            Some(b'"' | b'\\' | b'n' | b'r' | b't' | b'b' | b'f') => i = at + 2,
+            Some(b'u') => {
+                let Some(&[b'0', b'0', h, l]) = b.get(at + 2..at + 6) else {
+                    return false;
+                };
+                let hex = |c: u8| match c {
+                    b'0'..=b'9' => Some(c - b'0'),
+                    b'a'..=b'f' => Some(c - b'a' + 10),
+                    _ => None,
+                };
+                match (hex(h), hex(l)) {
+                    (Some(h @ 0..=1), Some(l)) => {
+                        if matches!(h * 16 + l, 0x08 | 0x09 | 0x0a | 0x0c | 0x0d) {
+                            return false;
+                        }
+                    }
+                    _ => return false,
+                }
+                i = at + 6;
+            }
+            _ => return false,
+        }
+    }
+    true
+}
+
+pub(crate) fn tool_content(e: &ToolEnd<'_>, live: Option<String>) -> Content {
+    if let (Some(Text::Json(lit)), None) = (&e.output, &e.error)
+        && lit.len() > 2
+        && canonical_literal(lit)
+        && let Ok(raw) = RawValue::from_string(lit.clone().into_owned())
+    {
+        return Content::Literal(raw);
+    }
     let mut out = match (&e.output, live) {
         (Some(o), _) => o.as_str().into_owned(),
         (None, Some(l)) => l,
@@ -484,7 +554,7 @@ pub(crate) fn tool_content(e: &ToolEnd<'_>, live: Option<String>) -> String {
         // Not an empty output: the source did not record one.
         out.push_str("(outcome not recorded)");
     }
-    out
+    Content::Chars(out)
 }
 
 impl<W: Write> Sink for MessagesSink<W> {
@@ -612,5 +682,59 @@ mod tests {
             };
             assert_eq!(ours, by_value(args), "{args}");
         }
+    }
+
+    /// `canonical_literal` says yes exactly when serde_json writes the
+    /// literal's characters back as the same literal: a copied literal is
+    /// then the same bytes as the characters escaped.
+    #[test]
+    fn a_canonical_literal_is_what_serde_json_writes() {
+        use proptest::prelude::*;
+        let check = |lit: &str| {
+            let Ok(chars) = serde_json::from_str::<String>(lit) else {
+                return;
+            };
+            let again = serde_json::to_string(&chars).unwrap();
+            assert_eq!(canonical_literal(lit), again == lit, "{lit}");
+        };
+        for lit in [
+            r#""plain""#,
+            r#""a\nb\t\"q\" \\ \r\b\f""#,
+            r#""\u001b[31mred\u001b[0m \u0000 \u001f \u007f""#,
+            r#""\u001B""#,
+            r#""\u000a""#,
+            r#""\u0041""#,
+            r#""caf\u00e9 café \/ \ud83d\ude80 🚀""#,
+            "\"\u{7f}\"",
+        ] {
+            check(lit);
+        }
+        // Escapes of every kind, joined at random.
+        let piece = prop::sample::select(vec![
+            "a",
+            " ",
+            "é",
+            "\\n",
+            "\\t",
+            "\\\"",
+            "\\\\",
+            "\\/",
+            "\\b",
+            "\\f",
+            "\\r",
+            "\\u001b",
+            "\\u001B",
+            "\\u0008",
+            "\\u000a",
+            "\\u0020",
+            "\\u00e9",
+            "\\u0041",
+            "\\ud83d\\ude80",
+            "\\u007f",
+            "\u{7f}",
+        ]);
+        proptest!(|(parts in prop::collection::vec(piece, 0..8))| {
+            check(&format!("\"{}\"", parts.concat()));
+        });
     }
 }

@@ -263,51 +263,57 @@ impl<W: Write> Sink for RowsSink<W> {
         self.row.extend_from_slice(b",\"type\":\"");
         self.row.extend_from_slice(ev.type_name().as_bytes());
         self.row.push(b'"');
-        let w = &mut self.row;
-        put_str(w, "role", c.role)?;
-        w.write_all(b",\"text\":")?;
-        match c.text {
-            Some(TextRef::Str(t)) => write_str(w, t)?,
-            Some(TextRef::Literal(lit)) => w.write_all(lit.as_bytes())?,
-            None => w.write_all(b"null")?,
+        let mut w = Columns {
+            row: &mut self.row,
+            nulls_from: 0,
+        };
+        if let Some(r) = c.role {
+            w.key(ROLE);
+            write_str(w.row, r)?;
         }
-        put_str(w, "tool", c.tool)?;
-        put_str(w, "call_id", c.call_id)?;
+        if let Some(t) = c.text {
+            w.key(TEXT);
+            match t {
+                TextRef::Str(t) => write_str(w.row, t)?,
+                TextRef::Literal(lit) => w.row.extend_from_slice(lit.as_bytes()),
+            }
+        }
+        w.str(TOOL, c.tool)?;
+        w.str(CALL_ID, c.call_id)?;
         // The source's payload as JSON text: a string column, whatever its
         // shape, so the table keeps one type per column.
-        put_str(w, "data", c.data)?;
-        put_bool(w, "ok", c.ok)?;
-        put_bool(w, "failed", c.failed)?;
-        w.write_all(b",\"exit_code\":")?;
-        match c.exit_code {
-            Some(n) => write_i64(w, n)?,
-            None => w.write_all(b"null")?,
+        w.str(DATA, c.data)?;
+        w.bool(OK, c.ok);
+        w.bool(FAILED, c.failed);
+        if let Some(n) = c.exit_code {
+            w.key(EXIT_CODE);
+            write_i64(w.row, n)?;
         }
-        put_u64(w, "duration_ms", c.duration_ms)?;
-        put_str(w, "error", c.error)?;
-        put_bool(w, "fatal", c.fatal)?;
-        let u = c.usage;
-        put_u64(w, "tokens_in", u.map(|u| u.input))?;
-        // An output count the source lacked is unknown, not 0
-        // (docs/events.md#usage).
-        put_u64(
-            w,
-            "tokens_out",
-            u.and_then(|u| (!u.output_incomplete || u.output > 0).then_some(u.output)),
-        )?;
-        put_u64(w, "cache_read", u.and_then(|u| u.cache_read))?;
-        put_u64(w, "cache_write", u.and_then(|u| u.cache_write))?;
-        put_u64(w, "reasoning", u.and_then(|u| u.reasoning))?;
-        put_bool(w, "output_incomplete", u.map(|u| u.output_incomplete))?;
-        w.write_all(b",\"cost_usd\":")?;
-        match c.cost_usd {
-            Some(v) => write_f64(w, v)?,
-            None => w.write_all(b"null")?,
+        w.u64(DURATION_MS, c.duration_ms)?;
+        w.str(ERROR, c.error)?;
+        w.bool(FATAL, c.fatal);
+        if let Some(u) = c.usage {
+            w.u64(TOKENS_IN, Some(u.input))?;
+            // An output count the source lacked is unknown, not 0
+            // (docs/events.md#usage).
+            w.u64(
+                TOKENS_OUT,
+                (!u.output_incomplete || u.output > 0).then_some(u.output),
+            )?;
+            w.u64(CACHE_READ, u.cache_read)?;
+            w.u64(CACHE_WRITE, u.cache_write)?;
+            w.u64(REASONING, u.reasoning)?;
+            w.bool(OUTPUT_INCOMPLETE, Some(u.output_incomplete));
         }
-        put_str(w, "model", c.model)?;
-        put_str(w, "dialect", c.dialect)?;
-        put_str(w, "detail", c.detail)?;
-        w.extend_from_slice(b"}\n");
+        if let Some(v) = c.cost_usd {
+            w.key(COST_USD);
+            write_f64(w.row, v)?;
+        }
+        w.str(MODEL, c.model)?;
+        w.str(DIALECT, c.dialect)?;
+        w.str(DETAIL, c.detail)?;
+        w.nulls_to(COLUMNS.len());
+        self.row.extend_from_slice(b"}\n");
         self.w.write_all(&self.row)?;
         if self.row.capacity() > 1 << 20 {
             // A row that carried a huge output: its buffer is not kept.
@@ -321,32 +327,127 @@ impl<W: Write> Sink for RowsSink<W> {
     }
 }
 
-fn put_str<W: Write>(w: &mut W, key: &str, v: Option<&str>) -> io::Result<()> {
-    w.write_all(b",\"")?;
-    w.write_all(key.as_bytes())?;
-    w.write_all(b"\":")?;
-    match v {
-        Some(s) => write_str(w, s),
-        None => w.write_all(b"null"),
+/// The columns after `type`, in the schema's order (`RowLine` in
+/// `src/schema.rs`), named once: [`COLUMNS`], and [`ALL_NULL`], every
+/// column as `,"name":null` one after another. A run of null columns (most
+/// of a row: a text delta has 19 of 21) is one slice of it, and a column's
+/// key is its slice without the `null`.
+macro_rules! columns {
+    ($($name:literal),* $(,)?) => {
+        const COLUMNS: &[&str] = &[$($name),*];
+        const ALL_NULL: &str = concat!($(",\"", $name, "\":null"),*);
+    };
+}
+columns!(
+    "role",
+    "text",
+    "tool",
+    "call_id",
+    "data",
+    "ok",
+    "failed",
+    "exit_code",
+    "duration_ms",
+    "error",
+    "fatal",
+    "tokens_in",
+    "tokens_out",
+    "cache_read",
+    "cache_write",
+    "reasoning",
+    "output_incomplete",
+    "cost_usd",
+    "model",
+    "dialect",
+    "detail",
+);
+// Indices into `COLUMNS`.
+const ROLE: usize = 0;
+const TEXT: usize = 1;
+const TOOL: usize = 2;
+const CALL_ID: usize = 3;
+const DATA: usize = 4;
+const OK: usize = 5;
+const FAILED: usize = 6;
+const EXIT_CODE: usize = 7;
+const DURATION_MS: usize = 8;
+const ERROR: usize = 9;
+const FATAL: usize = 10;
+const TOKENS_IN: usize = 11;
+const TOKENS_OUT: usize = 12;
+const CACHE_READ: usize = 13;
+const CACHE_WRITE: usize = 14;
+const REASONING: usize = 15;
+const OUTPUT_INCOMPLETE: usize = 16;
+const COST_USD: usize = 17;
+const MODEL: usize = 18;
+const DIALECT: usize = 19;
+const DETAIL: usize = 20;
+
+/// Where each column begins in [`ALL_NULL`] (and, last, its length).
+const AT: [usize; DETAIL + 2] = {
+    let mut at = [0; DETAIL + 2];
+    let mut i = 0;
+    while i < COLUMNS.len() {
+        // `,"` + name + `":null`
+        at[i + 1] = at[i] + COLUMNS[i].len() + 8;
+        i += 1;
     }
+    assert!(at[COLUMNS.len()] == ALL_NULL.len());
+    assert!(COLUMNS.len() == DETAIL + 1);
+    at
+};
+
+/// Writes the columns after `type` in order: a column with a value writes
+/// the null columns skipped before it, then its key; the caller writes the
+/// value. Columns are given in increasing order.
+struct Columns<'r> {
+    row: &'r mut Vec<u8>,
+    /// The first column not written yet.
+    nulls_from: usize,
 }
 
-fn put_bool<W: Write>(w: &mut W, key: &str, v: Option<bool>) -> io::Result<()> {
-    w.write_all(b",\"")?;
-    w.write_all(key.as_bytes())?;
-    w.write_all(match v {
-        Some(true) => b"\":true",
-        Some(false) => b"\":false",
-        None => b"\":null",
-    })
-}
+impl Columns<'_> {
+    /// The null columns before `col`.
+    fn nulls_to(&mut self, col: usize) {
+        self.row
+            .extend_from_slice(&ALL_NULL.as_bytes()[AT[self.nulls_from]..AT[col]]);
+        self.nulls_from = col;
+    }
 
-fn put_u64<W: Write>(w: &mut W, key: &str, v: Option<u64>) -> io::Result<()> {
-    w.write_all(b",\"")?;
-    w.write_all(key.as_bytes())?;
-    w.write_all(b"\":")?;
-    match v {
-        Some(n) => write_u64(w, n),
-        None => w.write_all(b"null"),
+    /// `,"name":` of `col`, after the nulls before it.
+    fn key(&mut self, col: usize) {
+        self.nulls_to(col);
+        self.row
+            .extend_from_slice(&ALL_NULL.as_bytes()[AT[col]..AT[col + 1] - 4]);
+        self.nulls_from = col + 1;
+    }
+
+    fn str(&mut self, col: usize, v: Option<&str>) -> io::Result<()> {
+        match v {
+            Some(s) => {
+                self.key(col);
+                write_str(self.row, s)
+            }
+            None => Ok(()),
+        }
+    }
+
+    fn bool(&mut self, col: usize, v: Option<bool>) {
+        if let Some(b) = v {
+            self.key(col);
+            self.row
+                .extend_from_slice(if b { b"true" } else { b"false" });
+        }
+    }
+
+    fn u64(&mut self, col: usize, v: Option<u64>) -> io::Result<()> {
+        match v {
+            Some(n) => {
+                self.key(col);
+                write_u64(self.row, n)
+            }
+            None => Ok(()),
+        }
     }
 }

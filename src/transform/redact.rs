@@ -27,7 +27,7 @@ use std::sync::LazyLock;
 use memchr::memmem;
 use regex::Regex;
 
-use crate::event::{Adapter, Event, Json, Kind, OutStream, Text, ToolEnd, ToolStart};
+use crate::event::{Adapter, Event, Json, Kind, OutStream, Text};
 use crate::event::{Session, Sink};
 
 /// The most bytes of one stream held back to join a secret split across
@@ -126,7 +126,8 @@ pub const LITERALS: &[(&str, u32)] = &[
     ("xoxs-", 1 << 6),
     ("eyJ", 1 << 7),
     // In a JSON string literal, `\u` may spell any of the characters
-    // above: a literal that has one is unescaped and searched whole.
+    // above: a literal that has one spelling such a character
+    // (`spells_literal_byte`) is unescaped and searched whole.
     ("\\u", ESCAPE),
 ];
 /// Which [`LITERALS`] occur in `s` (the union of their bits).
@@ -185,6 +186,30 @@ fn candidates(b: &[u8]) -> u32 {
     m
 }
 
+/// Whether a `\u` escape in the JSON string literal `lit` may spell a
+/// character of one of the [`LITERALS`] (which hold only ASCII letters,
+/// digits, `-`, `_` and spaces): only then may the characters hold a
+/// literal the escaped text does not show. Shell output is full of
+/// `\u001b` (terminal colours), which spell none; before, each such
+/// output was unescaped and searched a second time.
+fn spells_literal_byte(lit: &[u8]) -> bool {
+    memmem::find_iter(lit, b"\\u").any(|p| {
+        let hex = |i: usize| lit.get(p + i).and_then(|&b| (b as char).to_digit(16));
+        match (hex(2), hex(3), hex(4), hex(5)) {
+            (Some(0), Some(0), Some(h), Some(l)) => {
+                let b = (h * 16 + l) as u8;
+                b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b' ')
+            }
+            // Not an escape of an ASCII character (or not an escape at
+            // all: a malformed one is left to the unescaping).
+            (Some(_), Some(_), Some(_), Some(_)) => false,
+            _ => true,
+        }
+    })
+}
+
+/// The bit of `pem_private_key` (`-----BEGIN `).
+const PEM: u32 = 1 << 0;
 /// The bit of [`LITERALS`]' `\u`: not a kind.
 const ESCAPE: u32 = 1 << 31;
 /// Every built-in kind's bit.
@@ -249,7 +274,12 @@ impl Redactor {
     /// Whether [`Self::redact`] may change `s`: false only when it surely
     /// will not.
     fn may_redact(&self, s: &str) -> bool {
-        self.patterns.len() > KINDS.len() || self.candidates(s) & ALL_KINDS != 0
+        self.may_redact_kinds(self.candidates(s))
+    }
+
+    /// [`Self::may_redact`] of a text whose [`Self::candidates`] are `kinds`.
+    fn may_redact_kinds(&self, kinds: u32) -> bool {
+        self.patterns.len() > KINDS.len() || kinds & ALL_KINDS != 0
     }
 
     /// Whether [`Self::redact`] may change `t`'s characters. A JSON string
@@ -262,8 +292,9 @@ impl Redactor {
         match t {
             Text::Plain(s) => self.may_redact(s),
             Text::Json(lit) => {
-                self.patterns.len() > KINDS.len()
-                    || self.candidates(lit) & (ALL_KINDS | ESCAPE) != 0
+                let kinds = self.candidates(lit);
+                self.may_redact_kinds(kinds)
+                    || kinds & ESCAPE != 0 && spells_literal_byte(lit.as_bytes())
             }
         }
     }
@@ -354,168 +385,165 @@ impl Redactor {
         }
     }
 
-    fn start(&self, t: &mut ToolStart<'_>) -> bool {
-        let mut hit = self.json(&mut t.args);
-        for f in [
-            &mut t.command,
-            &mut t.cwd,
-            &mut t.path,
-            &mut t.pattern,
-            &mut t.url,
-            &mut t.query,
-            &mut t.description,
-        ] {
-            hit |= self.opt(f);
-        }
-        if let Some(d) = &mut t.details {
-            for f in [
-                &mut d.old_string,
-                &mut d.new_string,
-                &mut d.file_content,
-                &mut d.plan,
-                &mut d.title,
-                &mut d.overview,
-            ] {
-                hit |= self.opt(f);
-            }
-        }
-        hit
-    }
-
-    fn end(&self, t: &mut ToolEnd<'_>) -> bool {
-        let mut hit = false;
-        if let Some(r) = &mut t.result {
-            hit |= self.json(r);
-        }
-        if let Some(o) = &t.output
-            && self.may_redact_text(o)
-            && let Some(r) = self.redact(&o.as_str())
+    /// A tool output: redacted as characters, the JSON literal searched
+    /// first without unescaping it.
+    fn output(&self, o: &mut Option<Text<'_>>) -> bool {
+        if let Some(t) = o
+            && self.may_redact_text(t)
+            && let Some(r) = self.redact(&t.as_str())
         {
-            t.output = Some(Text::Plain(Cow::Owned(r)));
-            hit = true;
+            *o = Some(Text::Plain(Cow::Owned(r)));
+            return true;
         }
-        hit |= self.opt(&mut t.patch);
-        hit |= self.opt(&mut t.error);
-        if let Some(s) = &mut t.start {
-            hit |= self.start(s);
-        }
-        hit
+        false
     }
 
     /// Redact every text-bearing field of `k` in place; true if any changed.
     fn kind(&self, k: &mut Kind<'_>) -> bool {
-        match k {
-            Kind::UserMessage { text }
-            | Kind::ThinkingDelta { text }
-            | Kind::TextDelta { text }
-            | Kind::ShellOutputDelta { text, .. }
-            | Kind::AssistantMessage { text }
-            | Kind::Thinking { text, .. }
-            | Kind::UserEvent { text, .. } => self.str(text),
-            Kind::Summary { text, .. } => self.opt(text),
-            Kind::ToolCallStarted(t) => self.start(t),
-            Kind::ToolCallProgress { partial, .. } => self.json(partial),
-            Kind::ToolCallCompleted(t) => self.end(t),
-            Kind::ToolCall(b) => {
-                let (s, e) = &mut **b;
-                self.start(s) | self.end(e)
-            }
-            Kind::Result(r) => self.opt(&mut r.text) | self.opt(&mut r.error),
-            Kind::Error {
-                message, source, ..
-            } => self.str(message) | self.opt(source),
-            Kind::Unknown { raw } => self.json(raw),
-            Kind::SessionStarted(_)
-            | Kind::ThinkingCompleted { .. }
-            | Kind::UsageDelta(_)
-            | Kind::TurnEnded { .. } => false,
-        }
+        walk_kind!(self, k, mut)
+    }
+
+    /// Whether [`Self::kind`] may change `k`: false only when it surely
+    /// will not. Most events hold no secret and are then passed on as they
+    /// are, not copied (a copy of an owned tool output is a copy of all of
+    /// it). The same walk as `kind`, with read-only field checks.
+    fn kind_may(&self, k: &Kind<'_>) -> bool {
+        walk_kind!(&May(self), k)
     }
 }
 
-/// The read-only twin of [`Redactor::kind`] and its helpers: whether any
-/// field they redact may change. Most events hold no secret and are then
-/// passed on as they are, not copied (a copy of an owned tool output is a
-/// copy of all of it). Debug builds check each "no" against the redaction
-/// itself ([`Redact::plain`]), so a field added to one walk and not the
-/// other fails the tests.
-impl Redactor {
-    fn opt_may(&self, s: &Option<Cow<'_, str>>) -> bool {
-        s.as_deref().is_some_and(|s| self.may_redact(s))
-    }
-
-    fn start_may(&self, t: &ToolStart<'_>) -> bool {
-        self.may_redact(t.args.get())
-            || [
-                &t.command,
-                &t.cwd,
-                &t.path,
-                &t.pattern,
-                &t.url,
-                &t.query,
-                &t.description,
-            ]
-            .into_iter()
-            .any(|f| self.opt_may(f))
-            || t.details.as_ref().is_some_and(|d| {
-                [
-                    &d.old_string,
-                    &d.new_string,
-                    &d.file_content,
-                    &d.plan,
-                    &d.title,
-                    &d.overview,
-                ]
-                .into_iter()
-                .any(|f| self.opt_may(f))
-            })
-    }
-
-    fn end_may(&self, t: &ToolEnd<'_>) -> bool {
-        t.result.as_ref().is_some_and(|r| self.may_redact(r.get()))
-            || t.output.as_ref().is_some_and(|o| self.may_redact_text(o))
-            || self.opt_may(&t.patch)
-            || self.opt_may(&t.error)
-            || t.start.as_ref().is_some_and(|s| self.start_may(s))
-    }
-
-    fn kind_may(&self, k: &Kind<'_>) -> bool {
-        match k {
+/// The fields [`Redactor::kind`] redacts, walked once for both uses: `v`
+/// is the redactor itself (fields borrowed `mut`, each redacted in place)
+/// or [`May`] (fields borrowed shared, each only checked). Each field
+/// method answers whether the field changed (or may change); every field
+/// is visited (`|`, not `||`), as redaction must reach all of them.
+macro_rules! walk_kind {
+    ($v:expr, $k:expr $(, $m:ident)?) => {{
+        let v = $v;
+        match $k {
             Kind::UserMessage { text }
             | Kind::ThinkingDelta { text }
             | Kind::TextDelta { text }
             | Kind::ShellOutputDelta { text, .. }
             | Kind::AssistantMessage { text }
             | Kind::Thinking { text, .. }
-            | Kind::UserEvent { text, .. } => self.may_redact(text),
-            Kind::Summary { text, .. } => self.opt_may(text),
-            Kind::ToolCallStarted(t) => self.start_may(t),
-            Kind::ToolCallProgress { partial, .. } => self.may_redact(partial.get()),
-            Kind::ToolCallCompleted(t) => self.end_may(t),
-            Kind::ToolCall(b) => self.start_may(&b.0) || self.end_may(&b.1),
-            Kind::Result(r) => self.opt_may(&r.text) || self.opt_may(&r.error),
+            | Kind::UserEvent { text, .. } => v.str(text),
+            Kind::Summary { text, .. } => v.opt(text),
+            Kind::ToolCallStarted(t) => walk_start!(v, t $(, $m)?),
+            Kind::ToolCallProgress { partial, .. } => v.json(partial),
+            Kind::ToolCallCompleted(t) => walk_end!(v, t $(, $m)?),
+            Kind::ToolCall(b) => {
+                let (s, e) = & $($m)? **b;
+                walk_start!(v, s $(, $m)?) | walk_end!(v, e $(, $m)?)
+            }
+            Kind::Result(r) => v.opt(& $($m)? r.text) | v.opt(& $($m)? r.error),
             Kind::Error {
                 message, source, ..
-            } => self.may_redact(message) || self.opt_may(source),
-            Kind::Unknown { raw } => self.may_redact(raw.get()),
+            } => v.str(message) | v.opt(source),
+            Kind::Unknown { raw } => v.json(raw),
             Kind::SessionStarted(_)
             | Kind::ThinkingCompleted { .. }
             | Kind::UsageDelta(_)
             | Kind::TurnEnded { .. } => false,
         }
+    }};
+}
+use walk_kind;
+
+/// A tool call's start in [`walk_kind`].
+macro_rules! walk_start {
+    ($v:expr, $t:expr $(, $m:ident)?) => {{
+        let (v, t) = ($v, $t);
+        let mut hit = v.json(& $($m)? t.args);
+        for f in [
+            & $($m)? t.command,
+            & $($m)? t.cwd,
+            & $($m)? t.path,
+            & $($m)? t.pattern,
+            & $($m)? t.url,
+            & $($m)? t.query,
+            & $($m)? t.description,
+        ] {
+            hit |= v.opt(f);
+        }
+        if let Some(d) = & $($m)? t.details {
+            for f in [
+                & $($m)? d.old_string,
+                & $($m)? d.new_string,
+                & $($m)? d.file_content,
+                & $($m)? d.plan,
+                & $($m)? d.title,
+                & $($m)? d.overview,
+            ] {
+                hit |= v.opt(f);
+            }
+        }
+        hit
+    }};
+}
+use walk_start;
+
+/// A tool call's completion in [`walk_kind`].
+macro_rules! walk_end {
+    ($v:expr, $t:expr $(, $m:ident)?) => {{
+        let (v, t) = ($v, $t);
+        let mut hit = false;
+        if let Some(r) = & $($m)? t.result {
+            hit |= v.json(r);
+        }
+        hit |= v.output(& $($m)? t.output);
+        hit |= v.opt(& $($m)? t.patch);
+        hit |= v.opt(& $($m)? t.error);
+        if let Some(s) = & $($m)? t.start {
+            hit |= walk_start!(v, s $(, $m)?);
+        }
+        hit
+    }};
+}
+use walk_end;
+
+/// The read-only side of [`walk_kind`]: whether redacting a field may
+/// change it. Debug builds check each "no" against the redaction itself
+/// ([`Redact::plain`]).
+struct May<'r>(&'r Redactor);
+
+impl May<'_> {
+    fn str(&self, s: &str) -> bool {
+        self.0.may_redact(s)
+    }
+
+    fn opt(&self, s: &Option<Cow<'_, str>>) -> bool {
+        s.as_deref().is_some_and(|s| self.0.may_redact(s))
+    }
+
+    fn json(&self, j: &Json<'_>) -> bool {
+        self.0.may_redact(j.get())
+    }
+
+    fn output(&self, o: &Option<Text<'_>>) -> bool {
+        o.as_ref().is_some_and(|t| self.0.may_redact_text(t))
     }
 }
 
 /// Where in `s` a possible secret's unfinished beginning starts (`None`:
 /// nothing to hold). Bounded by [`WINDOW`].
 pub fn held_from(s: &str) -> Option<usize> {
+    held_tail(s, true)
+}
+
+/// [`held_from`], told whether `s` may hold a PEM header at all: a delta's
+/// literal scan ([`candidates`]) has already looked for one, and this
+/// check's own search of the window was a quarter of a redacting run's
+/// cost over `--to events`.
+fn held_tail(s: &str, may_pem: bool) -> Option<usize> {
     // Runs on every delta: a finder built once, and searching bytes (the
     // window's first byte need not begin a character).
     static BEGIN: LazyLock<memmem::FinderRev<'static>> =
         LazyLock::new(|| memmem::FinderRev::new(PEM_BEGIN));
     let min = s.len().saturating_sub(WINDOW);
     // An unclosed PEM header.
-    if let Some(b) = BEGIN.rfind(&s.as_bytes()[min..]).map(|b| b + min)
+    if may_pem
+        && let Some(b) = BEGIN.rfind(&s.as_bytes()[min..]).map(|b| b + min)
         && !s[b..]
             .find("-----END ")
             .is_some_and(|e| s[b + e..].contains("PRIVATE KEY-----"))
@@ -643,18 +671,30 @@ impl<'s> Redact<'s> {
         Ok(())
     }
 
-    fn delta(&mut self, s: &Session, ev: &Event<'_>, stream: Stream, text: &str) -> io::Result<()> {
+    fn delta(&mut self, s: &Session, ev: &Event<'_>, text: &str) -> io::Result<()> {
         let same = self
             .held
             .as_ref()
-            .is_some_and(|h| h.stream == stream && h.session == *s);
+            .is_some_and(|h| h.stream.carries(ev) && h.session == *s);
         if !same {
             self.release()?;
-            if held_from(text).is_none() {
+            // One literal scan of the delta answers both questions: may a
+            // secret begin at its end, and may it hold one.
+            let kinds = self.r.candidates(text);
+            if held_tail(text, kinds & PEM != 0).is_none() {
                 // Nothing held on either side: the event as it came.
+                if !self.r.may_redact_kinds(kinds) {
+                    debug_assert!(
+                        !self.r.kind(&mut ev.kind.clone()),
+                        "a delta's literal scan missed a secret: {:?}",
+                        ev.kind
+                    );
+                    return self.inner.event(s, ev);
+                }
                 return self.plain(s, ev);
             }
         }
+        let stream = stream_of(ev).expect("a delta");
         let whole = match self.held.take() {
             Some(h) => h.text + text,
             None => text.to_owned(),
@@ -694,6 +734,24 @@ impl<'s> Redact<'s> {
     }
 }
 
+impl Stream {
+    /// Whether `ev` is a delta of this stream (without building its
+    /// [`Stream`], which copies a shell call's id).
+    fn carries(&self, ev: &Event<'_>) -> bool {
+        match (self, &ev.kind) {
+            (Stream::Text, Kind::TextDelta { .. }) => true,
+            (Stream::Thinking, Kind::ThinkingDelta { .. }) => true,
+            (
+                Stream::Shell(id, out),
+                Kind::ShellOutputDelta {
+                    call_id, stream, ..
+                },
+            ) => id == call_id && out == stream,
+            _ => false,
+        }
+    }
+}
+
 fn stream_of(ev: &Event<'_>) -> Option<Stream> {
     match &ev.kind {
         Kind::TextDelta { .. } => Some(Stream::Text),
@@ -723,8 +781,7 @@ impl Adapter for Redact<'_> {
                 return self.plain(s, ev);
             }
         };
-        let stream = stream_of(ev).expect("a delta");
-        self.delta(s, ev, stream, text)
+        self.delta(s, ev, text)
     }
 
     fn end(&mut self, s: &Session) -> io::Result<()> {
@@ -841,6 +898,19 @@ mod tests {
         assert!(!r.may_redact("plain words"));
         assert_eq!(r.candidates("disk-----BEGIN "), 0b111);
         assert_eq!(r.candidates("\\u0073k-"), ESCAPE);
+        // A literal's `\u` makes it searched as characters only when the
+        // escape may spell a character of a literal.
+        let lit = |s: &'static str| Text::Json(Cow::Borrowed(s));
+        assert!(!r.may_redact_text(&lit("\"\\u001b[31mFAILED\\u001b[0m\"")));
+        assert!(!r.may_redact_text(&lit("\"caf\\u00e9 \\u2014 ok\"")));
+        assert!(r.may_redact_text(&lit("\"\\u0073k-ant-0123456789abcdefghij\"")));
+        assert!(r.may_redact_text(&lit("\"\\u002D\"")));
+        assert!(r.may_redact_text(&lit("\"\\u00\"")));
+        // Spelled by the escape: the secret is found in the characters.
+        assert_eq!(
+            r.redact(&lit("\"\\u0073k-ant-0123456789abcdefghij\"").as_str()),
+            Some("[REDACTED:anthropic_key]".to_owned())
+        );
         // With a pattern of the user's own, every text is searched.
         let u = Redactor::new(&["secret".to_owned()]).unwrap();
         assert!(u.may_redact("plain words"));
