@@ -16,7 +16,11 @@
 
 use std::borrow::Cow;
 
-use crate::input::scan::string_end;
+use serde_json::value::RawValue;
+
+use super::{Part, ResultParts, ToolBody, ToolCallObj, outcome_kind};
+use crate::input::scan::{checked_string_end, skip_ws, value_end};
+use crate::json::{LaxStr, Members, Val, raw_as_i64, raw_as_str};
 
 /// A delta line read by the fast path.
 #[derive(Debug, PartialEq, Eq)]
@@ -76,12 +80,10 @@ pub(super) fn delta(rec: &str) -> Option<FastDelta<'_>> {
 /// (unterminated, a raw control character, an invalid escape).
 fn string(s: &str) -> Option<(Cow<'_, str>, &str)> {
     let body = s.strip_prefix('"')?;
-    let (end, escaped) = string_end(body.as_bytes())?;
+    // One pass finds the end and refuses raw control characters and bad
+    // escapes, as serde_json would.
+    let (end, escaped) = checked_string_end(body.as_bytes())?;
     let raw = &body[..end];
-    // JSON does not allow raw control characters inside strings.
-    if crate::json::has_control(raw.as_bytes()) {
-        return None;
-    }
     let rest = &body[end + 1..];
     if !escaped {
         return Some((Cow::Borrowed(raw), rest));
@@ -92,6 +94,283 @@ fn string(s: &str) -> Option<(Cow<'_, str>, &str)> {
     // unusual to serde_json) without parsing the literal a second time.
     let value = crate::json::unescape_literal(literal)?;
     Some((Cow::Owned(value.into_owned()), rest))
+}
+
+/// A `tool_call` line read by the tool fast path: the fields of the
+/// general path's `Line` that a tool call uses, read as it reads them.
+pub(super) struct FastTool<'a> {
+    pub subtype: Cow<'a, str>,
+    pub call_id: LaxStr<'a>,
+    pub session_id: LaxStr<'a>,
+    pub ts: Option<i64>,
+    pub tool_call: ToolCallObj<'a>,
+}
+
+/// The keys of a `tool_call` line this path reads; any other key (or one
+/// of these twice, which the general parser refuses) leaves the line to it.
+const TOOL_LINE_KEYS: [&str; 7] = [
+    "type",
+    "subtype",
+    "call_id",
+    "tool_call",
+    "session_id",
+    "timestamp_ms",
+    "model_call_id",
+];
+
+/// Read `rec` if it is a `tool_call` line whose every part this path reads
+/// exactly as serde_json and the general parser would; `None` otherwise.
+///
+/// Tool results are most of a stream's bytes outside deltas. serde_json
+/// skips the strings in them a byte or eight at a time and checks each
+/// byte; here each byte of the line is scanned once, 16 at a time
+/// ([`checked_string_end`]), and the values are kept as the raw slices
+/// they are. Whatever this path is unsure of (an escaped key, an integer
+/// string with escapes, nesting past the scanner's depth limit, any
+/// byte serde_json would refuse) returns `None`, and the general parser
+/// reads the line: a shortcut, never a different answer (the property
+/// test in `tests` checks it on mutated lines).
+pub(super) fn tool_line(rec: &str) -> Option<FastTool<'_>> {
+    if !rec.starts_with(r#"{"type":"tool_call","#) {
+        return None;
+    }
+    let mut seen = [false; TOOL_LINE_KEYS.len()];
+    let mut subtype = None;
+    let mut call_id = LaxStr(None);
+    let mut session_id = LaxStr(None);
+    let mut ts = None;
+    let mut tool_call = None;
+    let end = object(rec, 0, |k, i| {
+        let slot = TOOL_LINE_KEYS.iter().position(|&n| n == k)?;
+        if std::mem::replace(&mut seen[slot], true) {
+            return None;
+        }
+        if k == "tool_call" {
+            let (t, end) = tool_call_obj(rec, i)?;
+            tool_call = Some(t);
+            return Some(end);
+        }
+        let (v, end) = skip(rec, i)?;
+        match k {
+            "type" if v != r#""tool_call""# => return None,
+            "subtype" => subtype = Some(raw_as_str(raw(v))?),
+            "call_id" => call_id = LaxStr(raw_as_str(raw(v))),
+            "session_id" => session_id = LaxStr(raw_as_str(raw(v))),
+            "timestamp_ms" => ts = lax_int(v)?,
+            // type, checked; model_call_id: only whether it is there
+            // matters, and not to a tool call.
+            _ => {}
+        }
+        Some(end)
+    })?;
+    if skip_ws(rec.as_bytes(), end) != rec.len() {
+        return None;
+    }
+    Some(FastTool {
+        subtype: subtype?,
+        call_id,
+        session_id,
+        ts,
+        tool_call: tool_call?,
+    })
+}
+
+/// A raw JSON value the scanner checked, as serde_json's `RawValue`.
+fn raw(json: &str) -> &RawValue {
+    // SAFETY: `RawValue` is a `#[repr(transparent)]` wrapper of `str`
+    // (serde_json makes its own borrowed raw values by this same cast), and
+    // `json` is one whole JSON value, checked by `value_end` as strictly as
+    // serde_json checks the values it hands out this way. The test
+    // `raw_values_match_serde_json` holds the layout to serde_json's.
+    unsafe { &*(std::ptr::from_ref::<str>(json) as *const RawValue) }
+}
+
+/// The value at `s[i..]`, checked: its text and the index past it.
+fn skip(s: &str, i: usize) -> Option<(&str, usize)> {
+    let end = value_end(s.as_bytes(), i)?;
+    Some((&s[i..end], end))
+}
+
+/// Walk the object at `s[i..]`: `f` gets each key (keys with escapes are
+/// left to the general path) and the index of its value, reads the value
+/// and returns the index past it. The index past the object; `None` when
+/// it is not an object, a part does not scan, or `f` says `None`.
+fn object<'a>(
+    s: &'a str,
+    i: usize,
+    mut f: impl FnMut(&'a str, usize) -> Option<usize>,
+) -> Option<usize> {
+    let b = s.as_bytes();
+    if b.get(i) != Some(&b'{') {
+        return None;
+    }
+    let mut j = skip_ws(b, i + 1);
+    if b.get(j) == Some(&b'}') {
+        return Some(j + 1);
+    }
+    loop {
+        if b.get(j) != Some(&b'"') {
+            return None;
+        }
+        let (len, escaped) = checked_string_end(&b[j + 1..])?;
+        if escaped {
+            return None;
+        }
+        let key = &s[j + 1..j + 1 + len];
+        j = skip_ws(b, j + len + 2);
+        if b.get(j) != Some(&b':') {
+            return None;
+        }
+        j = skip_ws(b, f(key, skip_ws(b, j + 1))?);
+        match *b.get(j)? {
+            b',' => j = skip_ws(b, j + 1),
+            b'}' => return Some(j + 1),
+            _ => return None,
+        }
+    }
+}
+
+/// `Members` of the object at `s[i..]`.
+fn members(s: &str, i: usize) -> Option<(Members<'_>, usize)> {
+    let mut m = Vec::with_capacity(8);
+    let end = object(s, i, |k, i| {
+        let (v, end) = skip(s, i)?;
+        m.push((Cow::Borrowed(k), raw(v)));
+        Some(end)
+    })?;
+    Some((Members(m), end))
+}
+
+/// `LaxInt` of a raw value: `None` inside when it is no integer, `None`
+/// outside for a string with escapes (left to the general path).
+fn lax_int(v: &str) -> Option<Option<i64>> {
+    if v.contains('\\') || !short_int_if_number(v) {
+        return None;
+    }
+    Some(raw_as_i64(raw(v)))
+}
+
+/// False for a number other than `-?[0-9]{1,18}`. serde_json skips any
+/// number it is not asked for, but parses one that a `LaxInt`, a `Val` or
+/// a `ResultParts` is read from, and refuses some (`1e999` is out of
+/// range): those are left to the general path.
+fn short_int_if_number(v: &str) -> bool {
+    let digits = v.strip_prefix('-').unwrap_or(v);
+    if !v.starts_with('-') && !v.starts_with(|c: char| c.is_ascii_digit()) {
+        return true;
+    }
+    (1..=18).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// `Val` of the value at `s[i..]`.
+fn val(s: &str, i: usize) -> Option<(Val<'_>, usize)> {
+    if s.as_bytes().get(i) == Some(&b'{') {
+        let (m, end) = members(s, i)?;
+        return Some((Val::Obj(m), end));
+    }
+    let (v, end) = skip(s, i)?;
+    if !short_int_if_number(v) {
+        return None;
+    }
+    let val = match raw_as_str(raw(v)) {
+        Some(t) => Val::Str(t),
+        None => Val::Other,
+    };
+    Some((val, end))
+}
+
+/// `ToolCallObj` of the object at `s[i..]`, as its `Deserialize` reads it.
+fn tool_call_obj(s: &str, i: usize) -> Option<(ToolCallObj<'_>, usize)> {
+    let mut t = ToolCallObj::default();
+    let end = object(s, i, |k, i| {
+        if t.key.is_none() && (k.ends_with("ToolCall") || k == "function") {
+            t.key = Some(Cow::Borrowed(k));
+            if s[i..].starts_with("null") {
+                return skip(s, i).map(|(_, end)| end);
+            }
+            let (b, end) = tool_body(s, i)?;
+            t.body = b;
+            return Some(end);
+        }
+        let (v, end) = skip(s, i)?;
+        match k {
+            "toolCallId" => t.tool_call_id = raw_as_str(raw(v)),
+            "startedAtMs" => t.started_at = lax_int(v)?,
+            "completedAtMs" => t.completed_at = lax_int(v)?,
+            _ => {}
+        }
+        Some(end)
+    })?;
+    Some((t, end))
+}
+
+/// `ToolBody` of the object at `s[i..]` (its derived `Deserialize` refuses
+/// a key given twice: so does this, leaving the line to the general path).
+fn tool_body(s: &str, i: usize) -> Option<(ToolBody<'_>, usize)> {
+    let mut b = ToolBody::default();
+    let mut seen = [false; 4];
+    let end = object(s, i, |k, i| {
+        let slot = ["args", "result", "name", "arguments"]
+            .iter()
+            .position(|&n| n == k);
+        if let Some(slot) = slot
+            && std::mem::replace(&mut seen[slot], true)
+        {
+            return None;
+        }
+        let null = s[i..].starts_with("null");
+        match k {
+            "args" if !null => {
+                let (v, end) = val(s, i)?;
+                b.args = Some(v);
+                return Some(end);
+            }
+            "result" if !null => {
+                let (r, end) = result_parts(s, i)?;
+                b.result = Some(r);
+                return Some(end);
+            }
+            _ => {}
+        }
+        let (v, end) = skip(s, i)?;
+        match k {
+            "name" => b.name = LaxStr(raw_as_str(raw(v))),
+            "arguments" if !null => b.arguments = Some(raw(v)),
+            _ => {}
+        }
+        Some(end)
+    })?;
+    Some((b, end))
+}
+
+/// `ResultParts` of the value at `s[i..]`: the first outcome member read
+/// as a `Val`, the others raw; anything but an object is unusual.
+fn result_parts(s: &str, i: usize) -> Option<(ResultParts<'_>, usize)> {
+    if s.as_bytes().get(i) != Some(&b'{') {
+        let (v, end) = skip(s, i)?;
+        return short_int_if_number(v).then_some((ResultParts::unusual(), end));
+    }
+    let mut members = Vec::with_capacity(4);
+    let mut have_outcome = false;
+    let end = object(s, i, |k, i| {
+        let (part, end) = if !have_outcome && outcome_kind(k).is_some() {
+            have_outcome = true;
+            let (v, end) = val(s, i)?;
+            (Part::Outcome(v), end)
+        } else {
+            let (v, end) = skip(s, i)?;
+            (Part::Raw(raw(v)), end)
+        };
+        members.push((Cow::Borrowed(k), part));
+        Some(end)
+    })?;
+    Some((
+        ResultParts {
+            members,
+            not_object: false,
+        },
+        end,
+    ))
 }
 
 #[cfg(test)]
@@ -148,4 +427,160 @@ mod tests {
         let t = delta(r#"{"type":"thinking","subtype":"delta","text":"say \"hi\\","session_id":"s","timestamp_ms":1}"#).unwrap();
         assert_eq!(t.text, "say \"hi\\");
     }
+
+    /// Everything the tool path reads from a line, written out, from
+    /// either path (the fields the general parser's `Line` holds).
+    fn describe_call(t: Option<&ToolCallObj<'_>>) -> String {
+        let Some(t) = t else {
+            return "no call".to_owned();
+        };
+        let b = &t.body;
+        let result = b.result.as_ref().map(|r| {
+            let parts: Vec<String> = r
+                .members
+                .iter()
+                .map(|(k, p)| match p {
+                    Part::Raw(v) => format!("{k}=raw {}", v.get()),
+                    Part::RawOutcome(v) => format!("{k}=raw outcome {}", v.get()),
+                    Part::Outcome(v) => format!("{k}=outcome {v:?}"),
+                })
+                .collect();
+            (parts, r.not_object)
+        });
+        format!(
+            "key {:?} id {:?} at {:?}..{:?} args {:?} result {:?} name {:?} arguments {:?}",
+            t.key,
+            t.tool_call_id,
+            t.started_at,
+            t.completed_at,
+            b.args,
+            result,
+            b.name.as_deref(),
+            b.arguments.map(RawValue::get),
+        )
+    }
+
+    /// The general path's reading of a tool line, described; `None` when it
+    /// would not take the tool-call arm with these fields.
+    fn general(line: &str) -> Option<String> {
+        let l: super::super::Line<'_> = serde_json::from_str(line).ok()?;
+        if l.ty.as_deref() != Some("tool_call") {
+            return None;
+        }
+        Some(format!(
+            "{:?} {:?} {:?} {:?} {}",
+            l.subtype.as_deref()?,
+            l.call_id.as_deref(),
+            l.session_id.as_deref(),
+            l.timestamp_ms.0,
+            describe_call(l.tool_call.as_ref()),
+        ))
+    }
+
+    fn fast_described(line: &str) -> Option<String> {
+        let t = tool_line(line)?;
+        Some(format!(
+            "{:?} {:?} {:?} {:?} {}",
+            t.subtype.as_ref(),
+            t.call_id.as_deref(),
+            t.session_id.as_deref(),
+            t.ts,
+            describe_call(Some(&t.tool_call)),
+        ))
+    }
+
+    /// Every `tool_call` line of the cursor fixtures (the repository's own
+    /// files: a missing folder fails the test).
+    fn fixture_tool_lines() -> Vec<String> {
+        let mut lines = Vec::new();
+        for dir in ["fixtures/cursor", "fixtures/regression"] {
+            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+            for e in std::fs::read_dir(&dir).expect("the fixtures folder") {
+                let text = std::fs::read_to_string(e.unwrap().path()).unwrap_or_default();
+                lines.extend(
+                    text.lines()
+                        .filter(|l| l.starts_with(r#"{"type":"tool_call""#))
+                        .map(str::to_owned),
+                );
+            }
+        }
+        assert!(lines.len() > 50, "only {} tool lines", lines.len());
+        lines
+    }
+
+    #[test]
+    fn raw_values_match_serde_json() {
+        assert_eq!(
+            std::mem::size_of::<&RawValue>(),
+            std::mem::size_of::<&str>()
+        );
+        for v in [r#""a\"b""#, "12", r#"{"a":[1,{"b":null}]}"#, "null"] {
+            let theirs: &RawValue = serde_json::from_str(v).unwrap();
+            assert_eq!(raw(v).get(), theirs.get());
+            assert_eq!(format!("{:?}", raw(v)), format!("{theirs:?}"));
+        }
+    }
+
+    #[test]
+    fn tool_lines_read_as_the_general_path_reads_them() {
+        let mut fast = 0;
+        for line in fixture_tool_lines() {
+            let ours = fast_described(&line);
+            if ours.is_some() {
+                fast += 1;
+                assert_eq!(ours, general(&line), "{line}");
+            }
+        }
+        // Most real lines take the fast path (else it would test nothing).
+        assert!(fast > 50, "{fast}");
+        // Shapes that are left to the general path.
+        for line in [
+            r#"{"type":"tool_call","subtype":"started","subtype":"x","tool_call":{"readToolCall":{}}}"#,
+            r#"{"type":"tool_call","subtype":"started","tool_call":{"readToolCall":{"args":{},"args":{}}}}"#,
+            r#"{"type":"tool_call","subtype":"started","tool_call":{"readToolCall":[1]}}"#,
+            r#"{"type":"tool_call","subtype":"started","tool_call":{"read\u0054oolCall":{}}}"#,
+            r#"{"type":"tool_call","subtype":"started","tool_call":{"readToolCall":{}},"result":"x"}"#,
+            r#"{"type":"tool_call","subtype":"started","tool_call":{"readToolCall":{}}} x"#,
+            r#"{"type":"tool_call","subtype":7,"tool_call":{"readToolCall":{}}}"#,
+            r#"{"type":"tool_call","subtype":"started","tool_call":null}"#,
+            r#"{"type":"tool_call","subtype":"started","tool_call":{"readToolCall":{"args":{"a":01}}}}"#,
+        ] {
+            assert!(tool_line(line).is_none(), "{line}");
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 2000, ..Default::default() })]
+
+        /// A fixture line with a few bytes replaced, inserted or removed:
+        /// the fast path reads it exactly as the general path does, or
+        /// leaves it to it.
+        #[test]
+        fn mutated_tool_lines_agree(
+            pick in proptest::prelude::any::<proptest::sample::Index>(),
+            edits in proptest::collection::vec(
+                (proptest::prelude::any::<proptest::sample::Index>(), 0u8..3, proptest::sample::select(
+                    br#""\{}[],:0-1.eE tnu/ab"#.to_vec().into_iter().chain([b'\n', 0x01]).collect::<Vec<u8>>())),
+                1..4,
+            ),
+        ) {
+            let lines = FIXTURE_LINES.get_or_init(fixture_tool_lines);
+            let mut b = lines[pick.index(lines.len())].clone().into_bytes();
+            for (at, op, byte) in edits {
+                let i = at.index(b.len() + 1);
+                match op {
+                    0 if i < b.len() => b[i] = byte,
+                    1 => b.insert(i, byte),
+                    _ if i < b.len() => { b.remove(i); }
+                    _ => {}
+                }
+            }
+            let Ok(line) = String::from_utf8(b) else { return Ok(()) };
+            if let Some(ours) = fast_described(&line) {
+                proptest::prop_assert_eq!(Some(ours), general(&line), "{}", line);
+            }
+        }
+    }
+
+    static FIXTURE_LINES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
 }

@@ -151,6 +151,64 @@ impl CursorParser {
         Ok(Parsed::Done)
     }
 
+    /// A `tool_call` line (read by either path): a start, a completion or
+    /// an update of a call in flight.
+    fn tool_call_line<'a>(
+        &mut self,
+        sub: &str,
+        obj: Option<ToolCallObj<'a>>,
+        call_id: LaxStr<'a>,
+        rec: &'a str,
+        ts: Option<i64>,
+        out: Out<'_, 'a>,
+    ) -> io::Result<Parsed> {
+        let ev = |kind| Item::Event(Event::at(ts, kind));
+        let Some((mut call, call_id)) = tool_call(obj, call_id, rec) else {
+            return keep_unknown(rec, out);
+        };
+        match sub {
+            "started" => {
+                let start = call.start(call_id);
+                if self.structural.len() == RECENT_CALLS {
+                    self.structural.pop_front();
+                }
+                self.structural.push_back((
+                    start.tool_name.to_string(),
+                    start.args.get().to_owned(),
+                    start.call_id.to_string(),
+                ));
+                out(ev(Kind::started(start)))?;
+            }
+            "completed" => {
+                // A capture cut at its head holds completions whose
+                // start never came; the one made from the args the
+                // completion repeats is timed by the 2026.07
+                // `startedAtMs` when given, untimed otherwise (the
+                // completion's own time would make a false 0 ms).
+                let start = Kind::started(call.start(call_id.clone()));
+                out(Item::StartIfNew(Event::at(call.started_at, start)))?;
+                out(ev(Kind::completed(call.end(call_id))))?;
+            }
+            // Updates of a call in flight. cursor-agent documents
+            // none; a running shell call re-sending its whole output
+            // so far (the shape bench/gen_stream.py models) is a
+            // cumulative snapshot, anything else is progress.
+            _ => match call.output_so_far() {
+                Some(text) => out(Item::OutputSnapshot {
+                    ts,
+                    call_id,
+                    stream: OutStream::Stdout,
+                    text,
+                })?,
+                None => out(ev(Kind::ToolCallProgress {
+                    call_id,
+                    partial: call.args,
+                }))?,
+            },
+        }
+        Ok(Parsed::Done)
+    }
+
     /// A text delta: passed on as it is unless it has (or continues) a
     /// marker, the usual case costing one scan for `[`.
     fn text_delta<'a>(
@@ -336,6 +394,17 @@ impl Parser for CursorParser {
         if let Some(d) = fast::delta(rec) {
             return self.fast_delta(d, out);
         }
+        if let Some(t) = fast::tool_line(rec) {
+            // What the general path does for the same line.
+            if !self.hinted
+                && let Some(sid) = t.session_id.as_deref()
+            {
+                self.hinted = true;
+                out(Item::IdHint(Cow::Owned(sid.to_owned())))?;
+            }
+            self.flush(t.ts, out)?;
+            return self.tool_call_line(&t.subtype, Some(t.tool_call), t.call_id, rec, t.ts, out);
+        }
         let line: Line<'a> = match read_line(rec, out)? {
             Ok(l) => l,
             Err(done) => return Ok(done),
@@ -413,49 +482,7 @@ impl Parser for CursorParser {
                 }
             }
             (Some("tool_call"), Some(sub)) => {
-                let Some((mut call, call_id)) = tool_call(line.tool_call, line.call_id, rec) else {
-                    return keep_unknown(rec, out);
-                };
-                match sub {
-                    "started" => {
-                        let start = call.start(call_id);
-                        if self.structural.len() == RECENT_CALLS {
-                            self.structural.pop_front();
-                        }
-                        self.structural.push_back((
-                            start.tool_name.to_string(),
-                            start.args.get().to_owned(),
-                            start.call_id.to_string(),
-                        ));
-                        out(ev(Kind::started(start)))?;
-                    }
-                    "completed" => {
-                        // A capture cut at its head holds completions whose
-                        // start never came; the one made from the args the
-                        // completion repeats is timed by the 2026.07
-                        // `startedAtMs` when given, untimed otherwise (the
-                        // completion's own time would make a false 0 ms).
-                        let start = Kind::started(call.start(call_id.clone()));
-                        out(Item::StartIfNew(Event::at(call.started_at, start)))?;
-                        out(ev(Kind::completed(call.end(call_id))))?;
-                    }
-                    // Updates of a call in flight. cursor-agent documents
-                    // none; a running shell call re-sending its whole output
-                    // so far (the shape bench/gen_stream.py models) is a
-                    // cumulative snapshot, anything else is progress.
-                    _ => match call.output_so_far() {
-                        Some(text) => out(Item::OutputSnapshot {
-                            ts,
-                            call_id,
-                            stream: OutStream::Stdout,
-                            text,
-                        })?,
-                        None => out(ev(Kind::ToolCallProgress {
-                            call_id,
-                            partial: call.args,
-                        }))?,
-                    },
-                }
+                return self.tool_call_line(sub, line.tool_call, line.call_id, rec, ts, out);
             }
             (Some("result"), _) => {
                 self.structural.clear();
