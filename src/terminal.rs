@@ -377,6 +377,18 @@ pub fn wrap_point(s: &str, room: usize, fresh: bool, mid_word: bool) -> Option<(
 /// Only as much of `s` as is shown is looked at, so a huge line costs no
 /// more than a short one.
 pub fn excerpt(s: &str, max: usize) -> String {
+    // Printable ASCII as far as is shown and one byte past it: each byte
+    // is a cluster of one column that needs no escape (paths, ids), and
+    // the byte past, with whatever joins it, is one more column: nothing to
+    // segment.
+    let head = &s.as_bytes()[..s.len().min(max.saturating_add(1))];
+    if head.iter().all(|b| (0x20..0x7f).contains(b)) {
+        return if s.len() <= max {
+            s.to_owned()
+        } else {
+            format!("{}…", &s[..max])
+        };
+    }
     let mut out = String::new();
     let mut cols = 0;
     for g in s.graphemes(true) {
@@ -579,6 +591,8 @@ mod tests {
         );
         assert_eq!(excerpt("abcdef", 3), "abc…");
         assert_eq!(excerpt("abc", 3), "abc");
+        assert_eq!(excerpt("abcd\u{301}", 3), "abc…");
+        assert_eq!(excerpt("abc\u{301}", 3), "abc\u{301}");
         assert_eq!(excerpt("日本語", 5), "日本…");
         assert_eq!(
             excerpt("👨\u{200d}👩\u{200d}👧", 80),

@@ -113,3 +113,96 @@ fn every_corpus_file_gives_the_same_rows_read_for_the_figures() {
         .count();
     assert!(files.is_empty() || codex >= 3, "{codex} Codex rollouts");
 }
+
+/// One transcript line: `extra` members after the envelope.
+fn rec(n: u32, parent: Option<u32>, extra: &str) -> String {
+    let parent = parent.map_or("null".to_owned(), |p| format!("\"u{p}\""));
+    format!(
+        r#"{{"parentUuid":{parent},"isSidechain":false,"sessionId":"s1","cwd":"/w","uuid":"u{n}","timestamp":"2026-01-01T00:00:{n:02}Z",{extra}}}"#
+    )
+}
+
+/// Lines of every shape the figures-only reader meets or falls back on:
+/// escapes and unicode, a sub-agent's `usage` inside a tool's own result
+/// (never counted), a field of a surprising type, spaces, a tab between
+/// tokens, an escaped key, duplicate keys, a line that is not JSON, a huge
+/// text. The rows and the warnings are those of a whole read.
+#[test]
+fn lines_of_every_shape_give_the_rows_and_warnings_of_a_whole_read() {
+    let huge = "x\\\"y\\n\u{e9}".repeat(300_000);
+    let lines = [
+        rec(
+            1,
+            None,
+            r#""type":"user","message":{"role":"user","content":"go \"now\" \u00e9 😀"}"#,
+        ),
+        rec(
+            2,
+            Some(1),
+            r#""type":"assistant","requestId":"r1","message":{"id":"m1","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"t1","name":"Task","input":{"prompt":"p\\n"}}],"stop_reason":"tool_use","usage":{"input_tokens":10,"output_tokens":5,"cache_read_input_tokens":100,"cache_creation_input_tokens":7}}"#,
+        ),
+        rec(
+            3,
+            Some(2),
+            r#""type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"done\\t"}]}]},"toolUseResult":{"status":"completed","usage":{"input_tokens":9999,"output_tokens":9999},"totalTokens":19998}"#,
+        ),
+        rec(
+            4,
+            Some(3),
+            &format!(
+                r#""type":"assistant","message":{{"id":"m2","model":"claude-sonnet-4-5","content":[{{"type":"text","text":"{huge}"}}],"stop_reason":"end_turn","usage":{{"input_tokens":20,"output_tokens":6}}}}"#
+            ),
+        ),
+        rec(
+            5,
+            Some(4),
+            r#""type" : "user" , "message" : { "role":"user", "content" : "spaced" }"#,
+        ),
+        rec(
+            6,
+            Some(5),
+            "\"type\":\"assistant\",\t\"message\":{\"id\":\"m3\",\"content\":[],\"stop_reason\":\"end_turn\",\"usage\":{\"input_tokens\":3,\"output_tokens\":1}}",
+        ),
+        rec(
+            7,
+            Some(6),
+            r#""ty\u0070e":"assistant","message":{"id":"m4","content":[],"stop_reason":"end_turn","usage":{"input_tokens":4,"output_tokens":2}}"#,
+        ),
+        rec(
+            8,
+            Some(7),
+            r#""type":"assistant","type":"assistant","message":{"id":"m5","content":[],"stop_reason":"end_turn","usage":{"input_tokens":5,"output_tokens":3}}"#,
+        ),
+        rec(
+            9,
+            Some(8),
+            r#""type":"assistant","message":{"id":7,"model":["x"],"content":"plain","stop_reason":"end_turn","usage":{"input_tokens":6,"output_tokens":4}}"#,
+        ),
+        "{\"type\":\"assistant\", not json".to_owned(),
+        rec(
+            10,
+            Some(9),
+            r#""type":"assistant","message":{"id":"m6","content":[{"type":"thinking","thinking":"","signature":"c2ln"}],"stop_reason":"end_turn","usage":{"input_tokens":1e2,"output_tokens":1}}"#,
+        ),
+    ];
+    let dir = std::env::temp_dir().join(format!("cstream-usage-shapes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("shapes.jsonl");
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let outputs = dir.join("shapes.outputs");
+    let f = file.to_str().unwrap();
+    let lean = cstream(&["--to", "usage", f], b"");
+    let whole = cstream(
+        &["--to", "usage", "--outputs", outputs.to_str().unwrap(), f],
+        b"",
+    );
+    assert_eq!(lean.out(), whole.out(), "rows");
+    assert_eq!(lean.stderr, whole.stderr, "warnings");
+    assert!(lean.stderr.contains("not JSON"), "{}", lean.stderr);
+    // The Task's own `usage` (9999) is the sub-agent's, not this session's.
+    let row: serde_json::Value = serde_json::from_str(lean.out().lines().next().unwrap()).unwrap();
+    let tin = row["tokens_in"].as_u64().unwrap();
+    assert!(tin < 9999, "{row}");
+    assert_eq!(row["tool_calls"], 1, "{row}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

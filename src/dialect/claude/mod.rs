@@ -59,6 +59,7 @@ use crate::input::Parsed;
 use crate::json::{LaxBool, LaxF64, LaxInt, LaxStr, Members, S, raw_as_str};
 use crate::time::iso_ms;
 
+mod fast;
 pub mod offload;
 pub mod project;
 mod stream;
@@ -70,6 +71,7 @@ use usage::MessageUsage;
 
 /// One Claude Code line: the union of the fields the parser reads.
 #[derive(Deserialize)]
+#[cfg_attr(test, derive(Debug))]
 struct Line<'a> {
     #[serde(rename = "type", borrow, default)]
     ty: LaxStr<'a>,
@@ -145,6 +147,7 @@ struct Line<'a> {
 /// An Anthropic Messages API message (`assistant`/`user` lines), also read
 /// by the saved-transcript reader.
 #[derive(Deserialize)]
+#[cfg_attr(test, derive(Debug))]
 pub(crate) struct Message<'a> {
     #[serde(borrow, default)]
     pub(crate) id: LaxStr<'a>,
@@ -386,6 +389,12 @@ pub struct ClaudeParser {
     /// Only the figures are read ([`Reads::Figures`]): the texts, tool
     /// arguments and results of whole messages are skipped.
     lean: bool,
+    /// The current line's walk, when the figures-only read accepted it
+    /// ([`fast::Tape`]); the address of the text it is of.
+    tape: fast::Tape,
+    taped: Option<usize>,
+    /// The saved-transcript reader walked the next line already.
+    preset: bool,
 }
 
 impl ClaudeParser {
@@ -634,9 +643,16 @@ impl ClaudeParser {
 
 impl Parser for ClaudeParser {
     fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
-        let line: Line<'a> = match read_line(rec, out)? {
-            Ok(l) => l,
-            Err(done) => return Ok(done),
+        let preset = std::mem::take(&mut self.preset);
+        self.taped =
+            (self.lean && (preset || self.tape.build(rec))).then_some(rec.as_ptr() as usize);
+        let fast = self.taped.and_then(|base| self.tape.read(base, rec));
+        let line: Line<'a> = match fast {
+            Some(l) => l,
+            None => match read_line(rec, out)? {
+                Ok(l) => l,
+                Err(done) => return Ok(done),
+            },
         };
         if !self.hinted
             && let Some(sid) = line.session_id.as_deref()
@@ -775,10 +791,7 @@ impl Parser for ClaudeParser {
                 }))?;
             }
             (Some("assistant"), _) => {
-                let Some(msg) = line
-                    .message
-                    .and_then(|m| serde_json::from_str::<Message>(m.get()).ok())
-                else {
+                let Some(msg) = line.message.and_then(|m| self.read::<Message>(m).ok()) else {
                     return keep_unknown(rec, out);
                 };
                 if parent.is_none() {
@@ -793,10 +806,7 @@ impl Parser for ClaudeParser {
                 if parent.is_none() {
                     self.end_message(ts, out)?;
                 }
-                let Some(msg) = line
-                    .message
-                    .and_then(|m| serde_json::from_str::<Message>(m.get()).ok())
-                else {
+                let Some(msg) = line.message.and_then(|m| self.read::<Message>(m).ok()) else {
                     return keep_unknown(rec, out);
                 };
                 self.user(&msg, line.tool_use_result, parent.is_some(), ts, out)?;
@@ -835,6 +845,29 @@ impl Parser for ClaudeParser {
 }
 
 impl ClaudeParser {
+    /// `T` from `raw`, a part of the current line: from its walk when only
+    /// the figures are read and the one-pass reader accepts it ([`fast`]),
+    /// else with serde_json, whose answer (and error) it is either way.
+    fn read<'a, T: Deserialize<'a>>(&self, raw: &'a RawValue) -> serde_json::Result<T> {
+        if self.lean {
+            if let Some(base) = self.taped
+                && let Some(t) = self.tape.read(base, raw.get())
+            {
+                return Ok(t);
+            }
+            if let Some(t) = fast::from_raw(raw.get()) {
+                return Ok(t);
+            }
+        }
+        serde_json::from_str(raw.get())
+    }
+
+    /// The next line was walked already (`tape`, of a copy of it).
+    pub(super) fn preset(&mut self, tape: &fast::Tape) {
+        self.tape.clone_from(tape);
+        self.preset = true;
+    }
+
     /// The content blocks of a whole `assistant` line.
     fn assistant<'a>(
         &mut self,
@@ -865,7 +898,7 @@ impl ClaudeParser {
                 _ => text_out(text, parent, streamed.is_some(), ts, out),
             };
         }
-        let Ok(blocks) = serde_json::from_str::<Vec<&'a RawValue>>(content.get()) else {
+        let Ok(blocks) = self.read::<Vec<&'a RawValue>>(content) else {
             return Ok(());
         };
         // A streamed message's blocks are compared with what was streamed:
@@ -873,7 +906,7 @@ impl ClaudeParser {
         let lean = self.lean && streamed.is_none();
         for raw in blocks {
             let b = if lean {
-                serde_json::from_str::<LeanBlock<'a>>(raw.get()).map(LeanBlock::block)
+                self.read::<LeanBlock<'a>>(raw).map(LeanBlock::block)
             } else {
                 serde_json::from_str::<Block<'a>>(raw.get())
             };
@@ -982,7 +1015,7 @@ impl ClaudeParser {
         let blocks = if self.lean {
             // The prompts' texts are read (what a user text is depends on
             // it); the results' are skipped.
-            serde_json::from_str::<Vec<LeanBlock<'a>>>(content.get()).map(|bs| {
+            self.read::<Vec<LeanBlock<'a>>>(content).map(|bs| {
                 bs.into_iter()
                     .map(|b| {
                         let text = match b.ty.as_deref() {

@@ -99,7 +99,8 @@ pub(in crate::dialect) fn sniff(p: &Probe<'_>) -> bool {
 /// The envelope every transcript record carries, plus the message keys this
 /// reader decides on.
 #[derive(Deserialize)]
-struct Line<'a> {
+#[cfg_attr(test, derive(Debug))]
+pub(super) struct Line<'a> {
     #[serde(rename = "type", borrow, default)]
     ty: LaxStr<'a>,
     #[serde(borrow, default)]
@@ -181,6 +182,8 @@ struct Held {
     /// A compaction's text: the boundary's token count, the summary; a
     /// queued prompt's text.
     summary: Option<String>,
+    /// The walk of `rec` (figures only, when the one-pass reader took it).
+    tape: Option<super::fast::Tape>,
 }
 
 /// One assistant line's usage snapshot, keyed by its message.
@@ -264,6 +267,8 @@ pub struct ClaudeProjectParser {
     /// The last `ai-title` and `custom-title` read so far.
     ai_title: Option<String>,
     custom_title: Option<String>,
+    /// The current line's walk (figures only).
+    tape: super::fast::Tape,
 }
 
 /// What a record is, for the chain and for usage.
@@ -309,7 +314,9 @@ impl ClaudeProjectParser {
                 // output, an interruption, a caveat, reminders: the stream
                 // reader shows it as a `user_event`); the rest (a string,
                 // text blocks, a prompt with an image) was typed by the user.
-                if raw_as_str(content).is_none() && content.get().contains("\"tool_result\"") {
+                if raw_as_str(content).is_none()
+                    && memchr::memmem::find(content.get().as_bytes(), b"\"tool_result\"").is_some()
+                {
                     return Role::Conversation;
                 }
                 match compact_text(content) {
@@ -336,6 +343,7 @@ impl ClaudeProjectParser {
             usage: None,
             offloads: Vec::new(),
             summary: Some(text),
+            tape: None,
         });
     }
 
@@ -446,6 +454,9 @@ impl ClaudeProjectParser {
                     self.usage_line(u, ts, out)?;
                 }
                 let mut saved = self.saved_outputs(&h.offloads);
+                if let Some(t) = &h.tape {
+                    self.inner.preset(t);
+                }
                 // The stream reader's own usage snapshots would count the
                 // placeholders: usage is counted here instead.
                 self.inner.parse(&h.rec, &mut |i| match i {
@@ -502,9 +513,9 @@ impl ClaudeProjectParser {
             return Vec::new();
         };
         if memchr::memmem::find(content.get().as_bytes(), offload::STUB_OPEN.as_bytes()).is_none()
-            && line
-                .tool_use_result
-                .is_none_or(|t| !t.get().contains("persistedOutputPath"))
+            && line.tool_use_result.is_none_or(|t| {
+                memchr::memmem::find(t.get().as_bytes(), b"persistedOutputPath").is_none()
+            })
         {
             return Vec::new();
         }
@@ -736,8 +747,12 @@ fn titles_in(path: &Path) -> Option<(Option<String>, Option<String>)> {
     // that only the lines holding it are split out and parsed.
     let needle = memchr::memmem::Finder::new(b"-title\"");
     // `buf[..have]` is read and not yet looked at; it starts at a line's
-    // start. Zeroed once: a line longer than it doubles it.
-    let mut buf = vec![0u8; CHUNK];
+    // start. Zeroed once, and no larger than the file (most are far
+    // smaller than a chunk): a line longer than it doubles it.
+    let size = file.metadata().map_or(CHUNK, |m| {
+        usize::try_from(m.len()).map_or(CHUNK, |n| n.saturating_add(1))
+    });
+    let mut buf = vec![0u8; size.clamp(1, CHUNK)];
     let mut have = 0;
     loop {
         if have == buf.len() {
@@ -806,7 +821,16 @@ impl Parser for ClaudeProjectParser {
     }
 
     fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
-        let line: Line<'a> = match read_line(rec, out)? {
+        // Figures only: one walk of the line, which the stream reader reads
+        // it from again when its turn is written.
+        let base = rec.as_ptr() as usize;
+        let fast = if self.inner.lean && self.tape.build(rec) {
+            self.tape.read::<Line<'a>>(base, rec)
+        } else {
+            None
+        };
+        let taped = fast.is_some();
+        let line: Line<'a> = match fast.map_or_else(|| read_line(rec, out), |l| Ok(Ok(l)))? {
             Ok(l) => l,
             Err(Parsed::Done) => {
                 // Kept as unknown now; counted here, as this reader does.
@@ -896,6 +920,7 @@ impl Parser for ClaudeProjectParser {
                 usage: None,
                 offloads: Vec::new(),
                 summary: None,
+                tape: None,
             });
             return Ok(Parsed::Done);
         };
@@ -929,9 +954,12 @@ impl Parser for ClaudeProjectParser {
         if self.permission_mode.is_none() {
             self.permission_mode = line.permission_mode.as_deref().map(str::to_owned);
         }
-        let msg = line
-            .message
-            .and_then(|m| serde_json::from_str::<Message<'a>>(m.get()).ok());
+        let msg = line.message.and_then(|m| {
+            taped
+                .then(|| self.tape.read::<Message<'a>>(base, m.get()))
+                .flatten()
+                .or_else(|| serde_json::from_str::<Message<'a>>(m.get()).ok())
+        });
         if let Some((_, _, prompt @ None)) = &mut self.subagent
             && line.ty.as_deref() == Some("user")
             && let Some(text) = msg.as_ref().and_then(|m| m.content).and_then(raw_as_str)
@@ -1007,6 +1035,7 @@ impl Parser for ClaudeProjectParser {
                 usage,
                 offloads,
                 summary,
+                tape: taped.then(|| self.tape.clone()),
             });
         }
         if self.held_bytes > HOLD_BYTES {
