@@ -173,6 +173,24 @@ impl Scan<'_> {
         }
     }
 
+    /// After a member or element: past a `,` (`true`: another follows) or
+    /// past `close` (`false`); `None` for anything else.
+    fn next_or_close(&mut self, close: u8) -> Option<bool> {
+        self.ws();
+        match self.peek()? {
+            b',' => {
+                self.i += 1;
+                self.ws();
+                Some(true)
+            }
+            c if c == close => {
+                self.i += 1;
+                Some(false)
+            }
+            _ => None,
+        }
+    }
+
     fn container(&mut self, close: u8) -> Option<()> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
@@ -189,17 +207,8 @@ impl Scan<'_> {
                     self.ws();
                 }
                 self.value()?;
-                self.ws();
-                match self.peek()? {
-                    b',' => {
-                        self.i += 1;
-                        self.ws();
-                    }
-                    c if c == close => {
-                        self.i += 1;
-                        break;
-                    }
-                    _ => return None,
+                if !self.next_or_close(close)? {
+                    break;
                 }
             }
         }
@@ -597,17 +606,8 @@ impl Tape {
                     val: (from as u32, sc.i as u32),
                     kids,
                 });
-                sc.ws();
-                match sc.peek()? {
-                    b',' => {
-                        sc.i += 1;
-                        sc.ws();
-                    }
-                    c if c == close => {
-                        sc.i += 1;
-                        break;
-                    }
-                    _ => return None,
+                if !sc.next_or_close(close)? {
+                    break;
                 }
             }
         }
