@@ -2,7 +2,7 @@
 //! stream, a walked file sniffed by its first block, or one session of a
 //! session store (SQLite or the storage directory).
 
-use super::pipeline::{Pipeline, drop_impossible_ts, note_unknown};
+use super::pipeline::{Intake, Pipeline};
 use super::{BINARY_SNIFF_BYTES, NOT_AGENT_OUTPUT};
 use crate::diag::{Diag, Warn};
 use crate::input::{FrameError, Framer};
@@ -58,16 +58,10 @@ pub(super) fn one_input<R: Read>(
         // waiting for its repeat) belong to this input.
         let norm = &mut p.norm;
         let sink = &mut *p.sink;
-        let mut drift = Vec::new();
-        p.parser.finish(&mut |line, item| {
-            note_unknown(item, line, &mut drift);
-            drop_impossible_ts(item, line, diag);
-            norm.line = line;
-            norm.item(item, sink, diag)
-        })?;
-        if !drift.is_empty() {
-            p.drifted(drift, diag);
-        }
+        let mut intake = Intake::new();
+        p.parser
+            .finish(&mut |line, item| intake.item(norm, sink, diag, line, item))?;
+        p.taken(intake, diag);
     }
     if let Some((agent, line)) = p.parser.foreign() {
         not_read(agent, line, diag);

@@ -370,25 +370,26 @@ impl<'s> Pipeline<'s> {
         let Some(parsed) = self.held_from.take() else {
             return Ok(());
         };
-        let (mut unknown, mut known) = (false, false);
-        let judge = self.forced.is_some() && !self.dialect_checked;
+        let mut intake = Intake::new();
         let mut held = std::mem::take(&mut self.held);
-        let mut drift = Vec::new();
         for (line, mut item) in held.drain(..) {
-            if judge {
-                judge_item(&item, &mut unknown, &mut known);
-            }
-            note_unknown(&item, line, &mut drift);
-            drop_impossible_ts(&mut item, line, diag);
-            self.norm.line = line;
-            self.norm.item(&mut item, &mut *self.sink, diag)?;
+            intake.item(&mut self.norm, &mut *self.sink, diag, line, &mut item)?;
         }
         // The emptied list keeps its (small) capacity for the next one.
         self.held = held;
-        if !drift.is_empty() {
-            self.drifted(drift, diag);
+        let only_unknown = self.taken(intake, diag);
+        self.recorded(parsed, only_unknown, diag)
+    }
+
+    /// After the items of a record (or what a parser held to the end) went
+    /// through `intake`: report the ones not understood. True when the
+    /// items were all `unknown` events.
+    #[inline(always)]
+    pub(super) fn taken(&mut self, intake: Intake, diag: &mut Diag) -> bool {
+        if !intake.drift.is_empty() {
+            self.drifted(intake.drift, diag);
         }
-        self.recorded(parsed, unknown && !known, diag)
+        intake.unknown && !intake.known
     }
 
     /// After a record's items were written: what the pipeline does once per
@@ -441,30 +442,54 @@ pub(super) fn report_ended_one(e: &crate::transform::Ended, diag: &mut Diag) {
     }
 }
 
-/// Keep the line and type of a record the reader kept as `unknown` (for
-/// the drift report, docs/dialects.md#drift).
-#[inline(always)]
-pub(super) fn note_unknown(item: &Item<'_>, line: u64, drift: &mut Vec<(u64, String, bool)>) {
-    match item {
-        Item::Event(Event {
-            kind: Kind::Unknown { raw },
-            ..
-        }) => drift.push((line, crate::dialect::record_kind(raw.get()), false)),
-        Item::NotUnderstood(what) => drift.push((line, what.to_string(), true)),
-        _ => {}
-    }
+/// The one way an item a reader gives reaches the sink, whether it comes
+/// from a record just read, from a huge record's held items, or from what a
+/// parser still held when its input ended: sorted as known or `unknown`
+/// (`recorded` counts it while a forced dialect is judged), noted when not understood (for the drift report,
+/// docs/dialects.md#drift), an impossible time dropped, then normalized.
+pub(super) struct Intake {
+    /// Some item was an `unknown` event; some was a known one.
+    unknown: bool,
+    known: bool,
+    /// Line, record type, and whether the reader said so itself.
+    drift: Vec<(u64, String, bool)>,
 }
 
-/// Note whether `item` is an `unknown` event or a known one (for the check
-/// of a forced dialect).
-fn judge_item(item: &Item<'_>, unknown: &mut bool, known: &mut bool) {
-    match item {
-        Item::Event(Event {
-            kind: Kind::Unknown { .. },
-            ..
-        }) => *unknown = true,
-        Item::Event(_) => *known = true,
-        _ => {}
+impl Intake {
+    #[inline(always)]
+    pub(super) fn new() -> Self {
+        Intake {
+            unknown: false,
+            known: false,
+            drift: Vec::new(),
+        }
+    }
+
+    #[inline(always)]
+    pub(super) fn item(
+        &mut self,
+        norm: &mut Normalizer,
+        sink: &mut dyn Sink,
+        diag: &mut Diag,
+        line: u64,
+        item: &mut Item<'_>,
+    ) -> io::Result<()> {
+        match item {
+            Item::Event(Event {
+                kind: Kind::Unknown { raw },
+                ..
+            }) => {
+                self.unknown = true;
+                let what = crate::dialect::record_kind(raw.get());
+                self.drift.push((line, what, false));
+            }
+            Item::Event(_) => self.known = true,
+            Item::NotUnderstood(what) => self.drift.push((line, what.to_string(), true)),
+            _ => {}
+        }
+        drop_impossible_ts(item, line, diag);
+        norm.line = line;
+        norm.item(item, sink, diag)
     }
 }
 
@@ -509,27 +534,15 @@ impl Handler for Pipeline<'_> {
         }
         let norm = &mut self.norm;
         let sink = &mut *self.sink;
-        let (mut unknown, mut known) = (false, false);
-        // Only a forced dialect's first records are judged (check_dialect):
-        // the common path does not look at the items at all.
-        let judge = self.forced.is_some() && !self.dialect_checked;
+        let mut intake = Intake::new();
         // Each item comes with the line of its record: a record detection
         // kept until a later one told the dialect is not this one.
         // Items come by reference: an event is not copied on its way.
-        let mut drift = Vec::new();
         let parsed = self.parser.parse(rec, line, &mut |line, item| {
-            if judge {
-                judge_item(item, &mut unknown, &mut known);
-            }
-            note_unknown(item, line, &mut drift);
-            drop_impossible_ts(item, line, diag);
-            norm.line = line;
-            norm.item(item, sink, diag)
+            intake.item(norm, sink, diag, line, item)
         })?;
-        if !drift.is_empty() {
-            self.drifted(drift, diag);
-        }
-        self.recorded(parsed, unknown && !known, diag)?;
+        let only_unknown = self.taken(intake, diag);
+        self.recorded(parsed, only_unknown, diag)?;
         Ok(parsed)
     }
 
