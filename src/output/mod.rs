@@ -194,32 +194,6 @@ impl Format {
     }
 }
 
-impl usage::Group {
-    /// Every group, in the order `--help` lists them: the command line, the
-    /// man page and the completions derive from this list, as they do from
-    /// [`Format::ALL`].
-    pub const ALL: [usage::Group; 6] = [
-        usage::Group::Day,
-        usage::Group::Week,
-        usage::Group::Month,
-        usage::Group::Model,
-        usage::Group::Agent,
-        usage::Group::Project,
-    ];
-
-    /// One line for `--help`.
-    pub fn about(self) -> &'static str {
-        match self {
-            usage::Group::Day => "The UTC day the session started",
-            usage::Group::Week => "The week (Monday to Sunday, UTC) the session started",
-            usage::Group::Month => "The UTC month the session started",
-            usage::Group::Model => "The model the session named",
-            usage::Group::Agent => "The agent that wrote it",
-            usage::Group::Project => "The working directory the session named",
-        }
-    }
-}
-
 /// Everything a sink needs to know about how to write: one group per family
 /// of formats, each read only by its formats, and what several share.
 #[derive(Debug, Clone, Default)]
@@ -324,29 +298,5 @@ pub fn sink<'w, W: Write + 'w>(format: Format, opts: &OutputOptions, w: W) -> Bo
         Format::Usage => Box::new(usage::UsageSink::new(w, &opts.usage)),
         Format::Atif => Box::new(atif::AtifSink::new(w, opts)),
         Format::OtlpJson => Box::new(otlp::OtlpSink::new(w, opts)),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::usage::Group;
-
-    /// `Group::ALL` holds every group once: the match below stops compiling
-    /// when a group is added, and its index must then be in the list.
-    #[test]
-    fn group_list_is_complete() {
-        let index = |g: Group| match g {
-            Group::Day => 0,
-            Group::Week => 1,
-            Group::Month => 2,
-            Group::Model => 3,
-            Group::Agent => 4,
-            Group::Project => 5,
-        };
-        let got: Vec<usize> = Group::ALL.into_iter().map(index).collect();
-        assert_eq!(got, (0..Group::ALL.len()).collect::<Vec<_>>());
-        for g in Group::ALL {
-            assert!(!g.about().is_empty(), "{}", g.name());
-        }
     }
 }

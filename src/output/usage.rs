@@ -56,6 +56,30 @@ impl Group {
             Group::Project => "project",
         }
     }
+
+    /// Every group, in the order `--help` lists them: the command line, the
+    /// man page and the completions derive from this list, as they do from
+    /// [`Format::ALL`](crate::output::Format::ALL).
+    pub const ALL: [Group; 6] = [
+        Group::Day,
+        Group::Week,
+        Group::Month,
+        Group::Model,
+        Group::Agent,
+        Group::Project,
+    ];
+
+    /// One line for `--help`.
+    pub fn about(self) -> &'static str {
+        match self {
+            Group::Day => "The UTC day the session started",
+            Group::Week => "The week (Monday to Sunday, UTC) the session started",
+            Group::Month => "The UTC month the session started",
+            Group::Model => "The model the session named",
+            Group::Agent => "The agent that wrote it",
+            Group::Project => "The working directory the session named",
+        }
+    }
 }
 
 /// Per-token prices of one model at one tier (US dollars per token).
@@ -851,6 +875,25 @@ fn table(rows: &[Row], g: Option<Group>, prices: &Prices) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// `Group::ALL` holds every group once: the match below stops compiling
+    /// when a group is added, and its index must then be in the list.
+    #[test]
+    fn group_list_is_complete() {
+        let index = |g: Group| match g {
+            Group::Day => 0,
+            Group::Week => 1,
+            Group::Month => 2,
+            Group::Model => 3,
+            Group::Agent => 4,
+            Group::Project => 5,
+        };
+        let got: Vec<usize> = Group::ALL.into_iter().map(index).collect();
+        assert_eq!(got, (0..Group::ALL.len()).collect::<Vec<_>>());
+        for g in Group::ALL {
+            assert!(!g.about().is_empty(), "{}", g.name());
+        }
+    }
+
     use super::*;
 
     #[test]
