@@ -180,13 +180,102 @@ struct Line<'a> {
     #[serde(borrow, default)]
     timestamp: LaxStr<'a>,
     #[serde(borrow, default)]
-    payload: Option<&'a RawValue>,
+    payload: Option<Lit<'a>>,
     #[serde(default)]
     record_type: Present,
     #[serde(default)]
     instructions: Present,
     #[serde(borrow, default)]
     id: LaxStr<'a>,
+}
+
+/// A JSON value's text as it is written: read as serde_json's `RawValue`,
+/// or found by [`quick_line`].
+#[derive(Clone, Copy)]
+struct Lit<'a>(&'a str);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Lit<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        <&'de RawValue>::deserialize(d).map(|r| Lit(r.get()))
+    }
+}
+
+/// The wrapper of a rollout line (`{"timestamp":…,"type":…,"payload":…}`,
+/// in any order) read without serde_json: the payload is passed over with
+/// the string scanner (16 bytes a step) instead of serde_json's, which
+/// reads it again anyway as the [`Payload`]. `None` for anything unusual
+/// (an escape in a key or in the type or time, a member the older shape
+/// has, a repeated member, a `null` payload, text serde_json would
+/// refuse), which serde_json then reads, so that what it says of such a
+/// line stays word for word.
+fn quick_line(rec: &str) -> Option<Line<'_>> {
+    use crate::input::scan::{checked_string_end, skip_ws, value_end};
+    let s = rec.as_bytes();
+    // A plain string from `s[i]` (its opening quote): its text and end.
+    let plain = |i: usize| -> Option<(&str, usize)> {
+        if s.get(i) != Some(&b'"') {
+            return None;
+        }
+        let (len, escaped) = checked_string_end(&s[i + 1..])?;
+        (!escaped).then(|| (&rec[i + 1..i + 1 + len], i + len + 2))
+    };
+    let mut line = Line {
+        ty: LaxStr(None),
+        timestamp: LaxStr(None),
+        payload: None,
+        record_type: Present(false),
+        instructions: Present(false),
+        id: LaxStr(None),
+    };
+    let mut i = skip_ws(s, 0);
+    if s.get(i) != Some(&b'{') {
+        return None;
+    }
+    i = skip_ws(s, i + 1);
+    if s.get(i) == Some(&b'}') {
+        // `{}`: serde_json reads it.
+        return None;
+    }
+    loop {
+        let (key, after) = plain(i)?;
+        i = skip_ws(s, after);
+        if s.get(i) != Some(&b':') {
+            return None;
+        }
+        let at = skip_ws(s, i + 1);
+        let end = value_end(s, at)?;
+        match key {
+            "type" | "timestamp" => {
+                let (text, _) = plain(at)?;
+                let field = if key == "type" {
+                    &mut line.ty
+                } else {
+                    &mut line.timestamp
+                };
+                if field.0.is_some() {
+                    return None;
+                }
+                field.0 = Some(Cow::Borrowed(text));
+            }
+            "payload" => {
+                if line.payload.is_some() || s[at] == b'n' {
+                    return None;
+                }
+                line.payload = Some(Lit(&rec[at..end]));
+            }
+            "record_type" | "instructions" | "id" => return None,
+            // Serde_json passes other members over (checked as `value_end` checks them).
+            _ => {}
+        }
+        i = skip_ws(s, end);
+        match *s.get(i)? {
+            b',' => i = skip_ws(s, i + 1),
+            b'}' => break,
+            _ => return None,
+        }
+    }
+    // Nothing but whitespace may follow the object.
+    (skip_ws(s, i + 1) == s.len()).then_some(line)
 }
 
 /// A payload: a response item, an event, the session's or a turn's
@@ -1193,11 +1282,12 @@ impl CodexRolloutParser {
     /// `token_count` totals (the same responses) are left out.
     fn usage_record<'a>(
         &mut self,
-        payload: &'a RawValue,
+        payload: Lit<'a>,
         ts: Option<i64>,
         out: Out<'_, 'a>,
     ) -> io::Result<()> {
-        let Some(m) = Members::of(payload) else {
+        let raw = serde_json::from_str::<&RawValue>(payload.0).ok();
+        let Some(m) = raw.and_then(Members::of) else {
             return Ok(());
         };
         if let (Some(thread), Some(own)) = (m.str("thread_id"), self.session_id.as_deref())
@@ -1566,6 +1656,19 @@ impl CodexRolloutParser {
             Ok(l) => l,
             Err(done) => return Ok(done),
         };
+        let payload = read_payload(&line);
+        self.record(rec, line, payload, out)
+    }
+
+    /// A record whose line (and, for a wrapped line, payload) is read
+    /// already: `payload` is [`read_payload`]'s answer for this `line`.
+    fn record<'a>(
+        &mut self,
+        rec: &'a str,
+        line: Line<'a>,
+        payload: Option<Result<Payload<'a>, ()>>,
+        out: Out<'_, 'a>,
+    ) -> io::Result<Parsed> {
         let ts = line.timestamp.as_deref().and_then(iso_ms);
         if self.start_ts.is_none() {
             self.start_ts = ts;
@@ -1581,19 +1684,17 @@ impl CodexRolloutParser {
             self.session_id = line.id.as_deref().map(str::to_owned);
             return Ok(Parsed::Done);
         }
-        let wrapped =
-            line.payload.is_some() && line.ty.as_deref().is_some_and(|t| WRAPPED.contains(&t));
-        if !wrapped {
+        let Some(p) = payload else {
             // The older shape: the line is a response item itself.
             let Ok(p) = serde_json::from_str::<Payload<'a>>(rec) else {
                 self.open(out)?;
                 return keep_unknown(rec, out);
             };
             return self.response_item(rec, p, ts, out);
-        }
+        };
         self.wrapped = true;
-        let payload = line.payload.expect("checked above");
-        let Ok(p) = serde_json::from_str::<Payload<'a>>(payload.get()) else {
+        let payload = line.payload.expect("a wrapped line has a payload");
+        let Ok(p) = p else {
             self.open(out)?;
             return keep_unknown(rec, out);
         };
@@ -1692,6 +1793,17 @@ impl CodexRolloutParser {
     }
 }
 
+/// Whether a line is wrapped (`{type, payload}` with one of the rollout's
+/// types) and, if so, its payload read: `Err` when the payload is not one
+/// (a record kept as `unknown`). `None` for the older shape's bare lines.
+fn read_payload<'a>(line: &Line<'a>) -> Option<Result<Payload<'a>, ()>> {
+    let payload = line.payload?;
+    if !line.ty.as_deref().is_some_and(|t| WRAPPED.contains(&t)) {
+        return None;
+    }
+    Some(serde_json::from_str::<Payload<'a>>(payload.0).map_err(drop))
+}
+
 /// Say, at the record's own line, that an `unknown` event is a record this
 /// reader did not understand: the event itself may be held with its turn
 /// (docs/dialects.md#drift).
@@ -1706,6 +1818,96 @@ fn said_not_understood(item: &Item<'_>, out: Out<'_, '_>) -> io::Result<()> {
         )))?;
     }
     Ok(())
+}
+
+impl CodexRolloutParser {
+    /// A new turn (the typed prompt) lets the held one go; a rollback
+    /// drops it. Only those two records are looked at for this. `Some` for
+    /// a record handled here (a rollback).
+    fn turn_start(
+        &mut self,
+        rec: &str,
+        line: &Line<'_>,
+        p: &Payload<'_>,
+        out: Out<'_, '_>,
+    ) -> io::Result<Option<Parsed>> {
+        let prompt = match (line.ty.as_deref(), p.ty.as_deref()) {
+            (Some("event_msg"), Some("user_message")) => p.message.as_deref().map(str::to_owned),
+            (Some("event_msg"), Some("item_completed")) => p
+                .item
+                .and_then(Members::of)
+                .filter(|m| m.str("type").as_deref() == Some("UserMessage"))
+                .map(|m| m.get("content").map(texts).into_iter().flatten().collect()),
+            (Some("response_item"), Some("message")) if p.role.as_deref() == Some("user") => {
+                self.typed_prompt(p)
+            }
+            _ => None,
+        };
+        // A new prompt, not the repeat of the one just written.
+        let new_prompt = prompt.is_some_and(|t| self.last_prompt.as_deref() != Some(&t));
+        // The records that begin or roll back a turn are those whose text
+        // names `"event_msg"` or `"user"` (asked last: few records get
+        // that far).
+        let named = || {
+            let found = |k: &[u8]| memchr::memmem::find(rec.as_bytes(), k).is_some();
+            found(b"\"event_msg\"") || found(b"\"user\"")
+        };
+        match p.ty.as_deref() {
+            _ if new_prompt && self.inherited.is_none() && named() => {
+                // The commands of the ending turn a poll saw exit end
+                // with it.
+                let ts = line.timestamp.as_deref().and_then(iso_ms);
+                let mut turn = std::mem::take(&mut self.turn);
+                self.settle(false, ts, &mut |i| {
+                    turn.push(i.into_owned());
+                    Ok(())
+                })?;
+                self.turn = turn;
+                self.flush_turn(out)?;
+            }
+            Some("thread_rolled_back") if self.inherited.is_none() && named() => {
+                let ts = line.timestamp.as_deref().and_then(iso_ms);
+                if ts.is_some() {
+                    self.last_ts = ts;
+                }
+                let n = p
+                    .num_turns
+                    .0
+                    .and_then(|n| u64::try_from(n).ok())
+                    .unwrap_or(1);
+                self.roll_back(n, ts, out)?;
+                return Ok(Some(Parsed::Done));
+            }
+            _ => {}
+        }
+        Ok(None)
+    }
+
+    /// Read a record into the held turn (written when the next turn
+    /// begins, or once the turn holds more than [`HOLD_BYTES`]).
+    fn hold<'a>(
+        &mut self,
+        rec: &'a str,
+        out: Out<'_, 'a>,
+        read: impl FnOnce(&mut Self, Out<'_, 'a>) -> io::Result<Parsed>,
+    ) -> io::Result<Parsed> {
+        let mut turn = std::mem::take(&mut self.turn);
+        let before = turn.len();
+        let r = read(self, &mut |i| {
+            // Counted now, at its line, though written with its turn.
+            said_not_understood(&i, out)?;
+            turn.push(i.into_owned());
+            Ok(())
+        });
+        if turn.len() > before {
+            self.turn_bytes += rec.len();
+        }
+        self.turn = turn;
+        if self.turn_bytes > HOLD_BYTES {
+            self.flush_turn(out)?;
+        }
+        r
+    }
 }
 
 impl Parser for CodexRolloutParser {
@@ -1734,76 +1936,32 @@ impl Parser for CodexRolloutParser {
                 out(i)
             });
         }
-        // A new turn (the typed prompt) lets the held one go; a rollback
-        // drops it. Only those two records are looked at for this.
-        let found = |k: &[u8]| memchr::memmem::find(rec.as_bytes(), k).is_some();
-        if (found(b"\"event_msg\"") || found(b"\"user\""))
-            && let Ok(Line {
-                payload: Some(payload),
-                timestamp,
-                ty,
-                ..
-            }) = serde_json::from_str::<Line>(rec)
-            && let Ok(p) = serde_json::from_str::<Payload>(payload.get())
-        {
-            let prompt = match (ty.as_deref(), p.ty.as_deref()) {
-                (Some("event_msg"), Some("user_message")) => p.message.get().map(Cow::into_owned),
-                (Some("event_msg"), Some("item_completed")) => p
-                    .item
-                    .and_then(Members::of)
-                    .filter(|m| m.str("type").as_deref() == Some("UserMessage"))
-                    .map(|m| m.get("content").map(texts).into_iter().flatten().collect()),
-                (Some("response_item"), Some("message")) if p.role.as_deref() == Some("user") => {
-                    self.typed_prompt(&p)
-                }
-                _ => None,
-            };
-            // A new prompt, not the repeat of the one just written.
-            let new_prompt = prompt.is_some_and(|t| self.last_prompt.as_deref() != Some(&t));
-            match p.ty.as_deref() {
-                _ if new_prompt && self.inherited.is_none() => {
-                    // The commands of the ending turn a poll saw exit end
-                    // with it.
-                    let ts = timestamp.as_deref().and_then(iso_ms);
-                    let mut turn = std::mem::take(&mut self.turn);
-                    self.settle(false, ts, &mut |i| {
-                        turn.push(i.into_owned());
-                        Ok(())
-                    })?;
-                    self.turn = turn;
-                    self.flush_turn(out)?;
-                }
-                Some("thread_rolled_back") if self.inherited.is_none() => {
-                    let ts = timestamp.as_deref().and_then(iso_ms);
-                    if ts.is_some() {
-                        self.last_ts = ts;
-                    }
-                    let n = p
-                        .num_turns
-                        .0
-                        .and_then(|n| u64::try_from(n).ok())
-                        .unwrap_or(1);
-                    return self.roll_back(n, ts, out).map(|()| Parsed::Done);
-                }
-                _ => {}
+        // The line is read once: to see whether it begins a turn, then for
+        // its events.
+        let Some(line) = quick_line(rec).or_else(|| serde_json::from_str::<Line<'a>>(rec).ok())
+        else {
+            // Not a record: `read_line` says what it is.
+            return self.hold(rec, out, |s, o| s.parse_record(rec, o));
+        };
+        let payload = read_payload(&line);
+        let other;
+        let p = match &payload {
+            Some(p) => p.as_ref().ok(),
+            // A line with a payload but not one of the wrapper's types is
+            // looked at too (as it was when this test read the line apart).
+            None => {
+                other = line
+                    .payload
+                    .and_then(|raw| serde_json::from_str::<Payload<'_>>(raw.0).ok());
+                other.as_ref()
             }
+        };
+        if let Some(p) = p
+            && let Some(done) = self.turn_start(rec, &line, p, out)?
+        {
+            return Ok(done);
         }
-        let mut turn = std::mem::take(&mut self.turn);
-        let before = turn.len();
-        let r = self.parse_record(rec, &mut |i| {
-            // Counted now, at its line, though written with its turn.
-            said_not_understood(&i, out)?;
-            turn.push(i.into_owned());
-            Ok(())
-        });
-        if turn.len() > before {
-            self.turn_bytes += rec.len();
-        }
-        self.turn = turn;
-        if self.turn_bytes > HOLD_BYTES {
-            self.flush_turn(out)?;
-        }
-        r
+        self.hold(rec, out, |s, o| s.record(rec, line, payload, o))
     }
 
     fn finish(&mut self, out: Out<'_, 'static>) -> io::Result<()> {
@@ -1842,5 +2000,206 @@ impl Parser for CodexRolloutParser {
             self.last_ts,
             self.usage_seen.then_some(self.total),
         )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::path::{Path, PathBuf};
+
+    impl CodexRolloutParser {
+        /// The reader as it was before each line was read once: the test
+        /// for a new turn read the line and its payload by itself, then
+        /// `parse_record` read them again. The reference `parse` is held to.
+        fn parse_twice<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
+            if !self.wrapped && !rec.contains("\"payload\"") {
+                return self.parse_record(rec, &mut |i| {
+                    said_not_understood(&i, out)?;
+                    out(i)
+                });
+            }
+            let found = |k: &[u8]| memchr::memmem::find(rec.as_bytes(), k).is_some();
+            if (found(b"\"event_msg\"") || found(b"\"user\""))
+                && let Ok(line) = serde_json::from_str::<Line>(rec)
+                && let Some(payload) = line.payload
+                && let Ok(p) = serde_json::from_str::<Payload>(payload.0)
+                && let Some(done) = self.turn_start(rec, &line, &p, out)?
+            {
+                return Ok(done);
+            }
+            self.hold(rec, out, |s, o| s.parse_record(rec, o))
+        }
+    }
+
+    /// Every Codex rollout fixture and corpus file (the corpus is required
+    /// where `CI` or `CSTREAM_CORPUS_REQUIRED` says it is expected).
+    fn rollouts() -> Vec<PathBuf> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files = Vec::new();
+        let corpus = root.join("../shared/corpus/sessions/codex");
+        let expected = std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false")
+            || std::env::var_os("CSTREAM_CORPUS_REQUIRED").is_some();
+        assert!(
+            corpus.is_dir() || !expected,
+            "{} is missing",
+            corpus.display()
+        );
+        for dir in [root.join("fixtures/codex-rollout"), corpus] {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for e in entries {
+                let p = e.unwrap().path();
+                let name = p.to_string_lossy();
+                if name.ends_with(".jsonl") || name.ends_with(".jsonl.zst") {
+                    files.push(p);
+                }
+            }
+        }
+        files.sort();
+        files
+    }
+
+    fn text_of(path: &Path) -> String {
+        let bytes = std::fs::read(path).unwrap();
+        if !path.to_string_lossy().ends_with(".zst") {
+            return String::from_utf8(bytes).unwrap();
+        }
+        #[cfg(feature = "zstd")]
+        {
+            use std::io::Read;
+            let mut text = String::new();
+            crate::input::zstd::Decompress::new(&bytes[..])
+                .read_to_string(&mut text)
+                .unwrap();
+            text
+        }
+        #[cfg(not(feature = "zstd"))]
+        String::new()
+    }
+
+    /// What the reader makes of `text`'s lines: each item, and each line's
+    /// answer, written out.
+    fn read(text: &str, reads: Reads, once: bool) -> Vec<String> {
+        let mut p = CodexRolloutParser::default();
+        p.set_reads(reads);
+        let mut said = Vec::new();
+        for rec in text.lines() {
+            let mut items = Vec::new();
+            let mut out = |i: Item<'_>| {
+                items.push(format!("{i:?}"));
+                Ok(())
+            };
+            let r = if once {
+                p.parse(rec, &mut out)
+            } else {
+                p.parse_twice(rec, &mut out)
+            };
+            said.extend(items);
+            said.push(format!("{r:?}"));
+        }
+        p.finish(&mut |i| {
+            said.push(format!("{i:?}"));
+            Ok(())
+        })
+        .unwrap();
+        said
+    }
+
+    #[test]
+    fn a_line_read_once_gives_what_reading_it_twice_gave() {
+        let files = rollouts();
+        assert!(files.len() >= 17, "only {} rollouts", files.len());
+        let (mut turns, mut quick) = (0, 0);
+        for f in &files {
+            let text = text_of(f);
+            // The wrapper read by hand is the one serde_json reads.
+            for rec in text.lines() {
+                if let Some(l) = quick_line(rec) {
+                    let serde: Line = serde_json::from_str(rec).unwrap();
+                    assert_eq!(fields(&l), fields(&serde), "{rec}");
+                    quick += 1;
+                }
+            }
+            for reads in [Reads::Whole, Reads::Figures] {
+                let once = read(&text, reads, true);
+                assert_eq!(once, read(&text, reads, false), "{}", f.display());
+                turns += once.iter().filter(|i| i.contains("TurnEnded")).count();
+            }
+        }
+        assert!(turns > 20, "only {turns} turns ended");
+        assert!(quick > 500, "only {quick} lines read by the quick wrapper");
+    }
+
+    /// A line as serde_json reads it, written out.
+    fn fields(l: &Line<'_>) -> String {
+        format!(
+            "{:?} {:?} {:?} {} {} {:?}",
+            l.ty.0,
+            l.timestamp.0,
+            l.payload.map(|p| p.0),
+            l.record_type.0,
+            l.instructions.0,
+            l.id.0
+        )
+    }
+
+    #[test]
+    fn the_quick_wrapper_leaves_the_unusual_to_serde_json() {
+        let line = r#" {"timestamp":"2025-01-01T00:00:00Z","type":"event_msg","payload":{"type":"x","n":[1,2.5e3,true,null,"a\"b"]}} "#;
+        let quick = quick_line(line).expect("a plain wrapper");
+        assert_eq!(fields(&quick), fields(&serde_json::from_str(line).unwrap()));
+        for unusual in [
+            r#"{"type":"event_msg","payload":{},"type":"x"}"#,
+            r#"{"typ\u0065":"event_msg","payload":{}}"#,
+            r#"{"type":"ev\u0065nt_msg","payload":{}}"#,
+            r#"{"type":"event_msg","payload":null}"#,
+            r#"{"type":"event_msg","payload":{},"id":"x"}"#,
+            r#"{"record_type":"state"}"#,
+            r#"{"type":"event_msg","payload":{}} x"#,
+            r#"{"type":"event_msg","payload":{"a":"tab	in"}}"#,
+            r#"{"type":"event_msg","payload":{"a":1,}}"#,
+            r#"{"type":5,"payload":{}}"#,
+            "{}",
+            "[]",
+        ] {
+            assert!(quick_line(unusual).is_none(), "{unusual}");
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+        /// Lines put together from pieces, well formed or not: where the
+        /// quick wrapper answers, serde_json reads the line and the same
+        /// fields.
+        #[test]
+        fn the_quick_wrapper_agrees_with_serde_json(
+            parts in proptest::collection::vec(
+                prop_oneof![
+                    Just(r#""type":"response_item""#), Just(r#""type":"event_msg""#),
+                    Just(r#""timestamp":"2025-10-01T10:00:00.123Z""#), Just(r#""id":"a""#),
+                    Just(r#""payload":{"type":"message","content":[{"text":"a\nb"}]}"#),
+                    Just(r#""payload":"s""#), Just(r#""payload":null"#), Just(r#""payload":[1,-0.5]"#),
+                    Just(r#""payload":{"output":"\u00e9\ud83d\ude00"}"#),
+                    Just(r#""payload":{"a":01}"#), Just(r#""payload":{"a":"\x"}"#),
+                    Just(r#""other":{"type":"x"}"#), Just(r#""record_type":"state""#),
+                    Just(r#""type":"#), Just("\"ty\\u0070e\":\"x\""), Just(r#""x":tru"#),
+                    Just(","), Just(" "), Just("\n"), Just(":"), Just("}"),
+                ],
+                0..8,
+            ),
+            sep in prop_oneof![Just(","), Just(", "), Just(" , ")],
+            close in prop_oneof![Just("}"), Just("} "), Just(""), Just("}}")],
+        ) {
+            let rec = format!("{{{}{close}", parts.join(sep));
+            if let Some(quick) = quick_line(&rec) {
+                let serde: Line = serde_json::from_str(&rec)
+                    .map_err(|e| TestCaseError::fail(format!("{rec}: {e}")))?;
+                prop_assert_eq!(fields(&quick), fields(&serde), "{}", rec);
+            }
+        }
     }
 }
