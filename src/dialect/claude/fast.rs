@@ -564,6 +564,11 @@ pub(crate) struct Tape {
 }
 
 impl Tape {
+    /// Whether its buffers are of a size worth keeping for another line.
+    pub(crate) fn small(&self) -> bool {
+        self.nodes.capacity() + self.index.capacity() + self.stack.capacity() <= 4096
+    }
+
     /// Walk the object `text` (a whole line): `false` when this reader does
     /// not accept it (then serde_json reads the line).
     pub(crate) fn build(&mut self, text: &str) -> bool {

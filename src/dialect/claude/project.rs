@@ -281,6 +281,47 @@ pub struct ClaudeProjectParser {
     title_given: Option<Option<String>>,
     /// The current line's walk (figures only).
     tape: super::fast::Tape,
+    /// The buffers of this thread's last reader were taken up.
+    pooled: bool,
+}
+
+/// Buffers a transcript reader leaves to the next one on its thread. A
+/// reader is made for each file and most transcripts are a few dozen
+/// lines: buffers grown anew for every file cost about as many
+/// allocations as the file has lines.
+#[derive(Default)]
+struct Pool {
+    text: String,
+    tapes: Vec<super::fast::Tape>,
+}
+
+thread_local! {
+    static POOL: std::cell::RefCell<Pool> = std::cell::RefCell::default();
+}
+
+/// Walks kept for reuse at most, and the held text's largest capacity kept.
+const SPARE_TAPES: usize = 64;
+const POOL_TEXT: usize = 1024 * 1024;
+
+impl Drop for ClaudeProjectParser {
+    fn drop(&mut self) {
+        if !self.pooled {
+            return;
+        }
+        let mut text = std::mem::take(&mut self.held_text);
+        let mut tapes = std::mem::take(&mut self.spare_tapes);
+        tapes.push(std::mem::take(&mut self.tape));
+        tapes.retain(super::fast::Tape::small);
+        tapes.truncate(SPARE_TAPES);
+        text.clear();
+        let _ = POOL.try_with(|p| {
+            let mut p = p.borrow_mut();
+            if text.capacity() <= POOL_TEXT {
+                p.text = text;
+            }
+            p.tapes = tapes;
+        });
+    }
 }
 
 /// What a record is, for the chain and for usage.
@@ -384,11 +425,9 @@ impl ClaudeProjectParser {
 
     /// Keep the buffers of a turn written out or dropped for the next.
     fn recycle(&mut self, mut held: Vec<Held>, mut text: String) {
-        /// Walks kept for reuse at most.
-        const SPARE: usize = 64;
         for h in held.drain(..) {
             if let Some(t) = h.tape
-                && self.spare_tapes.len() < SPARE
+                && self.spare_tapes.len() < SPARE_TAPES
             {
                 self.spare_tapes.push(t);
             }
@@ -882,6 +921,17 @@ impl Parser for ClaudeProjectParser {
         // Figures only: one walk of the line, which the stream reader reads
         // it from again when its turn is written.
         let base = rec.as_ptr() as usize;
+        if self.inner.lean && !self.pooled {
+            self.pooled = true;
+            let _ = POOL.try_with(|p| {
+                let mut p = p.borrow_mut();
+                self.held_text = std::mem::take(&mut p.text);
+                self.spare_tapes = std::mem::take(&mut p.tapes);
+            });
+            if let Some(t) = self.spare_tapes.pop() {
+                self.tape = t;
+            }
+        }
         let fast = if self.inner.lean && self.tape.build(rec) {
             self.tape.read::<Line<'a>>(base, rec)
         } else {
