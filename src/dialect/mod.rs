@@ -101,6 +101,10 @@ pub enum Item<'a> {
     /// the call is not open, so a completion whose start was cut off (a
     /// capture cut at its head) still gets exactly one start.
     StartIfNew(Event<'a>),
+    /// The open session's title, learned after its `session_started` was
+    /// emitted: only under [`Reads::Figures`](crate::event::Reads), for
+    /// [`Sink::title`](crate::event::Sink::title).
+    Title(Str<'a>),
 }
 
 impl Item<'_> {
@@ -116,7 +120,8 @@ impl Item<'_> {
             | Item::IdHint(_)
             | Item::Verbatim
             | Item::Warning(_)
-            | Item::NotUnderstood(_) => None,
+            | Item::NotUnderstood(_)
+            | Item::Title(_) => None,
         }
     }
 
@@ -149,6 +154,7 @@ impl Item<'_> {
             Item::IdHint(s) => Item::IdHint(own(s)),
             Item::Warning(s) => Item::Warning(own(s)),
             Item::NotUnderstood(s) => Item::NotUnderstood(own(s)),
+            Item::Title(s) => Item::Title(own(s)),
             Item::Verbatim => Item::Verbatim,
             Item::OutputSnapshot {
                 ts,

@@ -52,7 +52,8 @@ pub enum Reads {
     /// their texts, tool arguments and results left empty, but never fewer
     /// or other events: the same kinds in the same order, with the same
     /// timestamps, call ids, outcomes and usage, so every figure comes out
-    /// as the whole read makes it.
+    /// as the whole read makes it. The session's title may come after its
+    /// start, by [`Sink::title`].
     Figures,
 }
 
@@ -75,6 +76,14 @@ pub trait Sink {
     }
     /// One event of session `s`.
     fn event(&mut self, s: &Session, ev: &Event<'_>) -> io::Result<()>;
+    /// The title of session `s`, learned after its `session_started` was
+    /// written. Only a sink that asks for [`Reads::Figures`] is told a title
+    /// this way: a reader asked for the figures need not read a saved
+    /// session twice to put a title written after the turns into the start.
+    /// The last one told wins over the start's.
+    fn title(&mut self, _s: &Session, _title: &str) -> io::Result<()> {
+        Ok(())
+    }
     /// Session `s` has no more events.
     fn end(&mut self, _s: &Session) -> io::Result<()> {
         Ok(())
@@ -122,6 +131,10 @@ pub trait Adapter {
     fn event(&mut self, s: &Session, ev: &Event<'_>) -> io::Result<()> {
         self.inner().event(s, ev)
     }
+    /// As [`Sink::title`].
+    fn title(&mut self, s: &Session, title: &str) -> io::Result<()> {
+        self.inner().title(s, title)
+    }
     /// As [`Sink::end`].
     fn end(&mut self, s: &Session) -> io::Result<()> {
         self.inner().end(s)
@@ -152,6 +165,9 @@ impl<A: Adapter> Sink for A {
     }
     fn event(&mut self, s: &Session, ev: &Event<'_>) -> io::Result<()> {
         Adapter::event(self, s, ev)
+    }
+    fn title(&mut self, s: &Session, title: &str) -> io::Result<()> {
+        Adapter::title(self, s, title)
     }
     fn end(&mut self, s: &Session) -> io::Result<()> {
         Adapter::end(self, s)

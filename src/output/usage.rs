@@ -453,6 +453,15 @@ impl<W: Write> Sink for UsageSink<W> {
         Ok(())
     }
 
+    // A saved session's title written after its turns (read for the
+    // figures, its start did not wait for it).
+    fn title(&mut self, _s: &Session, title: &str) -> io::Result<()> {
+        if let Some(c) = self.cur.as_mut() {
+            c.title = Some(title.to_owned());
+        }
+        Ok(())
+    }
+
     fn end(&mut self, _s: &Session) -> io::Result<()> {
         self.end_session();
         Ok(())

@@ -67,6 +67,8 @@ enum Tape {
         anonymous: bool,
     },
     Event(Event<'static>),
+    /// A title learned after the session's start ([`Sink::title`]).
+    Title(String),
     End,
     Flush,
     Idle,
@@ -247,6 +249,11 @@ impl Sink for TapeSink {
         self.rec.maybe_send()
     }
 
+    fn title(&mut self, _s: &Session, title: &str) -> io::Result<()> {
+        self.rec.push(Tape::Title(title.to_owned()));
+        Ok(())
+    }
+
     fn end(&mut self, _s: &Session) -> io::Result<()> {
         self.rec.push(Tape::End);
         self.rec.maybe_send()
@@ -350,6 +357,13 @@ impl Sink for RenderSink<'_> {
         }
         self.own.event(s, ev)?;
         self.tape.rec.maybe_send()
+    }
+
+    fn title(&mut self, s: &Session, title: &str) -> io::Result<()> {
+        if self.taping {
+            return self.tape.title(s, title);
+        }
+        self.own.title(s, title)
     }
 
     fn end(&mut self, s: &Session) -> io::Result<()> {
@@ -596,6 +610,10 @@ fn play(
                     Tape::Event(ev) => {
                         let s = cur.as_ref().expect("events come inside a session");
                         p.sink.event(s, &ev)?;
+                    }
+                    Tape::Title(t) => {
+                        let s = cur.as_ref().expect("a title comes inside a session");
+                        p.sink.title(s, &t)?;
                     }
                     Tape::End => {
                         let s = cur.take().expect("an end follows a begin");

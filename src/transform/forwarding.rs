@@ -39,6 +39,10 @@ impl Sink for Probe {
         self.0.borrow_mut().push("event");
         Ok(())
     }
+    fn title(&mut self, _: &Session, _: &str) -> io::Result<()> {
+        self.0.borrow_mut().push("title");
+        Ok(())
+    }
     fn end(&mut self, _: &Session) -> io::Result<()> {
         self.0.borrow_mut().push("end");
         Ok(())
@@ -107,6 +111,7 @@ fn every_stage_forwards_every_call() {
         stage.begin(&s).unwrap();
         let text = Event::at(None, Kind::TextDelta { text: "hi".into() });
         stage.event(&s, &text).unwrap();
+        stage.title(&s, "a late title").unwrap();
         // A burst merge is closed by idle, so ask for it before the end.
         stage.idle().unwrap();
         stage.flush().unwrap();
@@ -114,7 +119,9 @@ fn every_stage_forwards_every_call() {
         stage.finish().unwrap();
 
         let seen = log.borrow();
-        for call in ["starts", "begin", "event", "idle", "flush", "end", "finish"] {
+        for call in [
+            "starts", "begin", "event", "title", "idle", "flush", "end", "finish",
+        ] {
             assert!(
                 seen.contains(&call),
                 "{name} did not pass on {call}: {seen:?}"

@@ -656,6 +656,10 @@ impl Normalizer {
             | Item::Verbatim
             | Item::Warning(_)
             | Item::NotUnderstood(_) => Ok(()),
+            Item::Title(title) => match self.cur.as_ref() {
+                Some(st) => sink.title(&st.info, title),
+                None => Ok(()),
+            },
             Item::Recap { ts, channel, text } => {
                 let (ts, channel) = (*ts, *channel);
                 if !dedupe {

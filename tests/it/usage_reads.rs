@@ -206,3 +206,76 @@ fn lines_of_every_shape_give_the_rows_and_warnings_of_a_whole_read() {
     assert_eq!(row["tool_calls"], 1, "{row}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A title written after the turns is read without a second pass over
+/// the file (the usage sink takes it at the session's end): the rows are
+/// those of a whole read, with one job or two, and a copy of the session
+/// in another file is one row.
+#[test]
+fn a_title_after_the_turns_gives_the_rows_of_a_whole_read_with_any_jobs() {
+    let prompt = |n, parent| {
+        rec(
+            n,
+            parent,
+            r#""type":"user","message":{"role":"user","content":"go"}"#,
+        )
+    };
+    let answer = |n, id: &str| {
+        rec(
+            n,
+            Some(n - 1),
+            &format!(
+                r#""type":"assistant","message":{{"id":"{id}","model":"claude-sonnet-4-5","content":[{{"type":"text","text":"ok"}}],"stop_reason":"end_turn","usage":{{"input_tokens":10,"output_tokens":{n}}}}}"#
+            ),
+        )
+    };
+    let title = |ty: &str, key: &str, t: &str| {
+        format!(r#"{{"type":"{ty}","{key}":"{t}","sessionId":"s1"}}"#)
+    };
+    let late = [
+        prompt(1, None),
+        title("ai-title", "aiTitle", "first title"),
+        answer(2, "m1"),
+        prompt(3, Some(2)),
+        answer(4, "m2"),
+        prompt(5, Some(4)),
+        answer(6, "m3"),
+        title("ai-title", "aiTitle", "second title"),
+        title("custom-title", "customTitle", "the user's title"),
+        title("ai-title", "aiTitle", "third title"),
+    ];
+    // The same session cut before its late titles: a copy, counted once.
+    let copy = &late[..5];
+    let dir = std::env::temp_dir().join(format!("cstream-usage-titles-{}", std::process::id()));
+    let proj = dir.join("projects").join("-w");
+    std::fs::create_dir_all(&proj).unwrap();
+    std::fs::write(proj.join("a.jsonl"), late.join("\n") + "\n").unwrap();
+    std::fs::write(proj.join("b.jsonl"), copy.join("\n") + "\n").unwrap();
+    let only_ai = [
+        prompt(1, None),
+        answer(2, "n1"),
+        prompt(3, Some(2)),
+        answer(4, "n2"),
+        title("ai-title", "aiTitle", "named at the end"),
+    ]
+    .map(|l| l.replace("\"s1\"", "\"s2\""));
+    std::fs::write(proj.join("c.jsonl"), only_ai.join("\n") + "\n").unwrap();
+    let tree = dir.join("projects");
+    let tree = tree.to_str().unwrap();
+    let one = same("titles -j 1", &["-j", "1", tree]);
+    let two = same("titles -j 2", &["-j", "2", tree]);
+    assert_eq!(one, 2, "two sessions");
+    assert_eq!(two, 2, "two sessions");
+    let rows = |j: &str| cstream(&["--to", "usage", "-j", j, tree], b"").out();
+    let rows1 = rows("1");
+    assert_eq!(rows1, rows("2"), "-j 1 vs -j 2");
+    let titles: Vec<String> = rows1
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v["title"].as_str().unwrap_or("").to_owned()
+        })
+        .collect();
+    assert_eq!(titles, ["the user's title", "named at the end"], "{rows1}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -863,8 +863,8 @@ impl ClaudeParser {
     }
 
     /// The next line was walked already (`tape`, of a copy of it).
-    pub(super) fn preset(&mut self, tape: &fast::Tape) {
-        self.tape.clone_from(tape);
+    pub(super) fn preset(&mut self, tape: &mut fast::Tape) {
+        std::mem::swap(&mut self.tape, tape);
         self.preset = true;
     }
 

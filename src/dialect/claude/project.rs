@@ -172,7 +172,8 @@ struct MsgUsage {
 /// out (or dropping it) never parses its envelope and message again: only
 /// the stream reader reads it once more, for its content.
 struct Held {
-    rec: String,
+    /// Where the record is in [`ClaudeProjectParser::held_text`].
+    rec: std::ops::Range<usize>,
     role: Role,
     ts: Option<i64>,
     /// An assistant line's usage snapshot.
@@ -241,6 +242,13 @@ pub struct ClaudeProjectParser {
     /// The turn held back: its records, their uuids, and the parent of the
     /// prompt that began it.
     held: Vec<Held>,
+    /// The held records' text, one after another: a turn's lines are
+    /// copied into one buffer that keeps its capacity from turn to turn,
+    /// rather than each into an allocation of its own.
+    held_text: String,
+    /// Walks the held records no longer need, for the next lines' walks
+    /// (a walk handed on is moved, not copied, and its buffers reused).
+    spare_tapes: Vec<super::fast::Tape>,
     held_bytes: usize,
     held_uuids: HashSet<u64, Hasher>,
     held_parent: Option<u64>,
@@ -267,8 +275,53 @@ pub struct ClaudeProjectParser {
     /// The last `ai-title` and `custom-title` read so far.
     ai_title: Option<String>,
     custom_title: Option<String>,
+    /// Figures only: the title the session's start gave, when a title
+    /// written later is told the sink after the turns instead of looked
+    /// for by a second read of the file ([`Item::Title`]).
+    title_given: Option<Option<String>>,
     /// The current line's walk (figures only).
     tape: super::fast::Tape,
+    /// The buffers of this thread's last reader were taken up.
+    pooled: bool,
+}
+
+/// Buffers a transcript reader leaves to the next one on its thread. A
+/// reader is made for each file and most transcripts are a few dozen
+/// lines: buffers grown anew for every file cost about as many
+/// allocations as the file has lines.
+#[derive(Default)]
+struct Pool {
+    text: String,
+    tapes: Vec<super::fast::Tape>,
+}
+
+thread_local! {
+    static POOL: std::cell::RefCell<Pool> = std::cell::RefCell::default();
+}
+
+/// Walks kept for reuse at most, and the held text's largest capacity kept.
+const SPARE_TAPES: usize = 64;
+const POOL_TEXT: usize = 1024 * 1024;
+
+impl Drop for ClaudeProjectParser {
+    fn drop(&mut self) {
+        if !self.pooled {
+            return;
+        }
+        let mut text = std::mem::take(&mut self.held_text);
+        let mut tapes = std::mem::take(&mut self.spare_tapes);
+        tapes.push(std::mem::take(&mut self.tape));
+        tapes.retain(super::fast::Tape::small);
+        tapes.truncate(SPARE_TAPES);
+        text.clear();
+        let _ = POOL.try_with(|p| {
+            let mut p = p.borrow_mut();
+            if text.capacity() <= POOL_TEXT {
+                p.text = text;
+            }
+            p.tapes = tapes;
+        });
+    }
 }
 
 /// What a record is, for the chain and for usage.
@@ -333,11 +386,18 @@ impl ClaudeProjectParser {
         }
     }
 
+    /// Copy a record into the held text; where it is there.
+    fn hold_text(&mut self, rec: &str) -> std::ops::Range<usize> {
+        let from = self.held_text.len();
+        self.held_text.push_str(rec);
+        from..self.held_text.len()
+    }
+
     /// Hold a queued prompt in the turn it came in.
     fn hold_queued(&mut self, text: String, ts: Option<i64>) {
         self.held_bytes += text.len();
         self.held.push(Held {
-            rec: String::new(),
+            rec: 0..0,
             role: Role::Queued,
             ts,
             usage: None,
@@ -354,17 +414,40 @@ impl ClaudeProjectParser {
         }
         self.held_uuids.clear();
         self.held_bytes = 0;
-        let held = std::mem::take(&mut self.held);
-        for h in &held {
-            self.emit(h, &mut |i| out(i.into_owned()))?;
+        let mut held = std::mem::take(&mut self.held);
+        let text = std::mem::take(&mut self.held_text);
+        for h in &mut held {
+            self.emit(h, &text, &mut |i| out(i.into_owned()))?;
         }
+        self.recycle(held, text);
         Ok(())
+    }
+
+    /// Keep the buffers of a turn written out or dropped for the next.
+    fn recycle(&mut self, mut held: Vec<Held>, mut text: String) {
+        for h in held.drain(..) {
+            if let Some(t) = h.tape
+                && self.spare_tapes.len() < SPARE_TAPES
+            {
+                self.spare_tapes.push(t);
+            }
+        }
+        // A turn let go early for its size leaves no buffer that large.
+        if text.capacity() <= HOLD_BYTES {
+            text.clear();
+            self.held_text = text;
+        }
+        if self.held.capacity() == 0 {
+            self.held = held;
+        }
     }
 
     /// Drop the held turn: a later prompt replaced it. Its messages were
     /// still sent to the model and billed, so their usage counts.
     fn abandon<'a>(&mut self, out: Out<'_, 'a>) -> io::Result<()> {
-        for h in std::mem::take(&mut self.held) {
+        let held = std::mem::take(&mut self.held);
+        let text = std::mem::take(&mut self.held_text);
+        for h in &held {
             if let Some(u) = &h.usage {
                 self.open(out)?;
                 self.usage_line(u, h.ts, &mut |i| out(i.into_owned()))?;
@@ -372,9 +455,10 @@ impl ClaudeProjectParser {
             if matches!(h.role, Role::Unknown) {
                 // Not understood is not dropped, rewound or not.
                 self.open(out)?;
-                keep_unknown(&h.rec, &mut |i| out(i.into_owned()))?;
+                keep_unknown(&text[h.rec.clone()], &mut |i| out(i.into_owned()))?;
             }
         }
+        self.recycle(held, text);
         self.held_uuids.clear();
         self.held_bytes = 0;
         self.held_parent = None;
@@ -395,8 +479,15 @@ impl ClaudeProjectParser {
             SessionParent::subagent(Cow::Owned(sid.clone()), call.map(Cow::Owned))
         });
         // The title may be written after the turns that come before it:
-        // the file, when there is one, is looked through for the last.
-        if let Some(src) = self.source.as_deref()
+        // the file, when there is one, is looked through for the last. A
+        // sink that reads the figures takes a later title at the end
+        // instead, which spares reading the file twice.
+        if self.inner.lean {
+            self.title_given = self
+                .source
+                .is_some()
+                .then(|| self.custom_title.clone().or_else(|| self.ai_title.clone()));
+        } else if let Some(src) = self.source.as_deref()
             && let Some((ai, custom)) = titles_in(src)
         {
             self.ai_title = ai.or(self.ai_title.take());
@@ -416,15 +507,24 @@ impl ClaudeProjectParser {
     }
 
     /// Turn one held record of the conversation into items.
-    fn emit<'a>(&mut self, h: &'a Held, out: Out<'_, 'a>) -> io::Result<()> {
+    fn emit<'a>(&mut self, h: &'a mut Held, text: &'a str, out: Out<'_, 'a>) -> io::Result<()> {
         if matches!(h.role, Role::Skip) {
             return Ok(());
         }
         self.open(out)?;
         let ts = h.ts;
+        let rec = &text[h.rec.clone()];
+        if matches!(h.role, Role::Prompt | Role::Conversation)
+            && let Some(t) = h.tape.as_mut()
+        {
+            // The line's walk goes to the stream reader (its own, of the
+            // line before, comes back to be reused).
+            self.inner.preset(t);
+        }
+        let h: &'a Held = h;
         match h.role {
             Role::Unknown => {
-                keep_unknown(&h.rec, out)?;
+                keep_unknown(rec, out)?;
             }
             Role::CompactBoundary | Role::CompactSummary => {
                 let phase = if matches!(h.role, Role::CompactBoundary) {
@@ -454,12 +554,9 @@ impl ClaudeProjectParser {
                     self.usage_line(u, ts, out)?;
                 }
                 let mut saved = self.saved_outputs(&h.offloads);
-                if let Some(t) = &h.tape {
-                    self.inner.preset(t);
-                }
                 // The stream reader's own usage snapshots would count the
                 // placeholders: usage is counted here instead.
-                self.inner.parse(&h.rec, &mut |i| match i {
+                self.inner.parse(rec, &mut |i| match i {
                     Item::UsageTotal { .. } | Item::IdHint(_) => Ok(()),
                     Item::Event(mut ev) => {
                         if let Kind::ToolCallCompleted(end) = &mut ev.kind
@@ -824,6 +921,17 @@ impl Parser for ClaudeProjectParser {
         // Figures only: one walk of the line, which the stream reader reads
         // it from again when its turn is written.
         let base = rec.as_ptr() as usize;
+        if self.inner.lean && !self.pooled {
+            self.pooled = true;
+            let _ = POOL.try_with(|p| {
+                let mut p = p.borrow_mut();
+                self.held_text = std::mem::take(&mut p.text);
+                self.spare_tapes = std::mem::take(&mut p.tapes);
+            });
+            if let Some(t) = self.spare_tapes.pop() {
+                self.tape = t;
+            }
+        }
         let fast = if self.inner.lean && self.tape.build(rec) {
             self.tape.read::<Line<'a>>(base, rec)
         } else {
@@ -913,8 +1021,9 @@ impl Parser for ClaudeProjectParser {
                 crate::dialect::record_kind(rec),
             )))?;
             self.held_bytes += rec.len();
+            let rec = self.hold_text(rec);
             self.held.push(Held {
-                rec: rec.to_owned(),
+                rec,
                 role: Role::Unknown,
                 ts,
                 usage: None,
@@ -1028,14 +1137,19 @@ impl Parser for ClaudeProjectParser {
                     crate::dialect::record_kind(rec),
                 )))?;
             }
+            let tape = taped.then(|| {
+                let spare = self.spare_tapes.pop().unwrap_or_default();
+                std::mem::replace(&mut self.tape, spare)
+            });
+            let rec = self.hold_text(rec);
             self.held.push(Held {
-                rec: rec.to_owned(),
+                rec,
                 role,
                 ts,
                 usage,
                 offloads,
                 summary,
-                tape: taped.then(|| self.tape.clone()),
+                tape,
             });
         }
         if self.held_bytes > HOLD_BYTES {
@@ -1090,6 +1204,12 @@ impl Parser for ClaudeProjectParser {
                 fatal: false,
                 source: Some(Cow::Borrowed("usage")),
             })))?;
+        }
+        if let Some(given) = self.title_given.take() {
+            let last = self.custom_title.take().or_else(|| self.ai_title.take());
+            if let Some(t) = last.filter(|t| Some(t) != given.as_ref()) {
+                out(Item::Title(Cow::Owned(t)))?;
+            }
         }
         out(Item::Event(crate::dialect::common::file_result(
             self.start_ts,
