@@ -21,7 +21,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 use serde_json::value::RawValue;
 
-use super::messages::{Content, function_name, tool_content};
+use super::messages::{Content, fast_opt_str, fast_str, function_name, tool_content};
 use super::{OutputOptions, Session, Sink};
 use crate::event::figures::Figures;
 use crate::event::{Event, Kind, ToolEnd, ToolStart, Usage};
@@ -151,8 +151,12 @@ struct OutStep<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     timestamp: Option<String>,
     source: &'static str,
+    #[serde(serialize_with = "fast_str")]
     message: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "fast_opt_str"
+    )]
     reasoning_content: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tool_calls: Option<Vec<OutCall<'a>>>,

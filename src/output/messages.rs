@@ -70,7 +70,7 @@ struct Message {
     role: &'static str,
     /// Always a string (empty when an assistant message only calls tools).
     content: Content,
-    #[serde(skip_serializing_if = "String::is_empty")]
+    #[serde(skip_serializing_if = "String::is_empty", serialize_with = "fast_str")]
     reasoning_content: String,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     tool_calls: Vec<Call>,
@@ -106,6 +106,7 @@ struct Call {
 struct Function {
     name: String,
     /// The arguments as JSON text.
+    #[serde(serialize_with = "fast_str")]
     arguments: String,
 }
 
@@ -477,9 +478,65 @@ impl From<String> for Content {
 impl Serialize for Content {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
-            Content::Chars(c) => s.serialize_str(c),
+            Content::Chars(c) => fast_str(c, s),
             Content::Literal(l) => l.serialize(s),
         }
+    }
+}
+
+/// serde_json's name for a raw value being serialized: a struct of this
+/// name whose one field (of the same name) is a string is written as that
+/// string, as it is (how `RawValue` serializes itself; the name is not
+/// exported). `fast_str_writes_what_serde_json_writes` fails if a
+/// serde_json release changes it.
+const RAW_TOKEN: &str = "$serde_json::private::RawValue";
+
+/// JSON text written as it is by serde_json's serializer (see [`RAW_TOKEN`]).
+struct Raw<'a>(&'a str);
+
+impl Serialize for Raw<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct(RAW_TOKEN, 1)?;
+        st.serialize_field(RAW_TOKEN, self.0)?;
+        st.end()
+    }
+}
+
+thread_local! {
+    /// The escaped text of the string [`fast_str`] is writing.
+    static ESCAPED: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Serialize the string `v` as serde_json does, byte for byte, but escaped
+/// by the crate's escaper ([`crate::json::write_str`]), which tests 16
+/// bytes at a time where serde_json looks up every byte: the text of
+/// atif and messages (answers, reasoning, tool output, arguments) was
+/// most of their cost. For `#[serde(serialize_with)]`.
+pub(crate) fn fast_str<S: serde::Serializer>(v: &str, s: S) -> Result<S::Ok, S::Error> {
+    ESCAPED.with_borrow_mut(|buf| {
+        buf.clear();
+        crate::json::write_str(buf, v).expect("a Vec takes every write");
+        // The escaper copies runs of `v` cut at ASCII bytes and adds ASCII
+        // escapes: the text is UTF-8 (checked, not assumed).
+        let lit = std::str::from_utf8(buf).map_err(serde::ser::Error::custom)?;
+        let out = Raw(lit).serialize(s);
+        if buf.capacity() > 1 << 20 {
+            // A huge output's buffer is not kept for the rest of the run.
+            *buf = Vec::new();
+        }
+        out
+    })
+}
+
+/// [`fast_str`] of an optional field (`None` is `null`).
+pub(crate) fn fast_opt_str<S: serde::Serializer>(
+    v: &Option<&str>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(v) => fast_str(v, s),
+        None => s.serialize_none(),
     }
 }
 
@@ -682,6 +739,55 @@ mod tests {
             };
             assert_eq!(ours, by_value(args), "{args}");
         }
+    }
+
+    /// `fast_str` writes what serde_json writes for the same string, in a
+    /// document and alone; were serde_json to stop writing [`RAW_TOKEN`]'s
+    /// field as it is, this would fail.
+    #[test]
+    fn fast_str_writes_what_serde_json_writes() {
+        use proptest::prelude::*;
+        #[derive(Serialize)]
+        struct Fast<'a> {
+            #[serde(serialize_with = "fast_str")]
+            a: &'a str,
+            #[serde(serialize_with = "fast_opt_str")]
+            b: Option<&'a str>,
+            #[serde(serialize_with = "fast_opt_str")]
+            c: Option<&'a str>,
+        }
+        #[derive(Serialize)]
+        struct Plain<'a> {
+            a: &'a str,
+            b: Option<&'a str>,
+            c: Option<&'a str>,
+        }
+        let piece = prop::sample::select(vec![
+            "a",
+            "text ",
+            "\"",
+            "\\",
+            "\n",
+            "\n",
+            "\t",
+            "\r",
+            "\u{1}",
+            "\u{8}",
+            "\u{c}",
+            "\u{1f}",
+            "\u{7f}",
+            "é",
+            "🚀",
+            "0123456789abcdef",
+        ]);
+        proptest!(|(parts in prop::collection::vec(piece, 0..40))| {
+            let s = parts.concat();
+            let fast = serde_json::to_string(&Fast { a: &s, b: Some(&s), c: None }).unwrap();
+            let plain = serde_json::to_string(&Plain { a: &s, b: Some(&s), c: None }).unwrap();
+            prop_assert_eq!(fast, plain);
+            let content = serde_json::to_string(&Content::Chars(s.clone())).unwrap();
+            prop_assert_eq!(content, serde_json::to_string(&s).unwrap());
+        });
     }
 
     /// `canonical_literal` says yes exactly when serde_json writes the

@@ -74,7 +74,7 @@ impl<W: Write> RowsSink<W> {
 /// The columns after `type`, filled per event; `None` writes `null`.
 #[derive(Default)]
 struct Cols<'e> {
-    role: Option<&'static str>,
+    role: Option<Role>,
     text: Option<TextRef<'e>>,
     tool: Option<&'e str>,
     call_id: Option<&'e str>,
@@ -90,6 +90,26 @@ struct Cols<'e> {
     model: Option<&'e str>,
     dialect: Option<&'e str>,
     detail: Option<&'e str>,
+}
+
+/// The `role` column.
+#[derive(Clone, Copy)]
+enum Role {
+    User,
+    Assistant,
+    Tool,
+}
+
+impl Role {
+    /// The column's value, quoted: written as one copy (it was escaped
+    /// like any text, on every row).
+    fn quoted(self) -> &'static str {
+        match self {
+            Role::User => "\"user\"",
+            Role::Assistant => "\"assistant\"",
+            Role::Tool => "\"tool\"",
+        }
+    }
 }
 
 /// A text column: characters, or a JSON string literal copied as it is.
@@ -143,35 +163,35 @@ fn cols<'e>(ev: &'e Event<'_>) -> Cols<'e> {
             c.detail = s.parent.as_ref().map(|p| &*p.session_id);
         }
         Kind::UserMessage { text } => {
-            c.role = Some("user");
+            c.role = Some(Role::User);
             c.text = Some(TextRef::Str(text));
         }
         Kind::UserEvent { what, text } => {
-            c.role = Some("user");
+            c.role = Some(Role::User);
             c.text = Some(TextRef::Str(text));
             c.detail = Some(what.as_str());
         }
         Kind::ThinkingDelta { text }
         | Kind::TextDelta { text }
         | Kind::AssistantMessage { text } => {
-            c.role = Some("assistant");
+            c.role = Some(Role::Assistant);
             c.text = Some(TextRef::Str(text));
         }
         Kind::ThinkingCompleted { duration_ms } => {
-            c.role = Some("assistant");
+            c.role = Some(Role::Assistant);
             c.duration_ms = *duration_ms;
         }
         Kind::Thinking { text, duration_ms } => {
-            c.role = Some("assistant");
+            c.role = Some(Role::Assistant);
             c.text = Some(TextRef::Str(text));
             c.duration_ms = *duration_ms;
         }
         Kind::ToolCallStarted(t) => {
-            c.role = Some("assistant");
+            c.role = Some(Role::Assistant);
             start_cols(&mut c, t);
         }
         Kind::ToolCallProgress { call_id, partial } => {
-            c.role = Some("tool");
+            c.role = Some(Role::Tool);
             c.call_id = Some(call_id);
             c.data = Some(partial.get());
         }
@@ -180,7 +200,7 @@ fn cols<'e>(ev: &'e Event<'_>) -> Cols<'e> {
             stream,
             text,
         } => {
-            c.role = Some("tool");
+            c.role = Some(Role::Tool);
             c.call_id = Some(call_id);
             c.text = Some(TextRef::Str(text));
             c.detail = Some(match stream {
@@ -189,13 +209,13 @@ fn cols<'e>(ev: &'e Event<'_>) -> Cols<'e> {
             });
         }
         Kind::ToolCallCompleted(e) => {
-            c.role = Some("tool");
+            c.role = Some(Role::Tool);
             end_cols(&mut c, e);
         }
         Kind::ToolCall(b) => {
             // `--coalesce` only: the start's columns, then the end's over them
             // (the key argument stays the text when the end has no output).
-            c.role = Some("tool");
+            c.role = Some(Role::Tool);
             start_cols(&mut c, &b.0);
             let (text, data) = (c.text.take(), c.data);
             end_cols(&mut c, &b.1);
@@ -269,12 +289,12 @@ impl<W: Write> Sink for RowsSink<W> {
         };
         if let Some(r) = c.role {
             w.key(ROLE);
-            write_str(w.row, r)?;
+            w.row.extend_from_slice(r.quoted().as_bytes());
         }
         if let Some(t) = c.text {
             w.key(TEXT);
             match t {
-                TextRef::Str(t) => write_str(w.row, t)?,
+                TextRef::Str(t) => write_text(w.row, t)?,
                 TextRef::Literal(lit) => w.row.extend_from_slice(lit.as_bytes()),
             }
         }
@@ -325,6 +345,24 @@ impl<W: Write> Sink for RowsSink<W> {
     fn flush(&mut self) -> io::Result<()> {
         self.w.flush()
     }
+}
+
+/// `s` as a JSON string, the bytes [`write_str`] writes: a text with
+/// nothing to escape (most deltas, every role) is copied between quotes.
+/// The test for that runs over every byte without stopping early, which
+/// the compiler turns into vector compares; [`write_str`] tests whole
+/// blocks only, so a text shorter than one went byte by byte.
+fn write_text(row: &mut Vec<u8>, s: &str) -> io::Result<()> {
+    if s.bytes()
+        .fold(false, |a, c| a | (c < 0x20) | (c == b'"') | (c == b'\\'))
+    {
+        return write_str(row, s);
+    }
+    row.reserve(s.len() + 2);
+    row.push(b'"');
+    row.extend_from_slice(s.as_bytes());
+    row.push(b'"');
+    Ok(())
 }
 
 /// The columns after `type`, in the schema's order (`RowLine` in
@@ -449,5 +487,64 @@ impl Columns<'_> {
             }
             None => Ok(()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn by_write_str(s: &str) -> Vec<u8> {
+        let mut v = Vec::new();
+        write_str(&mut v, s).unwrap();
+        v
+    }
+
+    /// Pieces of text and JSON text: quotes, backslashes, escapes, control
+    /// characters (raw), white space, non-ASCII.
+    const PIECES: &[&str] = &[
+        "a",
+        "text ",
+        "\"",
+        "\\",
+        "\\n",
+        "\\\"",
+        "{\"k\":",
+        "[1,",
+        "]",
+        "}",
+        "\n",
+        "\t",
+        "\r",
+        "\u{1}",
+        "\u{1f}",
+        "\u{7f}",
+        " ",
+        "é",
+        "🚀",
+        "0123456789abcdef0123456789abcdef",
+    ];
+
+    #[test]
+    fn roles_are_their_names_escaped() {
+        for (r, name) in [
+            (Role::User, "user"),
+            (Role::Assistant, "assistant"),
+            (Role::Tool, "tool"),
+        ] {
+            assert_eq!(r.quoted().as_bytes(), by_write_str(name));
+        }
+    }
+
+    #[test]
+    fn text_is_escaped_as_write_str_does() {
+        let piece = prop::sample::select(PIECES.to_vec());
+        proptest!(ProptestConfig::with_cases(2000), |(parts in prop::collection::vec(piece, 0..40))| {
+            let s = parts.concat();
+            let mut ours = Vec::new();
+            write_text(&mut ours, &s).unwrap();
+            prop_assert_eq!(&ours, &by_write_str(&s), "{:?}", s);
+        });
     }
 }
