@@ -468,6 +468,53 @@ fn judge_item(item: &Item<'_>, unknown: &mut bool, known: &mut bool) {
     }
 }
 
+impl Pipeline<'_> {
+    /// Parse a record that fits in memory as it is (not huge), through
+    /// the parser's checked path (`checked`: `None` when it does not take
+    /// the record, crate::input::Handler::record_checked) or its usual one.
+    #[inline]
+    fn record_str(
+        &mut self,
+        rec: &str,
+        line: u64,
+        diag: &mut Diag,
+        checked: bool,
+    ) -> io::Result<Option<Parsed>> {
+        let norm = &mut self.norm;
+        let sink = &mut *self.sink;
+        let (mut unknown, mut known) = (false, false);
+        // Only a forced dialect's first records are judged (check_dialect):
+        // the common path does not look at the items at all.
+        let judge = self.forced.is_some() && !self.dialect_checked;
+        // Each item comes with the line of its record: a record detection
+        // kept until a later one told the dialect is not this one.
+        // Items come by reference: an event is not copied on its way.
+        let mut drift = Vec::new();
+        let mut each = |line, item: &mut Item<'_>| {
+            if judge {
+                judge_item(item, &mut unknown, &mut known);
+            }
+            note_unknown(item, line, &mut drift);
+            drop_impossible_ts(item, line, diag);
+            norm.line = line;
+            norm.item(item, sink, diag)
+        };
+        let parsed = if checked {
+            match self.parser.parse_checked(rec, line, &mut each)? {
+                Some(p) => p,
+                None => return Ok(None),
+            }
+        } else {
+            self.parser.parse(rec, line, &mut each)?
+        };
+        if !drift.is_empty() {
+            self.drifted(drift, diag);
+        }
+        self.recorded(parsed, unknown && !known, diag)?;
+        Ok(Some(parsed))
+    }
+}
+
 impl Handler for Pipeline<'_> {
     fn stream_member(&mut self, head: &[u8], key: &[u8]) -> bool {
         // The dialect in use, else the one the head shows.
@@ -482,6 +529,23 @@ impl Handler for Pipeline<'_> {
             self.parser.set_document();
         }
         streamed
+    }
+
+    fn record_checked(
+        &mut self,
+        bytes: &[u8],
+        line: u64,
+        diag: &mut Diag,
+    ) -> io::Result<Option<Parsed>> {
+        self.released(diag)?;
+        // Huge records and invalid UTF-8 take the usual way (`record`).
+        let Ok(rec) = simdutf8::basic::from_utf8(bytes) else {
+            return Ok(None);
+        };
+        if rec.len() >= self.huge {
+            return Ok(None);
+        }
+        self.record_str(rec, line, diag, true)
     }
 
     fn record(&mut self, bytes: &[u8], line: u64, diag: &mut Diag) -> io::Result<Parsed> {
@@ -507,30 +571,8 @@ impl Handler for Pipeline<'_> {
             self.held_from = Some(parsed);
             return Ok(parsed);
         }
-        let norm = &mut self.norm;
-        let sink = &mut *self.sink;
-        let (mut unknown, mut known) = (false, false);
-        // Only a forced dialect's first records are judged (check_dialect):
-        // the common path does not look at the items at all.
-        let judge = self.forced.is_some() && !self.dialect_checked;
-        // Each item comes with the line of its record: a record detection
-        // kept until a later one told the dialect is not this one.
-        // Items come by reference: an event is not copied on its way.
-        let mut drift = Vec::new();
-        let parsed = self.parser.parse(rec, line, &mut |line, item| {
-            if judge {
-                judge_item(item, &mut unknown, &mut known);
-            }
-            note_unknown(item, line, &mut drift);
-            drop_impossible_ts(item, line, diag);
-            norm.line = line;
-            norm.item(item, sink, diag)
-        })?;
-        if !drift.is_empty() {
-            self.drifted(drift, diag);
-        }
-        self.recorded(parsed, unknown && !known, diag)?;
-        Ok(parsed)
+        let parsed = self.record_str(rec, line, diag, false)?;
+        Ok(parsed.expect("the parser's `parse` reads every record"))
     }
 
     /// Called for every record: the check is inlined, the work is not.
