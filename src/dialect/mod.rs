@@ -180,6 +180,20 @@ pub trait Parser {
     /// record was not JSON, and nothing was emitted.
     fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed>;
 
+    /// Parse a record whose lone surrogate escapes the framer has not
+    /// replaced yet, by a path that sees every escape of it: `Some` when
+    /// that path read the record (and found no surrogate escape in it),
+    /// `None`, with nothing emitted and no state changed, to have the
+    /// record repaired and given to [`Parser::parse`]
+    /// (crate::input::Handler::record_checked). The default reads nothing.
+    fn parse_checked<'a>(
+        &mut self,
+        _rec: &'a str,
+        _out: Out<'_, 'a>,
+    ) -> io::Result<Option<Parsed>> {
+        Ok(None)
+    }
+
     /// The input ended: emit anything still held back (a parser that waits
     /// for the next line to decide, like Codex's repeated failure message).
     fn finish(&mut self, _out: Out<'_, 'static>) -> io::Result<()> {
@@ -890,6 +904,28 @@ impl AutoParser {
         self.last_line = line;
         let inner = self.inner.as_mut().expect("set above");
         inner.parse(rec, &mut |mut i| out(line, &mut i))
+    }
+
+    /// [`Parser::parse_checked`] of the dialect in use; `None` while the
+    /// dialect is not chosen yet or a forced one is still being checked.
+    #[inline]
+    pub fn parse_checked<'a>(
+        &mut self,
+        rec: &'a str,
+        line: u64,
+        out: LineOut<'_, 'a>,
+    ) -> io::Result<Option<Parsed>> {
+        if self.fixed.is_some() && !self.forced_checked {
+            return Ok(None);
+        }
+        let Some(inner) = self.inner.as_mut() else {
+            return Ok(None);
+        };
+        let parsed = inner.parse_checked(rec, &mut |mut i| out(line, &mut i))?;
+        if parsed.is_some() {
+            self.last_line = line;
+        }
+        Ok(parsed)
     }
 
     /// The dialect's reader counts its own records not understood

@@ -55,6 +55,22 @@ pub enum Parsed {
 pub trait Handler {
     /// Parse one candidate JSON value (`line` is where it starts).
     fn record(&mut self, bytes: &[u8], line: u64, diag: &mut Diag) -> io::Result<Parsed>;
+    /// Parse one record whose lone UTF-16 surrogate escapes have not been
+    /// replaced yet, by a path that looks at every escape of the record
+    /// and refuses it at any surrogate escape: `Some` when that path read
+    /// it (then the framer's own pass looking for lone surrogates would
+    /// have found none), `None`, with nothing emitted and no state
+    /// changed, to have the framer check the record and hand it to
+    /// [`Handler::record`]. Saves the hot path a pass over every record;
+    /// the default takes nothing.
+    fn record_checked(
+        &mut self,
+        _bytes: &[u8],
+        _line: u64,
+        _diag: &mut Diag,
+    ) -> io::Result<Option<Parsed>> {
+        Ok(None)
+    }
     /// A line that is not valid input (already reported on stderr).
     fn bad_line(&mut self, text: &str, line: u64, diag: &mut Diag) -> io::Result<()>;
     /// Input has nothing more buffered: a good moment to flush output.
@@ -778,7 +794,9 @@ impl Framer {
     ///
     /// Lone UTF-16 surrogates in `\u` escapes are repaired first, always:
     /// serde_json refuses them in strings, and a parser that reads a payload
-    /// leniently would drop the whole string without a word.
+    /// leniently would drop the whole string without a word. A handler
+    /// whose reader sees every escape anyway takes the record before that
+    /// pass ([`Handler::record_checked`]) when it holds no surrogate escape.
     fn parse<H: Handler>(
         &mut self,
         t: &[u8],
@@ -786,6 +804,9 @@ impl Framer {
         h: &mut H,
         diag: &mut Diag,
     ) -> io::Result<Parsed> {
+        if let Some(p) = h.record_checked(t, no, diag)? {
+            return Ok(p);
+        }
         if !repair_surrogates(t, &mut self.unpaired) {
             return self.parse_utf8(t, no, h, diag);
         }

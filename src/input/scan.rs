@@ -130,6 +130,16 @@ fn next_special(b: &[u8], mut i: usize) -> usize {
 /// (below U+0020) or an escape other than `\" \\ \/ \b \f \n \r \t \uXXXX`.
 /// `None` for those and for a string that does not end within `body`, so a
 /// caller that gets `Some` holds a string serde_json would read too.
+///
+/// Also refused: every `\u` escape of a UTF-16 surrogate (`\uD800` to
+/// `\uDFFF`, paired or not). The framer replaces lone surrogates before a
+/// record is parsed, by a pass of its own over the record; a reader whose
+/// scan sees every escape of a record anyway spares that pass: a record it
+/// reads with this holds no surrogate escape, so the framer's pass would
+/// have changed nothing (crate::input, `Handler::record_checked`).
+/// Surrogate escapes are rare (JavaScript's `JSON.stringify` writes them
+/// only for a lone half of a pair), so refusing them costs nothing that
+/// counts.
 #[inline]
 pub fn checked_string_end(body: &[u8]) -> Option<(usize, bool)> {
     let mut i = 0;
@@ -142,7 +152,18 @@ pub fn checked_string_end(body: &[u8]) -> Option<(usize, bool)> {
                 escaped = true;
                 i += match *body.get(i + 1)? {
                     b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => 2,
-                    b'u' if body.get(i + 2..i + 6)?.iter().all(u8::is_ascii_hexdigit) => 6,
+                    b'u' => {
+                        let hex = body.get(i + 2..i + 6)?;
+                        if !hex.iter().all(u8::is_ascii_hexdigit) {
+                            return None;
+                        }
+                        // All four are hex digits, so a second digit of
+                        // `8` or more is 8, 9 or a letter: D800 to DFFF.
+                        if hex[0] | 0x20 == b'd' && hex[1] >= b'8' {
+                            return None;
+                        }
+                        6
+                    }
                     _ => return None,
                 };
             }
@@ -168,8 +189,9 @@ pub fn skip_ws(s: &[u8], mut i: usize) -> usize {
 /// checked as strictly as serde_json checks a value it skips: string
 /// contents as in [`checked_string_end`], the number grammar, no trailing
 /// commas. `None` for anything else, including nesting deeper than
-/// [`MAX_DEPTH`], so `Some` is only ever given for a value serde_json
-/// accepts (a caller falls back to serde_json on `None`).
+/// [`MAX_DEPTH`] and a surrogate escape in any string of the value (as in
+/// [`checked_string_end`]), so `Some` is only ever given for a value
+/// serde_json accepts (a caller falls back to serde_json on `None`).
 pub fn value_end(s: &[u8], i: usize) -> Option<usize> {
     value_end_at(s, i, 0)
 }
@@ -350,9 +372,83 @@ mod tests {
                 String::from_utf8_lossy(bad)
             );
         }
+        // Surrogate escapes, paired or lone, any case, past the first
+        // block too; escapes that only look alike are read.
+        for bad in [
+            r"\ud83d\ude4f",
+            r"\uD800",
+            r"\udfff",
+            r"\uDBFF",
+            "0123456789abcdef\\udc00",
+        ] {
+            assert_eq!(
+                checked_string_end(format!("{bad}\"").as_bytes()),
+                None,
+                "{bad}"
+            );
+            let v = format!("{{\"a\":[\"x\",\"{bad}\"]}}");
+            assert_eq!(value_end(v.as_bytes(), 0), None, "{v}");
+        }
+        for good in [r"\\ud800", r"\ud7ff", r"\ue000", r"\u0d80", r"\uFFFD"] {
+            let lit = format!("{good}\"");
+            assert_eq!(
+                checked_string_end(lit.as_bytes()),
+                Some((good.len(), true)),
+                "{good}"
+            );
+        }
         // A control byte past the first block.
         let late = format!("{}\n{}\"", "y".repeat(33), "z");
         assert_eq!(checked_string_end(late.as_bytes()), None);
+    }
+
+    /// Whether the string body `b` has a `\\u` escape of a surrogate, by
+    /// a plain byte-by-byte walk.
+    fn has_surrogate_escape(b: &[u8]) -> bool {
+        let mut i = 0;
+        while i < b.len() {
+            if b[i] == b'\\' {
+                if b.get(i + 1) == Some(&b'u')
+                    && let Some(h) = b.get(i + 2..i + 6)
+                    && let Ok(h) = std::str::from_utf8(h)
+                    && let Ok(v) = u16::from_str_radix(h, 16)
+                    && (0xD800..=0xDFFF).contains(&v)
+                {
+                    return true;
+                }
+                i += 2;
+            } else {
+                i += 1;
+            }
+        }
+        false
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 2000, ..Default::default() })]
+
+        /// Pieces of strings and escapes at any offset (block edges too):
+        /// the scanner reads a string exactly when serde_json reads it and
+        /// it has no surrogate escape, and finds the same end.
+        #[test]
+        fn string_ends_agree_with_serde_json(
+            parts in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    r"\ud83d\ude4f", r"\ud800", r"\uDC00", r"\udbff", r"\\ud800", r"\ud7ff",
+                    r"\ue000", r"\u00e9", r"\n", r#"\""#, r"\\", r"\u12", r"\x", "é", "🙏",
+                    "abcdefghij", "0123456789abcdef", "\t", "x",
+                ]),
+                0..16,
+            )
+        ) {
+            let body = parts.concat();
+            let lit = format!("\"{body}\"");
+            let serde = serde_json::from_str::<String>(&lit).is_ok();
+            let want = (serde && !has_surrogate_escape(body.as_bytes()))
+                .then_some((body.len(), body.contains('\\')));
+            let tail = format!("{body}\" ,1");
+            proptest::prop_assert_eq!(checked_string_end(tail.as_bytes()), want, "{}", lit);
+        }
     }
 
     #[test]

@@ -445,8 +445,9 @@ pub(super) fn report_ended_one(e: &crate::transform::Ended, diag: &mut Diag) {
 /// The one way an item a reader gives reaches the sink, whether it comes
 /// from a record just read, from a huge record's held items, or from what a
 /// parser still held when its input ended: sorted as known or `unknown`
-/// (`recorded` counts it while a forced dialect is judged), noted when not understood (for the drift report,
-/// docs/dialects.md#drift), an impossible time dropped, then normalized.
+/// (`recorded` counts it while a forced dialect is judged), noted when not
+/// understood (for the drift report, docs/dialects.md#drift), an impossible
+/// time dropped, then normalized.
 pub(super) struct Intake {
     /// Some item was an `unknown` event; some was a known one.
     unknown: bool,
@@ -493,6 +494,39 @@ impl Intake {
     }
 }
 
+impl Pipeline<'_> {
+    /// Parse a record that fits in memory as it is (not huge), through
+    /// the parser's checked path (`checked`: `None` when it does not take
+    /// the record, crate::input::Handler::record_checked) or its usual one.
+    #[inline]
+    fn record_str(
+        &mut self,
+        rec: &str,
+        line: u64,
+        diag: &mut Diag,
+        checked: bool,
+    ) -> io::Result<Option<Parsed>> {
+        let norm = &mut self.norm;
+        let sink = &mut *self.sink;
+        let mut intake = Intake::new();
+        // Each item comes with the line of its record: a record detection
+        // kept until a later one told the dialect is not this one.
+        // Items come by reference: an event is not copied on its way.
+        let mut each = |line, item: &mut Item<'_>| intake.item(norm, sink, diag, line, item);
+        let parsed = if checked {
+            match self.parser.parse_checked(rec, line, &mut each)? {
+                Some(p) => p,
+                None => return Ok(None),
+            }
+        } else {
+            self.parser.parse(rec, line, &mut each)?
+        };
+        let only_unknown = self.taken(intake, diag);
+        self.recorded(parsed, only_unknown, diag)?;
+        Ok(Some(parsed))
+    }
+}
+
 impl Handler for Pipeline<'_> {
     fn stream_member(&mut self, head: &[u8], key: &[u8]) -> bool {
         // The dialect in use, else the one the head shows.
@@ -507,6 +541,23 @@ impl Handler for Pipeline<'_> {
             self.parser.set_document();
         }
         streamed
+    }
+
+    fn record_checked(
+        &mut self,
+        bytes: &[u8],
+        line: u64,
+        diag: &mut Diag,
+    ) -> io::Result<Option<Parsed>> {
+        self.released(diag)?;
+        // Huge records and invalid UTF-8 take the usual way (`record`).
+        let Ok(rec) = simdutf8::basic::from_utf8(bytes) else {
+            return Ok(None);
+        };
+        if rec.len() >= self.huge {
+            return Ok(None);
+        }
+        self.record_str(rec, line, diag, true)
     }
 
     fn record(&mut self, bytes: &[u8], line: u64, diag: &mut Diag) -> io::Result<Parsed> {
@@ -532,18 +583,8 @@ impl Handler for Pipeline<'_> {
             self.held_from = Some(parsed);
             return Ok(parsed);
         }
-        let norm = &mut self.norm;
-        let sink = &mut *self.sink;
-        let mut intake = Intake::new();
-        // Each item comes with the line of its record: a record detection
-        // kept until a later one told the dialect is not this one.
-        // Items come by reference: an event is not copied on its way.
-        let parsed = self.parser.parse(rec, line, &mut |line, item| {
-            intake.item(norm, sink, diag, line, item)
-        })?;
-        let only_unknown = self.taken(intake, diag);
-        self.recorded(parsed, only_unknown, diag)?;
-        Ok(parsed)
+        let parsed = self.record_str(rec, line, diag, false)?;
+        Ok(parsed.expect("the parser's `parse` reads every record"))
     }
 
     /// Called for every record: the check is inlined, the work is not.

@@ -62,6 +62,7 @@ mod sessions;
 mod skipped_files;
 mod snapshots;
 mod summary;
+mod surrogate_scan;
 mod text_terminal;
 mod text_tool_calls;
 mod transcript;

@@ -9,16 +9,21 @@
 //! cursor-agent writes these keys in this order with no whitespace. The fast
 //! path matches that exact layout byte by byte and reads the two strings and
 //! the number; any difference at all (another key, another order, spaces, a
-//! string it cannot read) returns `None`, and the general serde parser reads
-//! the line instead, so the fast path can only be a shortcut, never a
-//! different answer. `tests` and a property test in `tests/it/properties.rs`
-//! check that both paths agree.
+//! string it cannot read, a `\u` escape of a UTF-16 surrogate) returns
+//! `None`, and the general serde parser reads the line instead, so the fast
+//! path can only be a shortcut, never a different answer. Both readers here
+//! scan every byte of a line they accept, escapes included: a line they
+//! accept holds no surrogate escape. `tests` and a property test in
+//! `tests/it/properties.rs` check that both paths agree.
 
 use std::borrow::Cow;
 
 use serde_json::value::RawValue;
 
 use super::{Part, ResultParts, ToolBody, ToolCallObj, outcome_kind};
+// These refuse surrogate escapes: a line either path reads is then known
+// to hold none, so the framer's pass looking for lone ones can be spared
+// for it (`CursorParser::parse_checked`).
 use crate::input::scan::{checked_string_end, skip_ws, value_end};
 use crate::json::{LaxStr, Members, Val, raw_as_i64, raw_as_str};
 
@@ -391,10 +396,44 @@ mod tests {
                 ts: 1763800006589
             })
         );
-        let a = delta(r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"a\n\"b\" \u00e9 \ud83d\ude4f"}]},"session_id":"s","timestamp_ms":7}"#).unwrap();
+        let a = delta(r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"a\n\"b\" \u00e9 🙏"}]},"session_id":"s","timestamp_ms":7}"#).unwrap();
         assert!(!a.thinking);
         assert_eq!(a.text, "a\n\"b\" é 🙏");
         assert_eq!(a.ts, 7);
+    }
+
+    #[test]
+    fn surrogate_escapes_are_left_to_the_general_parser() {
+        // Paired or lone, in the text or the session id, any case: a line
+        // the fast paths take holds none (`CursorParser::parse_checked`).
+        for esc in [r"\ud83d\ude4f", r"\uD800", r"\udfff", r"\uDc00x"] {
+            let text = format!(
+                r#"{{"type":"thinking","subtype":"delta","text":"a{esc}","session_id":"s","timestamp_ms":7}}"#
+            );
+            assert_eq!(delta(&text), None, "{text}");
+            let sid = format!(
+                r#"{{"type":"thinking","subtype":"delta","text":"a","session_id":"s{esc}","timestamp_ms":7}}"#
+            );
+            assert_eq!(delta(&sid), None, "{sid}");
+            let tool = format!(
+                r#"{{"type":"tool_call","subtype":"started","call_id":"c","tool_call":{{"readToolCall":{{"args":{{"path":"p{esc}"}}}}}}}}"#
+            );
+            assert!(tool_line(&tool).is_none(), "{tool}");
+            assert!(tool_line(&tool.replace(esc, "")).is_some(), "{tool}");
+            let key = tool.replace("\"path\"", &format!("\"k{esc}\""));
+            assert!(tool_line(&key).is_none(), "{key}");
+        }
+        // Escapes that only look alike are read: `\\ud800` is a backslash
+        // and text, `\u0d80` and `\ud7ff` are no surrogates.
+        for esc in [r"\\ud800", r"\u0d80", r"\ud7ff", r"\uDAFx"] {
+            let line = format!(
+                r#"{{"type":"thinking","subtype":"delta","text":"a{esc}","session_id":"s","timestamp_ms":7}}"#
+            );
+            let want = serde_json::from_str::<serde_json::Value>(&line)
+                .ok()
+                .map(|v| v["text"].as_str().unwrap().to_owned());
+            assert_eq!(delta(&line).map(|d| d.text.into_owned()), want, "{line}");
+        }
     }
 
     #[test]

@@ -115,6 +115,9 @@ pub struct CursorParser {
     /// The latest structural tool-call starts of the turn (tool, args, id),
     /// which a marker of the same call repeats.
     structural: VecDeque<(String, String, String)>,
+    /// `parse_checked` found the fast paths refuse the record that
+    /// `parse` is given next.
+    fast_refused: bool,
 }
 
 /// How many recent structural calls a marker is compared with.
@@ -128,6 +131,28 @@ enum From {
 }
 
 impl CursorParser {
+    /// The fast paths (fast.rs): `None`, with nothing emitted, for a line
+    /// neither takes.
+    #[inline]
+    fn parse_fast<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Option<Parsed>> {
+        if let Some(d) = fast::delta(rec) {
+            return self.fast_delta(d, out).map(Some);
+        }
+        let Some(t) = fast::tool_line(rec) else {
+            return Ok(None);
+        };
+        // What the general path does for the same line.
+        if !self.hinted
+            && let Some(sid) = t.session_id.as_deref()
+        {
+            self.hinted = true;
+            out(Item::IdHint(Cow::Owned(sid.to_owned())))?;
+        }
+        self.flush(t.ts, out)?;
+        self.tool_call_line(&t.subtype, Some(t.tool_call), t.call_id, rec, t.ts, out)
+            .map(Some)
+    }
+
     /// Emit a delta read by the fast path: the same items the general path
     /// gives for the same line.
     fn fast_delta<'a>(&mut self, d: fast::FastDelta<'a>, out: Out<'_, 'a>) -> io::Result<Parsed> {
@@ -390,20 +415,24 @@ impl Parser for CursorParser {
         self.flush(None, out)
     }
 
-    fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
-        if let Some(d) = fast::delta(rec) {
-            return self.fast_delta(d, out);
+    fn parse_checked<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Option<Parsed>> {
+        // Both fast paths scan every escape of the lines they take and
+        // refuse surrogate escapes (fast.rs), which is all the framer's own
+        // pass looks for.
+        if let Some(p) = self.parse_fast(rec, out)? {
+            return Ok(Some(p));
         }
-        if let Some(t) = fast::tool_line(rec) {
-            // What the general path does for the same line.
-            if !self.hinted
-                && let Some(sid) = t.session_id.as_deref()
-            {
-                self.hinted = true;
-                out(Item::IdHint(Cow::Owned(sid.to_owned())))?;
-            }
-            self.flush(t.ts, out)?;
-            return self.tool_call_line(&t.subtype, Some(t.tool_call), t.call_id, rec, t.ts, out);
+        // The framer gives the same record to `parse` next: no use trying
+        // the fast paths on it again.
+        self.fast_refused = true;
+        Ok(None)
+    }
+
+    fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
+        if !std::mem::take(&mut self.fast_refused)
+            && let Some(p) = self.parse_fast(rec, out)?
+        {
+            return Ok(p);
         }
         let line: Line<'a> = match read_line(rec, out)? {
             Ok(l) => l,

@@ -1,0 +1,102 @@
+//! Lone UTF-16 surrogate escapes are found wherever they are, whichever
+//! reader takes the line. The cursor fast paths spare the framer's own
+//! pass looking for them (they refuse any surrogate escape while they
+//! scan, `Handler::record_checked`), so this checks the outcome is what
+//! that pass gives: each lone surrogate read as U+FFFD, with a warning.
+
+use crate::common;
+
+use common::{cstream, fixtures_dir};
+
+/// `line` with `esc` put at the start of its `k`-th string value (a
+/// string opened right after a `:`); `None` when the line has fewer.
+fn inject(line: &str, k: usize, esc: &str) -> Option<String> {
+    let b = line.as_bytes();
+    let (mut in_str, mut escaped, mut seen) = (false, false, 0);
+    for (i, &c) in b.iter().enumerate() {
+        if in_str {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        if c != b'"' {
+            continue;
+        }
+        in_str = true;
+        if i > 0 && b[i - 1] == b':' {
+            if seen == k {
+                return Some(format!("{}{esc}{}", &line[..=i], &line[i + 1..]));
+            }
+            seen += 1;
+        }
+    }
+    None
+}
+
+/// Every JSON line of `text` with `esc` injected at its `k`-th string
+/// value (lines with fewer values, and lines that are no JSON, which are
+/// shown as they came, unchanged), and how many lines changed.
+fn inject_all(text: &str, k: usize, esc: &str) -> (String, usize) {
+    let mut n = 0;
+    let mut out = String::new();
+    for line in text.lines() {
+        let json = serde_json::from_str::<serde_json::Value>(line).is_ok();
+        match inject(line, k, esc).filter(|_| json) {
+            Some(l) => {
+                n += 1;
+                out.push_str(&l);
+            }
+            None => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    (out, n)
+}
+
+const WARNING: &str = "lone UTF-16 surrogate escape replaced with U+FFFD";
+
+#[test]
+fn lone_surrogates_anywhere_in_cursor_lines_read_as_replacement_characters() {
+    let dir = fixtures_dir().join("cursor");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("fixtures/cursor")
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert!(files.len() > 20, "{} cursor fixtures", files.len());
+    let mut injected = 0;
+    for path in &files {
+        let text = std::fs::read_to_string(path).unwrap();
+        for k in 0..5 {
+            // A lone low half, a lone high half (upper case), and a
+            // whole pair, which is no lone surrogate (raw values keep it
+            // escaped, so its output is not compared with the emoji's).
+            for (esc, same_as) in [
+                (r"\udc00", r"\ufffd"),
+                (r"\uD83D", r"\ufffd"),
+                (r"\ud83d\ude00", r"\ud83d\ude00"),
+            ] {
+                let (with, n) = inject_all(&text, k, esc);
+                if n == 0 {
+                    continue;
+                }
+                injected += n;
+                let (want, _) = inject_all(&text, k, same_as);
+                let got = cstream(&["--to", "events"], with.as_bytes());
+                let expected = cstream(&["--to", "events"], want.as_bytes());
+                let name = format!("{} k={k} {esc}", path.display());
+                assert_eq!(got.code, expected.code, "{name}: {}", got.stderr);
+                assert_eq!(got.out(), expected.out(), "{name}");
+                let lone = same_as != esc;
+                assert_eq!(got.stderr.contains(WARNING), lone, "{name}: {}", got.stderr);
+                assert!(!expected.stderr.contains(WARNING), "{name}");
+            }
+        }
+    }
+    // Deltas and tool lines (the fast paths' lines) among them.
+    assert!(injected > 1000, "{injected} lines changed");
+}
