@@ -37,8 +37,8 @@ use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
 
 use super::common::{
-    clean_output, error_text, fill_start, join_output, normalize_tool_name, render_todos,
-    split_mcp_name, unified_diff, without_output,
+    clean_output, error_text, fill_start, join_lines, join_output, normalize_tool_name,
+    render_todos, split_mcp_name, unified_diff, without_output,
 };
 use super::{Item, Out, Parser, Probe, keep_unknown, read_line};
 use crate::event::calls::CallTable;
@@ -846,22 +846,11 @@ fn blocks_text(raw: &RawValue) -> Option<Str<'_>> {
         };
     }
     let v: Vec<ContentItem> = serde_json::from_str(raw.get()).ok()?;
-    let mut out: Option<Str> = None;
-    for b in v {
-        if b.ty.as_deref().is_some_and(|t| t != "text") {
-            continue;
-        }
-        let Some(t) = b.text.get() else { continue };
-        match &mut out {
-            None => out = Some(t),
-            Some(s) => {
-                let s = s.to_mut();
-                s.push('\n');
-                s.push_str(&t);
-            }
-        }
-    }
-    out
+    join_lines(
+        v.into_iter()
+            .filter(|b| b.ty.as_deref().is_none_or(|t| t == "text"))
+            .filter_map(|b| b.text.get()),
+    )
 }
 
 /// The output a `toolResponse` carries: `stdout` (+`stderr`), a `content`

@@ -325,6 +325,23 @@ pub fn fill_start_owned(t: &mut ToolStart<'_>, a: &Members<'_>) {
     t.details = tmp.details.map(|d| Box::new(d.into_owned()));
 }
 
+/// Texts joined with a line break between each two; one text alone stays
+/// as it is (borrowed when it was), none gives `None`.
+pub fn join_lines<'a>(texts: impl IntoIterator<Item = Str<'a>>) -> Option<Str<'a>> {
+    let mut out: Option<Str<'a>> = None;
+    for t in texts {
+        match &mut out {
+            None => out = Some(t),
+            Some(s) => {
+                let s = s.to_mut();
+                s.push('\n');
+                s.push_str(&t);
+            }
+        }
+    }
+    out
+}
+
 /// A shell call's output once: stdout, then stderr on its own line.
 pub fn join_output<'a>(out: Option<Str<'a>>, err: Option<Str<'a>>) -> Option<Str<'a>> {
     let err = err.filter(|e| !e.is_empty());

@@ -46,8 +46,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::common::{
-    anthropic_usage, count_patch_lines, error_text, fill_start, fill_start_owned, join_output,
-    normalize_tool_name, raw_object1, split_mcp_name, strip_persisted, without_output,
+    anthropic_usage, count_patch_lines, error_text, fill_start, fill_start_owned, join_lines,
+    join_output, normalize_tool_name, raw_object1, split_mcp_name, strip_persisted, without_output,
 };
 use super::{Channel, Has, Item, Out, Parser, Probe, keep_unknown, read_line};
 use crate::event::calls::CallTable;
@@ -1301,22 +1301,12 @@ fn content_text(raw: &RawValue) -> Option<Str<'_>> {
         return Some(s);
     }
     let blocks: Vec<Block> = serde_json::from_str(raw.get()).ok()?;
-    let mut out: Option<Str> = None;
-    for b in blocks {
-        if b.ty.as_deref() != Some("text") {
-            continue;
-        }
-        let Some(t) = b.text.get() else { continue };
-        match &mut out {
-            None => out = Some(t),
-            Some(s) => {
-                let s = s.to_mut();
-                s.push('\n');
-                s.push_str(&t);
-            }
-        }
-    }
-    out
+    join_lines(
+        blocks
+            .into_iter()
+            .filter(|b| b.ty.as_deref() == Some("text"))
+            .filter_map(|b| b.text.get()),
+    )
 }
 
 /// The model a line names: an `assistant` message's or a `message_start`'s
