@@ -102,10 +102,6 @@ const STARTS: &[&str] = &[
 /// text when their literal is found, so what is matched is the same as
 /// running every pattern. tests/it/redact_fast.rs checks each kind's
 /// literal against its pattern.
-#[cfg_attr(
-    not(test),
-    expect(dead_code, reason = "the specification `candidates` is tested against")
-)]
 pub const LITERALS: &[(&str, u32)] = &[
     ("-----BEGIN ", 1 << 0),
     // `sk-ant-` (anthropic) and `sk-…` (openai) both begin so.
@@ -166,25 +162,10 @@ static PACKED: LazyLock<Option<aho_corasick::packed::Searcher>> = LazyLock::new(
 
 /// [`LITERALS`] without `\u` (found by its own search: a two-byte
 /// pattern would make the packed searcher look at two bytes only).
-const PACKED_LITERALS: &[(&str, u32)] = &[
-    ("-----BEGIN ", 1 << 0),
-    ("sk-", 1 << 1 | 1 << 2),
-    ("AIza", 1 << 3),
-    ("AKIA", 1 << 4),
-    ("ASIA", 1 << 4),
-    ("ghp_", 1 << 5),
-    ("gho_", 1 << 5),
-    ("ghu_", 1 << 5),
-    ("ghs_", 1 << 5),
-    ("ghr_", 1 << 5),
-    ("github_pat_", 1 << 5),
-    ("xoxa-", 1 << 6),
-    ("xoxb-", 1 << 6),
-    ("xoxp-", 1 << 6),
-    ("xoxr-", 1 << 6),
-    ("xoxs-", 1 << 6),
-    ("eyJ", 1 << 7),
-];
+const PACKED_LITERALS: &[(&str, u32)] = match LITERALS.split_last() {
+    Some(((_, ESCAPE), rest)) => rest,
+    _ => panic!("`\\u` must be the last of LITERALS"),
+};
 
 /// [`candidates`] by the packed searcher. It reports matches that do not
 /// overlap; each search resumes one byte after the last match's start,
