@@ -230,23 +230,26 @@ impl Prices {
 }
 
 /// `name` without a release date at its end (`-20250929`, `-2025-09-29`).
+/// Looked at as bytes: a model name may hold any character (a damaged
+/// line's replacement character among them), and the cut is always just
+/// before an ASCII `-`, so it falls between two characters.
 fn undated(name: &str) -> Option<&str> {
-    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    let digits = |s: &[u8]| s.iter().all(u8::is_ascii_digit);
     let b = name.as_bytes();
-    if name.len() > 9 && b[name.len() - 9] == b'-' && digits(&name[name.len() - 8..]) {
-        return Some(&name[..name.len() - 9]);
+    let n = b.len();
+    if n > 9 && b[n - 9] == b'-' && digits(&b[n - 8..]) {
+        return Some(&name[..n - 9]);
     }
-    if name.len() > 11 {
-        let d = &name[name.len() - 11..];
-        let db = d.as_bytes();
-        if db[0] == b'-'
-            && db[5] == b'-'
-            && db[8] == b'-'
+    if n > 11 {
+        let d = &b[n - 11..];
+        if d[0] == b'-'
+            && d[5] == b'-'
+            && d[8] == b'-'
             && digits(&d[1..5])
             && digits(&d[6..8])
             && digits(&d[9..])
         {
-            return Some(&name[..name.len() - 11]);
+            return Some(&name[..n - 11]);
         }
     }
     None
@@ -918,6 +921,14 @@ mod tests {
         assert!(!p.has("gpt-5.3-codex-spark"));
         assert_eq!(undated("gpt-5.4-2026-03-05"), Some("gpt-5.4"));
         assert_eq!(undated("gpt-5.4-2026-3-05"), None);
+        // Characters of several bytes where a date's digits would be: no
+        // date, and no cut inside a character (a property test found the
+        // panic this was, on a model name a mutation had damaged).
+        assert_eq!(undated("gem\u{fffd}ni-2.5-pro"), None);
+        assert_eq!(undated("\u{fffd}\u{fffd}\u{fffd}\u{fffd}"), None);
+        assert_eq!(undated("modèle-20250929"), Some("modèle"));
+        assert_eq!(undated("é-2025-09-29"), Some("é"));
+        assert!(!p.has("gem\u{fffd}ni-2.5-pro"));
     }
 
     #[test]
