@@ -68,36 +68,115 @@ pub(crate) fn from_raw<'a, T: Deserialize<'a>>(raw: &'a str) -> Option<T> {
 
 /// Whether any byte is below 0x20: a whole block at a time (no early exit
 /// inside one), which the compiler turns into vector compares.
+#[cfg(test)]
 fn has_control(b: &[u8]) -> bool {
     b.chunks(64)
         .any(|c| c.iter().fold(0u8, |a, &x| a | u8::from(x < 0x20)) != 0)
 }
 
-/// Where the first `"` or `\\` of `s` is. The first bytes are looked at a
-/// word at a time, inline: in a tool's output the escapes (`\\n`, `\\"`)
-/// are often a few dozen bytes apart, where a call of `memchr2` costs more
-/// than the bytes it passes. A longer run goes to `memchr2`.
+/// The bits of the 32 bytes of `s` at `i` (`i + 32 <= s.len()`) that end a
+/// run of plain string bytes: `"`, `\\` and the bytes below 0x20, which no
+/// string may hold raw (bit `k` is byte `i + k`).
+#[cfg(target_arch = "x86_64")]
 #[inline]
-fn quote_or_backslash(s: &[u8]) -> Option<usize> {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    const QUOTE: u64 = LO * b'"' as u64;
-    const BACKSLASH: u64 = LO * b'\\' as u64;
-    let mut i = 0;
-    while i < 32 {
-        let Some(w) = s.get(i..i + 8) else { break };
-        let w = u64::from_le_bytes(w.try_into().ok()?);
-        // A byte of `q` (`b`) is zero where `w` has the byte looked for; the
-        // lowest flagged byte is always a true zero (a borrow only runs
-        // upwards from one), and the lowest byte is the first in the text.
-        let (q, b) = (w ^ QUOTE, w ^ BACKSLASH);
-        let m = ((q.wrapping_sub(LO) & !q) | (b.wrapping_sub(LO) & !b)) & HI;
-        if m != 0 {
-            return Some(i + (m.trailing_zeros() / 8) as usize);
-        }
-        i += 8;
+fn specials32(s: &[u8], i: usize) -> u32 {
+    use std::arch::x86_64::{
+        _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
+    };
+    assert!(i + 32 <= s.len());
+    // SAFETY: SSE2 is part of every x86_64, and the two unaligned 16-byte
+    // loads read `s[i..i + 32]`, in bounds by the assert above.
+    unsafe {
+        let quote = _mm_set1_epi8(b'"' as i8);
+        let backslash = _mm_set1_epi8(b'\\' as i8);
+        let ctl = _mm_set1_epi8(0x1f);
+        let half = |at: usize| {
+            let x = _mm_loadu_si128(s.as_ptr().add(at).cast());
+            // x <= 0x1f (unsigned) exactly when min(x, 0x1f) == x.
+            let m = _mm_or_si128(
+                _mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)),
+                _mm_cmpeq_epi8(_mm_min_epu8(x, ctl), x),
+            );
+            _mm_movemask_epi8(m) as u32 & 0xffff
+        };
+        half(i) | half(i + 16) << 16
     }
-    memchr::memchr2(b'"', b'\\', &s[i..]).map(|k| i + k)
+}
+
+/// [`specials32`] a byte at a time, where there is no SSE2 (and the unit
+/// tests' measure of it).
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[inline]
+fn specials32_bytes(s: &[u8], i: usize) -> u32 {
+    s[i..i + 32].iter().rev().fold(0, |m, &c| {
+        m << 1 | u32::from(c < 0x20 || c == b'"' || c == b'\\')
+    })
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+use specials32_bytes as specials32;
+
+/// The length of the escape at `s[j]` (a `\\`): 2, or 6 for `\\uXXXX`;
+/// `None` for what this reader leaves to serde_json (an escape JSON does
+/// not have, a surrogate, paired or not).
+#[inline]
+fn escape_len(s: &[u8], j: usize) -> Option<usize> {
+    match *s.get(j + 1)? {
+        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(2),
+        b'u' => {
+            let v = crate::json::hex4(s, j + 2)?;
+            (!(0xD800..=0xDFFF).contains(&v)).then_some(6)
+        }
+        _ => None,
+    }
+}
+
+/// The end (just past its closing quote) of the string whose body starts at
+/// `s[i]`, and whether it held an escape; `None` for a string this reader
+/// leaves to serde_json: a raw byte below 0x20, an escape [`escape_len`]
+/// refuses, or no closing quote.
+///
+/// A tool's output has an escape (`\\n`, `\\"`) every few dozen bytes, so
+/// the walk takes 32 bytes at a time and goes through all the specials of
+/// those bytes from one mask, instead of searching afresh after each escape.
+#[inline]
+fn string_end(s: &[u8], mut i: usize) -> Option<(usize, bool)> {
+    let mut escaped = false;
+    'block: while i + 32 <= s.len() {
+        let mut m = specials32(s, i);
+        while m != 0 {
+            let j = i + m.trailing_zeros() as usize;
+            match s[j] {
+                b'"' => return Some((j + 1, escaped)),
+                b'\\' => {
+                    escaped = true;
+                    let next = j + escape_len(s, j)?;
+                    if next >= i + 32 {
+                        i = next;
+                        continue 'block;
+                    }
+                    // Drop the bits up to the escape's end.
+                    m &= u32::MAX << (next - i);
+                }
+                _ => return None,
+            }
+        }
+        i += 32;
+    }
+    // The last bytes of the text, one at a time.
+    while i < s.len() {
+        match s[i] {
+            b'"' => return Some((i + 1, escaped)),
+            b'\\' => {
+                escaped = true;
+                i += escape_len(s, i)?;
+            }
+            c if c < 0x20 => return None,
+            _ => i += 1,
+        }
+    }
+    None
 }
 
 /// A scan position in a JSON text that starts with the value being walked.
@@ -130,28 +209,9 @@ impl Scan<'_> {
     /// Past a string at `i` (its `"`); whether it held an escape.
     fn string(&mut self) -> Option<bool> {
         self.eat(b'"')?;
-        let mut escaped = false;
-        loop {
-            let k = quote_or_backslash(&self.s[self.i..])?;
-            self.i += k;
-            if self.s[self.i] == b'"' {
-                self.i += 1;
-                return Some(escaped);
-            }
-            escaped = true;
-            match *self.s.get(self.i + 1)? {
-                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => self.i += 2,
-                b'u' => {
-                    let v = crate::json::hex4(self.s, self.i + 2)?;
-                    // Surrogates, paired or not: serde_json's to judge.
-                    if (0xD800..=0xDFFF).contains(&v) {
-                        return None;
-                    }
-                    self.i += 6;
-                }
-                _ => return None,
-            }
-        }
+        let (end, escaped) = string_end(self.s, self.i)?;
+        self.i = end;
+        Some(escaped)
     }
 
     fn digits(&mut self) -> usize {
@@ -577,7 +637,10 @@ impl Tape {
         self.stack.clear();
         self.len = text.len();
         let b = text.as_bytes();
-        if b.len() >= u32::MAX as usize || b.first() != Some(&b'{') || has_control(b) {
+        // No pass for bytes below 0x20 first: the string walk refuses them
+        // inside strings, and the walk takes none between tokens (only
+        // spaces), so a line holding one is refused either way.
+        if b.len() >= u32::MAX as usize || b.first() != Some(&b'{') {
             return false;
         }
         let mut sc = Scan {
@@ -878,34 +941,78 @@ mod tests {
     use serde::Deserialize;
     use serde_json::value::RawValue;
 
-    use super::{Tape, from_raw, from_str, quote_or_backslash};
+    use super::{Tape, from_raw, from_str, specials32, specials32_bytes, string_end};
 
-    /// The word-at-a-time search finds what `memchr2` finds: every position
-    /// of the byte looked for in texts of every length up to past the
-    /// inline words, among bytes on either side of it (`!` and `#` beside
-    /// `"`, `[` and `]` beside `\`, multi-byte UTF-8), alone or before the
-    /// other one.
+    /// The block walk over a string ends where the input module's checked
+    /// scan ends (which reads the same escapes and refuses the same bytes),
+    /// wherever the specials fall in or across the 32-byte blocks: texts
+    /// of pieces (escapes of both lengths, bad and surrogate escapes, raw
+    /// control bytes, quotes, multi-byte UTF-8, plain runs) of every length
+    /// up to a few blocks, each read from every start.
     #[test]
-    fn the_word_search_finds_what_memchr2_finds() {
-        let fill: &[u8] = "a!#[]\u{e9}\u{1F600}\u{0}\u{7f}".as_bytes();
-        for len in 0..48 {
-            for at in 0..=len {
-                for &c in b"\"\\x" {
-                    let mut s: Vec<u8> = (0..len).map(|i| fill[i % fill.len()]).collect();
-                    if at < len {
-                        s[at] = c;
-                    }
-                    if at + 3 < len {
-                        s[at + 3] = b'"';
-                    }
-                    assert_eq!(
-                        quote_or_backslash(&s),
-                        memchr::memchr2(b'"', b'\\', &s),
-                        "{s:?}"
-                    );
+    fn the_block_walk_ends_strings_where_the_checked_scan_does() {
+        const PIECES: &[&str] = &[
+            "a",
+            "plain text ",
+            "\\n",
+            "\\\"",
+            "\\\\",
+            "\\/",
+            "\\u00e9",
+            "\\uD83D",
+            "\\udc00",
+            "\\u12",
+            "\\x",
+            "\"",
+            "\n",
+            "\u{1f}",
+            "\u{7f}",
+            "é",
+            "\u{1F600}",
+            "0123456789abcdefghijklmnopqrstuvwxyz",
+        ];
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        let (mut past_a_block, mut refused) = (0, 0);
+        for _ in 0..3000 {
+            let mut t = String::new();
+            let n = rng.next(16);
+            for _ in 0..n {
+                // Quotes and bad bytes rarer than the rest, so that most
+                // texts run on past a block or two.
+                let p = PIECES[rng.next(PIECES.len())];
+                if matches!(
+                    p,
+                    "\"" | "\n" | "\u{1f}" | "\\x" | "\\u12" | "\\uD83D" | "\\udc00"
+                ) && rng.next(12) != 0
+                {
+                    continue;
+                }
+                t.push_str(p);
+            }
+            // Most texts end their string, some after the last block.
+            if rng.next(8) != 0 {
+                t.push_str("\",\"x\"");
+            }
+            let b = t.as_bytes();
+            for i in 0..=b.len() {
+                let want = crate::input::scan::checked_string_end(&b[i..])
+                    .map(|(k, esc)| (i + k + 1, esc));
+                assert_eq!(string_end(b, i), want, "{t:?} from {i}");
+                match want {
+                    Some((end, _)) if end > i + 32 => past_a_block += 1,
+                    None if i + 32 < b.len() => refused += 1,
+                    _ => {}
+                }
+                if i + 32 <= b.len() {
+                    assert_eq!(specials32(b, i), specials32_bytes(b, i), "{t:?} at {i}");
                 }
             }
         }
+        // Both ends of the walk met past the first block, many times.
+        assert!(
+            past_a_block > 10_000 && refused > 5_000,
+            "{past_a_block} {refused}"
+        );
     }
 
     /// A line's message, kept raw.
