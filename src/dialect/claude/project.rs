@@ -225,6 +225,31 @@ fn key(s: &str) -> u64 {
     Hasher::default().hash_one(s)
 }
 
+/// The sets of [`key`]s hash them as they are: a key is a SipHash of its
+/// uuid already, and hashing it again cost a SipHash per look-up, two or
+/// three of them a line.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl std::hash::Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write_u64(&mut self, k: u64) {
+        self.0 = k;
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `u64`s are hashed with it; anything else still spreads.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+}
+
+type Keys = HashSet<u64, BuildHasherDefault<KeyHasher>>;
+
 /// Parser state for one transcript file.
 #[derive(Default)]
 pub struct ClaudeProjectParser {
@@ -250,11 +275,11 @@ pub struct ClaudeProjectParser {
     /// (a walk handed on is moved, not copied, and its buffers reused).
     spare_tapes: Vec<super::fast::Tape>,
     held_bytes: usize,
-    held_uuids: HashSet<u64, Hasher>,
+    held_uuids: Keys,
     held_parent: Option<u64>,
     /// Parents of the prompts of turns already written: a prompt that
     /// attaches to one of them rewinds past output already written.
-    written_tails: HashSet<u64, Hasher>,
+    written_tails: Keys,
     cur: Option<MsgUsage>,
     counted: Vec<String>,
     total: Usage,
