@@ -279,3 +279,103 @@ fn a_title_after_the_turns_gives_the_rows_of_a_whole_read_with_any_jobs() {
     assert_eq!(titles, ["the user's title", "named at the end"], "{rows1}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Tool results whose texts put escapes, runs of backslashes before a
+/// quote, and damage (a raw control byte, an escape JSON lacks, a
+/// surrogate escape) at every offset of the 32-byte blocks the string walk
+/// reads, beside errors, texts in arrays and images: the rows, the
+/// `--stats` counts and the warnings are those of a whole read.
+#[test]
+fn tool_results_with_escapes_at_every_block_offset_read_as_a_whole_read() {
+    const TAILS: &[&str] = &[
+        r#"\n"#,
+        r#"\"q\""#,
+        r#"\\\\"#,
+        r#"\\\\\"x"#,
+        r#"\u00e9\u2028"#,
+        r#"\/\b\f\r\t"#,
+        // Damage: the fast reader leaves each of these lines to
+        // serde_json, which refuses or reads it as the whole read does.
+        "\t",
+        r#"\x"#,
+        r#"\ud800"#,
+        r#"\u12"#,
+    ];
+    let mut lines = vec![rec(
+        1,
+        None,
+        r#""type":"user","message":{"role":"user","content":"go"}"#,
+    )];
+    let mut n = 1;
+    for pad in 0..40 {
+        for (t, tail) in TAILS.iter().enumerate() {
+            let text = format!("{}{tail}{}", "a".repeat(pad), "b".repeat(t * 3));
+            let id = format!("t{pad}_{t}");
+            lines.push(rec(
+                n + 1,
+                Some(n),
+                &format!(
+                    r#""type":"assistant","message":{{"id":"m{n}","model":"claude-sonnet-4-5","content":[{{"type":"tool_use","id":"{id}","name":"Bash","input":{{"command":"{text}"}}}}],"stop_reason":"tool_use","usage":{{"input_tokens":{pad},"output_tokens":{t}}}}}"#
+                ),
+            ));
+            let content = match (pad + t) % 3 {
+                0 => format!(r#""{text}""#),
+                1 => format!(
+                    r#"[{{"type":"text","text":"{text}"}},{{"type":"image","source":{{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}}}}]"#
+                ),
+                _ => format!(r#"[{{"type":"text","text":"{text}"}}]"#),
+            };
+            let error = if pad % 4 == 0 { "true" } else { "false" };
+            lines.push(rec(
+                n + 2,
+                Some(n + 1),
+                &format!(
+                    r#""type":"user","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"{id}","content":{content},"is_error":{error}}}]}},"toolUseResult":{{"stdout":"{text}","stderr":"","interrupted":false}}"#
+                ),
+            ));
+            n += 2;
+        }
+    }
+    let dir = std::env::temp_dir().join(format!("cstream-usage-blocks-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("blocks.jsonl");
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let outputs = dir.join("blocks.outputs");
+    let f = file.to_str().unwrap();
+    let lean = cstream(&["--to", "usage", "--stats", f], b"");
+    let whole = cstream(
+        &[
+            "--to",
+            "usage",
+            "--stats",
+            "--outputs",
+            outputs.to_str().unwrap(),
+            f,
+        ],
+        b"",
+    );
+    assert_eq!(lean.out(), whole.out(), "rows");
+    assert_eq!(stats(&lean.stderr), stats(&whole.stderr), "counts");
+    fn warnings(e: &str) -> Vec<&str> {
+        e.lines()
+            .filter(|l| !l.starts_with("cstream: stats:"))
+            .collect()
+    }
+    assert_eq!(warnings(&lean.stderr), warnings(&whole.stderr), "warnings");
+    // The damaged lines were met (and warned about), the others counted:
+    // a call for each good pair.
+    assert!(lean.stderr.contains("not JSON"), "{}", lean.stderr);
+    let row = lean
+        .out()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|r| r["session_id"] == "s1")
+        .expect("the session's row");
+    assert!(row["tool_calls"].as_u64().unwrap() >= 40 * 6, "{row}");
+    assert!(
+        row["tool_calls"].as_u64().unwrap() >= 40 * 6,
+        "{row}\n{}",
+        lean.stderr
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
