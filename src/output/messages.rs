@@ -509,14 +509,14 @@ thread_local! {
 }
 
 /// Serialize the string `v` as serde_json does, byte for byte, but escaped
-/// by the crate's escaper ([`crate::json::write_str`]), which tests 16
-/// bytes at a time where serde_json looks up every byte: the text of
+/// by the crate's escaper ([`super::escape`]), which tests 16 bytes at
+/// a time where serde_json looks up every byte: the text of
 /// atif and messages (answers, reasoning, tool output, arguments) was
 /// most of their cost. For `#[serde(serialize_with)]`.
 pub(crate) fn fast_str<S: serde::Serializer>(v: &str, s: S) -> Result<S::Ok, S::Error> {
     ESCAPED.with_borrow_mut(|buf| {
         buf.clear();
-        crate::json::write_str(buf, v).expect("a Vec takes every write");
+        super::escape::push_str(buf, v);
         // The escaper copies runs of `v` cut at ASCII bytes and adds ASCII
         // escapes: the text is UTF-8 (checked, not assumed).
         let lit = std::str::from_utf8(buf).map_err(serde::ser::Error::custom)?;

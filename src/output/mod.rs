@@ -10,6 +10,7 @@
 pub mod atif;
 pub mod chat;
 pub mod documents;
+pub(crate) mod escape;
 pub mod events;
 pub mod fences;
 pub mod messages;

@@ -13,10 +13,11 @@
 
 use std::io::{self, Write};
 
+use super::escape::push_str;
 use super::{Session, Sink};
 use crate::event::figures::failed;
 use crate::event::{Event, Kind, OutStream, Text, ToolEnd, ToolStart, Usage};
-use crate::json::{write_f64, write_i64, write_str, write_u64};
+use crate::json::{write_f64, write_i64, write_u64};
 
 /// Writes one row per event.
 pub struct RowsSink<W: Write> {
@@ -28,11 +29,19 @@ pub struct RowsSink<W: Write> {
     /// The last second formatted, and its RFC 3339 text without the `Z`, so
     /// that a run of events in one second formats the date once.
     second: Option<(i64, String)>,
-    /// The row being written: built here, then handed to `w` in one call
-    /// (a row is ~30 small pieces; one copy each into a `Vec` is cheaper
-    /// than as many calls into the writer).
+    /// Rows not handed to `w` yet: each is built here (a row is ~30 small
+    /// pieces; one copy each into a `Vec` is cheaper than as many calls
+    /// into the writer), and they go to `w` [`BATCH`] bytes at a time, a
+    /// write that a `BufWriter` of that capacity passes on without copying
+    /// it into its own buffer. [`Sink::flush`] writes them all, so what
+    /// reaches the output, and when, is as before.
     row: Vec<u8>,
 }
+
+/// Bytes of rows gathered before they are written: the command line's
+/// output buffer (`WRITE_BUFFER_BYTES`), so that a batch is not copied
+/// again.
+const BATCH: usize = 64 * 1024;
 
 impl<W: Write> RowsSink<W> {
     pub fn new(w: W) -> Self {
@@ -257,7 +266,7 @@ impl<W: Write> Sink for RowsSink<W> {
     fn begin(&mut self, s: &Session) -> io::Result<()> {
         self.sid.0 = s.ordinal;
         self.sid.1.clear();
-        write_str(&mut self.sid.1, &s.id)?;
+        push_str(&mut self.sid.1, &s.id);
         self.seq = 0;
         Ok(())
     }
@@ -268,7 +277,6 @@ impl<W: Write> Sink for RowsSink<W> {
         }
         self.seq += 1;
         let c = cols(ev);
-        self.row.clear();
         self.row.extend_from_slice(b"{\"session\":");
         self.row.extend_from_slice(&self.sid.1);
         self.row.extend_from_slice(b",\"session_n\":");
@@ -294,7 +302,7 @@ impl<W: Write> Sink for RowsSink<W> {
         if let Some(t) = c.text {
             w.key(TEXT);
             match t {
-                TextRef::Str(t) => write_text(w.row, t)?,
+                TextRef::Str(t) => push_str(w.row, t),
                 TextRef::Literal(lit) => w.row.extend_from_slice(lit.as_bytes()),
             }
         }
@@ -334,35 +342,40 @@ impl<W: Write> Sink for RowsSink<W> {
         w.str(DETAIL, c.detail)?;
         w.nulls_to(COLUMNS.len());
         self.row.extend_from_slice(b"}\n");
-        self.w.write_all(&self.row)?;
+        if self.row.len() >= BATCH {
+            self.write_rows()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.write_rows()?;
+        self.w.flush()
+    }
+}
+
+impl<W: Write> RowsSink<W> {
+    /// Hand the gathered rows to `w`.
+    fn write_rows(&mut self) -> io::Result<()> {
+        if !self.row.is_empty() {
+            self.w.write_all(&self.row)?;
+            self.row.clear();
+        }
         if self.row.capacity() > 1 << 20 {
             // A row that carried a huge output: its buffer is not kept.
             self.row = Vec::new();
         }
         Ok(())
     }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.w.flush()
-    }
 }
 
-/// `s` as a JSON string, the bytes [`write_str`] writes: a text with
-/// nothing to escape (most deltas, every role) is copied between quotes.
-/// The test for that runs over every byte without stopping early, which
-/// the compiler turns into vector compares; [`write_str`] tests whole
-/// blocks only, so a text shorter than one went byte by byte.
-fn write_text(row: &mut Vec<u8>, s: &str) -> io::Result<()> {
-    if s.bytes()
-        .fold(false, |a, c| a | (c < 0x20) | (c == b'"') | (c == b'\\'))
-    {
-        return write_str(row, s);
+impl<W: Write> Drop for RowsSink<W> {
+    /// A run ends with `finish`, which flushes; a sink dropped without it
+    /// (a run stopped by an error) still writes what it holds, as the
+    /// `BufWriter` under it would.
+    fn drop(&mut self) {
+        let _ = self.write_rows();
     }
-    row.reserve(s.len() + 2);
-    row.push(b'"');
-    row.extend_from_slice(s.as_bytes());
-    row.push(b'"');
-    Ok(())
 }
 
 /// The columns after `type`, in the schema's order (`RowLine` in
@@ -453,11 +466,11 @@ impl Columns<'_> {
         self.nulls_from = col;
     }
 
-    /// `,"name":` of `col`, after the nulls before it.
+    /// `,"name":` of `col`, after the nulls before it: one slice of
+    /// [`ALL_NULL`], where the key follows those nulls.
     fn key(&mut self, col: usize) {
-        self.nulls_to(col);
         self.row
-            .extend_from_slice(&ALL_NULL.as_bytes()[AT[col]..AT[col + 1] - 4]);
+            .extend_from_slice(&ALL_NULL.as_bytes()[AT[self.nulls_from]..AT[col + 1] - 4]);
         self.nulls_from = col + 1;
     }
 
@@ -465,7 +478,8 @@ impl Columns<'_> {
         match v {
             Some(s) => {
                 self.key(col);
-                write_str(self.row, s)
+                push_str(self.row, s);
+                Ok(())
             }
             None => Ok(()),
         }
@@ -493,38 +507,6 @@ impl Columns<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::prelude::*;
-
-    fn by_write_str(s: &str) -> Vec<u8> {
-        let mut v = Vec::new();
-        write_str(&mut v, s).unwrap();
-        v
-    }
-
-    /// Pieces of text and JSON text: quotes, backslashes, escapes, control
-    /// characters (raw), white space, non-ASCII.
-    const PIECES: &[&str] = &[
-        "a",
-        "text ",
-        "\"",
-        "\\",
-        "\\n",
-        "\\\"",
-        "{\"k\":",
-        "[1,",
-        "]",
-        "}",
-        "\n",
-        "\t",
-        "\r",
-        "\u{1}",
-        "\u{1f}",
-        "\u{7f}",
-        " ",
-        "é",
-        "🚀",
-        "0123456789abcdef0123456789abcdef",
-    ];
 
     #[test]
     fn roles_are_their_names_escaped() {
@@ -533,18 +515,7 @@ mod tests {
             (Role::Assistant, "assistant"),
             (Role::Tool, "tool"),
         ] {
-            assert_eq!(r.quoted().as_bytes(), by_write_str(name));
+            assert_eq!(r.quoted(), serde_json::to_string(name).unwrap());
         }
-    }
-
-    #[test]
-    fn text_is_escaped_as_write_str_does() {
-        let piece = prop::sample::select(PIECES.to_vec());
-        proptest!(ProptestConfig::with_cases(2000), |(parts in prop::collection::vec(piece, 0..40))| {
-            let s = parts.concat();
-            let mut ours = Vec::new();
-            write_text(&mut ours, &s).unwrap();
-            prop_assert_eq!(&ours, &by_write_str(&s), "{:?}", s);
-        });
     }
 }

@@ -57,6 +57,7 @@ mod release;
 mod responses;
 mod roundtrip;
 mod rows_messages;
+mod rows_stream;
 mod schema;
 mod sessions;
 mod skipped_files;
