@@ -18,6 +18,12 @@
 //! A session whose id is made up from its place in the run goes on tape as
 //! events all the same.
 //!
+//! For `--to usage` with nothing in the chain that sees the run as a whole,
+//! a worker goes further still ([`reduces`]): it reduces each session of
+//! its file to its row, and the tape carries the rows; the main thread only
+//! keeps them (copies of one saved session counted once) and writes them
+//! when the run ends.
+//!
 //! What depends on the files before it is settled when the tape is played,
 //! not when it is made: a session's ordinal (and the `session-N` id of a
 //! session without one) is counted from zero per file and shifted by the
@@ -43,6 +49,7 @@ use crate::diag::{Diag, Message};
 use crate::dialect::Dialect;
 use crate::event::{Event, Reads, Session, Sink, Starts};
 use crate::input::Framer;
+use crate::output::usage::{Row, UsageOptions, UsageSink};
 use crate::transform::{Ended, NormalizeOptions, Outcomes};
 
 /// A chunk of tape is sent once this much input was read since the last…
@@ -77,6 +84,9 @@ enum Tape {
     Ended(Ended),
     /// The file's session count changed (for the SSE note).
     Sessions(u64),
+    /// A session reduced to its row by the worker ([`reduces`]), with its
+    /// ordinal in the file when its id is the made-up `session-N`.
+    Row(Box<Row>, Option<usize>),
     /// The file is over: what it adds to the run's report.
     Done(Box<FileDone>),
 }
@@ -96,7 +106,7 @@ struct FileDone {
 
 /// What a worker needs of the run's configuration (the parts before the
 /// sink; [`Config`] itself is not `Sync`).
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct WorkerConfig {
     from: Option<Dialect>,
     normalize: NormalizeOptions,
@@ -108,6 +118,8 @@ struct WorkerConfig {
     /// The workers write the output themselves ([`renders`]); without
     /// `--keep-images`, their chain replaces the images.
     render: Option<bool>,
+    /// The workers reduce each session to its usage row ([`reduces`]).
+    rows: Option<UsageOptions>,
 }
 
 impl WorkerConfig {
@@ -139,6 +151,26 @@ impl WorkerConfig {
 /// cost.
 fn renders(cfg: &Config) -> bool {
     cfg.format == crate::output::Format::Events
+        && cfg.summary.is_none()
+        && cfg.outputs.is_none()
+        && !cfg.stats
+        && cfg.window == (None, None)
+        && cfg.coalesce.is_none()
+        && cfg.truncate_shell.is_none()
+        && cfg.redact.output(cfg.format).is_none()
+}
+
+/// Whether the workers can reduce each session to its `--to usage` row
+/// instead of recording its events: nothing in the run's chain sees the
+/// events but the usage sink (no summary, `--stats`, redaction, time
+/// window, coalescing or truncation). A row depends on its session alone,
+/// except for the made-up `session-N` id, settled at play time; what
+/// depends on the other files (copies of one saved session counting once,
+/// the groups) is the main thread's, which keeps the rows in input order
+/// exactly as its own usage sink would have made them. Image placeholders
+/// are not made in the worker: a row holds counts, never a payload.
+fn reduces(cfg: &Config) -> bool {
+    cfg.format == crate::output::Format::Usage
         && cfg.summary.is_none()
         && cfg.outputs.is_none()
         && !cfg.stats
@@ -392,6 +424,113 @@ impl Sink for RenderSink<'_> {
     }
 }
 
+/// The sink of a worker that reduces sessions to rows ([`reduces`]): the
+/// run's usage sink in its worker form, whose rows go on the tape as each
+/// session ends. Flushes and pauses are not recorded: the usage sink
+/// writes nothing before the run ends.
+struct RowSink {
+    usage: UsageSink<io::Sink>,
+    rec: Rc<Recording>,
+    /// The session under way has a made-up id: its ordinal in the file.
+    anonymous: Option<usize>,
+}
+
+impl RowSink {
+    fn take_rows(&mut self) {
+        for row in self.usage.take_rows() {
+            self.rec.push(Tape::Row(Box::new(row), self.anonymous));
+        }
+    }
+}
+
+impl Sink for RowSink {
+    fn starts(&self) -> Starts {
+        self.usage.starts()
+    }
+
+    fn reads(&self) -> Reads {
+        self.usage.reads()
+    }
+
+    fn begin(&mut self, s: &Session) -> io::Result<()> {
+        // A session still open ends here (never, the normalizer closes
+        // each one), with the id it had.
+        self.usage.begin(s)?;
+        self.take_rows();
+        self.anonymous = self.rec.anonymous.get().then_some(s.ordinal);
+        self.rec.maybe_send()
+    }
+
+    fn event(&mut self, s: &Session, ev: &Event<'_>) -> io::Result<()> {
+        self.usage.event(s, ev)?;
+        self.rec.maybe_send()
+    }
+
+    fn title(&mut self, s: &Session, title: &str) -> io::Result<()> {
+        self.usage.title(s, title)
+    }
+
+    fn end(&mut self, s: &Session) -> io::Result<()> {
+        self.usage.end(s)?;
+        self.take_rows();
+        self.rec.maybe_send()
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn idle(&mut self) -> io::Result<()> {
+        self.rec.maybe_send()
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A sink shared by the run's chain and the main thread, which hands the
+/// workers' rows to it.
+struct SharedSink<S>(Rc<RefCell<S>>);
+
+impl<S: Sink> Sink for SharedSink<S> {
+    fn starts(&self) -> Starts {
+        self.0.borrow().starts()
+    }
+
+    fn reads(&self) -> Reads {
+        self.0.borrow().reads()
+    }
+
+    fn begin(&mut self, s: &Session) -> io::Result<()> {
+        self.0.borrow_mut().begin(s)
+    }
+
+    fn event(&mut self, s: &Session, ev: &Event<'_>) -> io::Result<()> {
+        self.0.borrow_mut().event(s, ev)
+    }
+
+    fn title(&mut self, s: &Session, title: &str) -> io::Result<()> {
+        self.0.borrow_mut().title(s, title)
+    }
+
+    fn end(&mut self, s: &Session) -> io::Result<()> {
+        self.0.borrow_mut().end(s)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.borrow_mut().flush()
+    }
+
+    fn idle(&mut self) -> io::Result<()> {
+        self.0.borrow_mut().idle()
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        self.0.borrow_mut().finish()
+    }
+}
+
 /// A reader that counts what it reads (when to send a chunk).
 struct Counted<R> {
     inner: R,
@@ -443,9 +582,14 @@ fn record_file(wc: &WorkerConfig, input: &Input, tx: SyncSender<Vec<Tape>>, pool
         starts: wc.starts,
         reads: wc.reads,
     };
-    let sink: Box<dyn Sink> = match wc.render {
-        None => Box::new(tape),
-        Some(keep_images) => {
+    let sink: Box<dyn Sink> = match (&wc.rows, wc.render) {
+        (Some(opts), _) => Box::new(RowSink {
+            usage: UsageSink::worker(opts),
+            rec: Rc::clone(&rec),
+            anonymous: None,
+        }),
+        (None, None) => Box::new(tape),
+        (None, Some(keep_images)) => {
             let mut own = crate::output::sink(
                 crate::output::Format::Events,
                 &crate::output::OutputOptions::default(),
@@ -518,11 +662,13 @@ impl<W: Write> Write for Shared<W> {
     }
 }
 
-/// Where the main thread writes the workers' own output, and gives their
-/// buffers back.
+/// Where the main thread puts what the workers made themselves: the output
+/// they wrote (their buffers then go back to the pool), the usage rows
+/// they reduced sessions to (kept by the run's usage sink).
 struct Raw<'p, W> {
     out: W,
     pool: &'p Pool,
+    keep: &'p mut dyn FnMut(Row),
 }
 
 impl<W: Write> Raw<'_, W> {
@@ -542,7 +688,17 @@ pub(super) fn run<W: Write>(
 ) -> io::Result<Report> {
     // The workers' own output goes to the same writer as the chain's.
     let out = Rc::new(RefCell::new(out));
-    let mut p = Pipeline::new(cfg, Shared(Rc::clone(&out)));
+    // The run's usage sink, kept at hand to take the workers' rows.
+    let usage = reduces(cfg).then(|| {
+        Rc::new(RefCell::new(UsageSink::new(
+            Shared(Rc::clone(&out)),
+            &cfg.output.usage,
+        )))
+    });
+    let mut p = match &usage {
+        Some(u) => Pipeline::around(cfg, Box::new(SharedSink(Rc::clone(u))), None),
+        None => Pipeline::new(cfg, Shared(Rc::clone(&out))),
+    };
     let mut framer = Framer::new();
     let wc = WorkerConfig {
         from: cfg.from,
@@ -553,13 +709,19 @@ pub(super) fn run<W: Write>(
         starts: p.sink.starts(),
         reads: p.sink.reads(),
         render: renders(cfg).then_some(cfg.keep_images),
+        rows: usage.is_some().then(|| cfg.output.usage.clone()),
     };
     let pool = Arc::new(Pool::default());
     let work = |_, input: &Input, tx| record_file(&wc, input, tx, &pool);
     let consume = |receivers: &[Receiver<Vec<Tape>>]| {
+        let mut keep = |row| match &usage {
+            Some(u) => u.borrow_mut().add_row(row),
+            None => unreachable!("rows come only when the workers reduce"),
+        };
         let raw = Raw {
             out: Shared(Rc::clone(&out)),
             pool: &pool,
+            keep: &mut keep,
         };
         play(&mut p, raw, &mut framer, inputs, receivers, diag, cfg)
     };
@@ -631,6 +793,12 @@ fn play(
                     Tape::Sessions(n) => {
                         p.norm.outcomes.sessions = outcomes.sessions + n;
                         p.check_sessions(diag);
+                    }
+                    Tape::Row(mut row, anonymous) => {
+                        if let Some(ordinal) = anonymous {
+                            row.set_id(format!("session-{}", ordinal + base as usize));
+                        }
+                        (raw.keep)(*row);
                     }
                     Tape::Done(d) => break 'file d,
                 }
