@@ -31,7 +31,7 @@
 //! is made from the run's count; `-e` reports are worded at play time.
 //!
 //! Memory stays bounded: a tape goes to the main thread in chunks (a chunk
-//! per 256 KiB of input read, or per 2,048 recorded calls) through a channel
+//! per two read blocks of input, or per 2,048 recorded calls) through a channel
 //! that holds at most [`CHUNKS_IN_FLIGHT`] of them. The file being written
 //! drains its channel as it goes; a worker ahead of it fills its own and
 //! then waits. So at most N files are in flight, each holding at most
@@ -39,7 +39,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::fs::File;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::rc::Rc;
 use std::sync::mpsc::{Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
@@ -52,8 +52,13 @@ use crate::input::Framer;
 use crate::output::usage::{Row, UsageOptions, UsageSink};
 use crate::transform::{Ended, NormalizeOptions, Outcomes};
 
-/// A chunk of tape is sent once this much input was read since the last…
-const CHUNK_INPUT_BYTES: u64 = 256 * 1024;
+/// A chunk of tape is sent once this many blocks of input (of up to
+/// `READ_BUFFER_BYTES`, 128 KiB) were read since the last… The framer tells
+/// the sink before it reads a block (`Sink::idle`): counting those instead
+/// of the bytes spares a counting reader, which, not being able to read
+/// into memory not yet written, made the framer zero its 128 KiB buffer
+/// for every file.
+const CHUNK_BLOCKS: u32 = 2;
 /// …or once it holds this many calls…
 const CHUNK_CALLS: usize = 2048;
 /// …or this much output written by the worker. Kept under the C
@@ -188,9 +193,8 @@ struct Recording {
     bytes: RefCell<Vec<u8>>,
     /// Where its buffers come from.
     pool: Arc<Pool>,
-    /// Input bytes read, and at the last chunk sent.
-    read: Cell<u64>,
-    sent_at: Cell<u64>,
+    /// Blocks of input read since the last chunk sent.
+    blocks: Cell<u32>,
     tx: SyncSender<Vec<Tape>>,
     /// The next session the normalizer opens has a made-up id.
     anonymous: Rc<Cell<bool>>,
@@ -217,13 +221,19 @@ impl Recording {
     /// Send what was recorded when it is a chunk's worth.
     fn maybe_send(&self) -> io::Result<()> {
         let due = self.calls.borrow().len() >= CHUNK_CALLS
-            || self.read.get() - self.sent_at.get() >= CHUNK_INPUT_BYTES
+            || self.blocks.get() >= CHUNK_BLOCKS
             || self.bytes.borrow().len() >= CHUNK_OUTPUT_BYTES;
         if due { self.send() } else { Ok(()) }
     }
 
+    /// The framer is about to read a block of input ([`CHUNK_BLOCKS`]).
+    fn block(&self) -> io::Result<()> {
+        self.blocks.set(self.blocks.get() + 1);
+        self.maybe_send()
+    }
+
     fn send(&self) -> io::Result<()> {
-        self.sent_at.set(self.read.get());
+        self.blocks.set(0);
         self.take_bytes();
         let chunk = std::mem::take(&mut *self.calls.borrow_mut());
         // The main thread hung up: the run stopped (a failed write,
@@ -302,7 +312,7 @@ impl Sink for TapeSink {
 
     fn idle(&mut self) -> io::Result<()> {
         self.rec.push(Tape::Idle);
-        self.rec.maybe_send()
+        self.rec.block()
     }
 
     fn finish(&mut self) -> io::Result<()> {
@@ -481,7 +491,7 @@ impl Sink for RowSink {
     }
 
     fn idle(&mut self) -> io::Result<()> {
-        self.rec.maybe_send()
+        self.rec.block()
     }
 
     fn finish(&mut self) -> io::Result<()> {
@@ -531,20 +541,6 @@ impl<S: Sink> Sink for SharedSink<S> {
     }
 }
 
-/// A reader that counts what it reads (when to send a chunk).
-struct Counted<R> {
-    inner: R,
-    rec: Rc<Recording>,
-}
-
-impl<R: Read> Read for Counted<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.rec.read.set(self.rec.read.get() + n as u64);
-        Ok(n)
-    }
-}
-
 /// Whether `inputs` are for [`run`]: several, and all files that are not
 /// live (a pipe or terminal is read as it comes, by one thread). A path
 /// that cannot be looked at is reported by the worker that opens it.
@@ -571,8 +567,7 @@ fn record_file(wc: &WorkerConfig, input: &Input, tx: SyncSender<Vec<Tape>>, pool
         calls: RefCell::new(Vec::new()),
         bytes: RefCell::new(Vec::new()),
         pool: Arc::clone(pool),
-        read: Cell::new(0),
-        sent_at: Cell::new(0),
+        blocks: Cell::new(0),
         tx,
         anonymous: Rc::clone(&anonymous),
         sessions: Cell::new(0),
@@ -616,12 +611,8 @@ fn record_file(wc: &WorkerConfig, input: &Input, tx: SyncSender<Vec<Tape>>, pool
     let (read, skipped) = match File::open(path) {
         Ok(f) => {
             p.live = !f.metadata().is_ok_and(|m| m.is_file());
-            let reader = Counted {
-                inner: f,
-                rec: Rc::clone(&rec),
-            };
             let sniff = matches!(input, Input::Found(_));
-            let Ok(was_read) = one_input(&mut p, &mut framer, reader, &mut diag, sniff) else {
+            let Ok(was_read) = one_input(&mut p, &mut framer, f, &mut diag, sniff) else {
                 // Only the tape's own send fails (the run stopped).
                 return;
             };
