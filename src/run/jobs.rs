@@ -818,3 +818,34 @@ fn play(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::Format;
+
+    /// Rows are reduced in the workers only when the usage sink is the one
+    /// thing that sees the events: anything that counts or changes them on
+    /// the run's chain keeps the tape of events.
+    #[test]
+    fn rows_only_when_nothing_else_sees_the_events() {
+        let usage = Config {
+            format: Format::Usage,
+            ..Config::default()
+        };
+        assert!(reduces(&usage));
+        assert!(!renders(&usage));
+        let with = |f: fn(&mut Config)| {
+            let mut c = usage.clone();
+            f(&mut c);
+            reduces(&c)
+        };
+        assert!(!with(|c| c.stats = true));
+        assert!(!with(|c| c.summary = Some("s.md".into())));
+        assert!(!with(|c| c.outputs = Some("o".into())));
+        assert!(!with(|c| c.window = (Some(0), None)));
+        assert!(!with(|c| c.format = Format::Events));
+        // Images are not replaced in the worker: a row holds no payload.
+        assert!(with(|c| c.keep_images = false));
+    }
+}
