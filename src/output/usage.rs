@@ -284,9 +284,10 @@ impl CostSource {
     }
 }
 
-/// One session's row.
+/// One session's row: what `--jobs` workers reduce each session to and
+/// send to the run's sink ([`UsageSink::add_row`]).
 #[derive(Debug, Clone)]
-struct Row {
+pub(crate) struct Row {
     agent: Option<String>,
     id: String,
     title: Option<String>,
@@ -321,6 +322,9 @@ pub struct UsageSink<W: Write> {
     rows: Vec<Row>,
     /// Saved sessions by id, pointing into `rows`.
     saved: HashMap<String, usize>,
+    /// A `--jobs` worker's: every row is kept, for [`UsageSink::take_rows`]
+    /// to hand to the run's sink, which alone sees every file's copies.
+    worker: bool,
 }
 
 impl<W: Write> UsageSink<W> {
@@ -333,11 +337,22 @@ impl<W: Write> UsageSink<W> {
             cur: None,
             rows: Vec::new(),
             saved: HashMap::new(),
+            worker: false,
         }
     }
 
     fn end_session(&mut self) {
         let Some(c) = self.cur.take() else { return };
+        let row = Self::row(c);
+        if self.worker {
+            self.rows.push(row);
+        } else {
+            self.add_row(row);
+        }
+    }
+
+    /// The row of a session read whole.
+    fn row(c: Cur) -> Row {
         let f = &c.figures;
         let usage = f.usage();
         let cost = match (f.cost_usd(), usage, c.price) {
@@ -345,7 +360,7 @@ impl<W: Write> UsageSink<W> {
             (None, Some(_), Some(_)) => Some((round6(c.estimate), CostSource::Estimate)),
             _ => None,
         };
-        let row = Row {
+        Row {
             agent: c.agent,
             id: c.id,
             title: c.title,
@@ -357,7 +372,13 @@ impl<W: Write> UsageSink<W> {
             tool_calls: f.tool_calls(),
             usage,
             cost,
-        };
+        }
+    }
+
+    /// Keep a session's row: copies of one saved session (the same id in
+    /// two files of a saved dialect) count once, the fullest of them, in
+    /// the place of the first.
+    pub(crate) fn add_row(&mut self, row: Row) {
         if row.agent.as_deref().is_some_and(figures::is_saved_dialect) {
             if let Some(&i) = self.saved.get(&row.id) {
                 let old = &self.rows[i];
@@ -369,6 +390,12 @@ impl<W: Write> UsageSink<W> {
             self.saved.insert(row.id.clone(), self.rows.len());
         }
         self.rows.push(row);
+    }
+
+    /// The rows of the sessions ended so far, in the order they ended
+    /// (a worker's: see [`UsageSink::worker`]).
+    pub(crate) fn take_rows(&mut self) -> std::vec::Drain<'_, Row> {
+        self.rows.drain(..)
     }
 
     fn write_all(&mut self) -> io::Result<()> {
@@ -403,6 +430,26 @@ fn weight(r: &Row) -> (u64, u64, u64) {
 /// A dollar figure without the noise of adding floats: to a millionth.
 fn round6(v: f64) -> f64 {
     (v * 1e6).round() / 1e6
+}
+
+impl UsageSink<io::Sink> {
+    /// The sink of a `--jobs` worker: it reduces each session of its file
+    /// to a row and keeps them all, for the run's sink to take
+    /// ([`UsageSink::add_row`]) in input order; it writes nothing.
+    pub(crate) fn worker(opts: &UsageOptions) -> Self {
+        UsageSink {
+            worker: true,
+            ..UsageSink::new(io::sink(), opts)
+        }
+    }
+}
+
+impl Row {
+    /// The session's id, made up from its place in the run (`session-N`)
+    /// when the worker could not know that place.
+    pub(crate) fn set_id(&mut self, id: String) {
+        self.id = id;
+    }
 }
 
 impl<W: Write> Sink for UsageSink<W> {

@@ -18,6 +18,12 @@
 //! A session whose id is made up from its place in the run goes on tape as
 //! events all the same.
 //!
+//! For `--to usage` with nothing in the chain that sees the run as a whole,
+//! a worker goes further still ([`reduces`]): it reduces each session of
+//! its file to its row, and the tape carries the rows; the main thread only
+//! keeps them (copies of one saved session counted once) and writes them
+//! when the run ends.
+//!
 //! What depends on the files before it is settled when the tape is played,
 //! not when it is made: a session's ordinal (and the `session-N` id of a
 //! session without one) is counted from zero per file and shifted by the
@@ -25,7 +31,7 @@
 //! is made from the run's count; `-e` reports are worded at play time.
 //!
 //! Memory stays bounded: a tape goes to the main thread in chunks (a chunk
-//! per 256 KiB of input read, or per 2,048 recorded calls) through a channel
+//! per two read blocks of input, or per 2,048 recorded calls) through a channel
 //! that holds at most [`CHUNKS_IN_FLIGHT`] of them. The file being written
 //! drains its channel as it goes; a worker ahead of it fills its own and
 //! then waits. So at most N files are in flight, each holding at most
@@ -33,7 +39,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::fs::File;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::rc::Rc;
 use std::sync::mpsc::{Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
@@ -43,10 +49,16 @@ use crate::diag::{Diag, Message};
 use crate::dialect::Dialect;
 use crate::event::{Event, Reads, Session, Sink, Starts};
 use crate::input::Framer;
+use crate::output::usage::{Row, UsageOptions, UsageSink};
 use crate::transform::{Ended, NormalizeOptions, Outcomes};
 
-/// A chunk of tape is sent once this much input was read since the last…
-const CHUNK_INPUT_BYTES: u64 = 256 * 1024;
+/// A chunk of tape is sent once this many blocks of input (of up to
+/// `READ_BUFFER_BYTES`, 128 KiB) were read since the last… The framer tells
+/// the sink before it reads a block (`Sink::idle`): counting those instead
+/// of the bytes spares a counting reader, which, not being able to read
+/// into memory not yet written, made the framer zero its 128 KiB buffer
+/// for every file.
+const CHUNK_BLOCKS: u32 = 2;
 /// …or once it holds this many calls…
 const CHUNK_CALLS: usize = 2048;
 /// …or this much output written by the worker. Kept under the C
@@ -77,6 +89,9 @@ enum Tape {
     Ended(Ended),
     /// The file's session count changed (for the SSE note).
     Sessions(u64),
+    /// A session reduced to its row by the worker ([`reduces`]), with its
+    /// ordinal in the file when its id is the made-up `session-N`.
+    Row(Box<Row>, Option<usize>),
     /// The file is over: what it adds to the run's report.
     Done(Box<FileDone>),
 }
@@ -96,7 +111,7 @@ struct FileDone {
 
 /// What a worker needs of the run's configuration (the parts before the
 /// sink; [`Config`] itself is not `Sync`).
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct WorkerConfig {
     from: Option<Dialect>,
     normalize: NormalizeOptions,
@@ -108,6 +123,8 @@ struct WorkerConfig {
     /// The workers write the output themselves ([`renders`]); without
     /// `--keep-images`, their chain replaces the images.
     render: Option<bool>,
+    /// The workers reduce each session to its usage row ([`reduces`]).
+    rows: Option<UsageOptions>,
 }
 
 impl WorkerConfig {
@@ -148,6 +165,26 @@ fn renders(cfg: &Config) -> bool {
         && cfg.redact.output(cfg.format).is_none()
 }
 
+/// Whether the workers can reduce each session to its `--to usage` row
+/// instead of recording its events: nothing in the run's chain sees the
+/// events but the usage sink (no summary, `--stats`, redaction, time
+/// window, coalescing or truncation). A row depends on its session alone,
+/// except for the made-up `session-N` id, settled at play time; what
+/// depends on the other files (copies of one saved session counting once,
+/// the groups) is the main thread's, which keeps the rows in input order
+/// exactly as its own usage sink would have made them. Image placeholders
+/// are not made in the worker: a row holds counts, never a payload.
+fn reduces(cfg: &Config) -> bool {
+    cfg.format == crate::output::Format::Usage
+        && cfg.summary.is_none()
+        && cfg.outputs.is_none()
+        && !cfg.stats
+        && cfg.window == (None, None)
+        && cfg.coalesce.is_none()
+        && cfg.truncate_shell.is_none()
+        && cfg.redact.output(cfg.format).is_none()
+}
+
 /// The tape of one file being made, shared by its sink, its diagnostics
 /// and the pipeline.
 struct Recording {
@@ -156,9 +193,8 @@ struct Recording {
     bytes: RefCell<Vec<u8>>,
     /// Where its buffers come from.
     pool: Arc<Pool>,
-    /// Input bytes read, and at the last chunk sent.
-    read: Cell<u64>,
-    sent_at: Cell<u64>,
+    /// Blocks of input read since the last chunk sent.
+    blocks: Cell<u32>,
     tx: SyncSender<Vec<Tape>>,
     /// The next session the normalizer opens has a made-up id.
     anonymous: Rc<Cell<bool>>,
@@ -185,13 +221,19 @@ impl Recording {
     /// Send what was recorded when it is a chunk's worth.
     fn maybe_send(&self) -> io::Result<()> {
         let due = self.calls.borrow().len() >= CHUNK_CALLS
-            || self.read.get() - self.sent_at.get() >= CHUNK_INPUT_BYTES
+            || self.blocks.get() >= CHUNK_BLOCKS
             || self.bytes.borrow().len() >= CHUNK_OUTPUT_BYTES;
         if due { self.send() } else { Ok(()) }
     }
 
+    /// The framer is about to read a block of input ([`CHUNK_BLOCKS`]).
+    fn block(&self) -> io::Result<()> {
+        self.blocks.set(self.blocks.get() + 1);
+        self.maybe_send()
+    }
+
     fn send(&self) -> io::Result<()> {
-        self.sent_at.set(self.read.get());
+        self.blocks.set(0);
         self.take_bytes();
         let chunk = std::mem::take(&mut *self.calls.borrow_mut());
         // The main thread hung up: the run stopped (a failed write,
@@ -270,7 +312,7 @@ impl Sink for TapeSink {
 
     fn idle(&mut self) -> io::Result<()> {
         self.rec.push(Tape::Idle);
-        self.rec.maybe_send()
+        self.rec.block()
     }
 
     fn finish(&mut self) -> io::Result<()> {
@@ -392,17 +434,110 @@ impl Sink for RenderSink<'_> {
     }
 }
 
-/// A reader that counts what it reads (when to send a chunk).
-struct Counted<R> {
-    inner: R,
+/// The sink of a worker that reduces sessions to rows ([`reduces`]): the
+/// run's usage sink in its worker form, whose rows go on the tape as each
+/// session ends. Flushes and pauses are not recorded: the usage sink
+/// writes nothing before the run ends.
+struct RowSink {
+    usage: UsageSink<io::Sink>,
     rec: Rc<Recording>,
+    /// The session under way has a made-up id: its ordinal in the file.
+    anonymous: Option<usize>,
 }
 
-impl<R: Read> Read for Counted<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.rec.read.set(self.rec.read.get() + n as u64);
-        Ok(n)
+impl RowSink {
+    fn take_rows(&mut self) {
+        for row in self.usage.take_rows() {
+            self.rec.push(Tape::Row(Box::new(row), self.anonymous));
+        }
+    }
+}
+
+impl Sink for RowSink {
+    fn starts(&self) -> Starts {
+        self.usage.starts()
+    }
+
+    fn reads(&self) -> Reads {
+        self.usage.reads()
+    }
+
+    fn begin(&mut self, s: &Session) -> io::Result<()> {
+        // A session still open ends here (never, the normalizer closes
+        // each one), with the id it had.
+        self.usage.begin(s)?;
+        self.take_rows();
+        self.anonymous = self.rec.anonymous.get().then_some(s.ordinal);
+        self.rec.maybe_send()
+    }
+
+    fn event(&mut self, s: &Session, ev: &Event<'_>) -> io::Result<()> {
+        self.usage.event(s, ev)?;
+        self.rec.maybe_send()
+    }
+
+    fn title(&mut self, s: &Session, title: &str) -> io::Result<()> {
+        self.usage.title(s, title)
+    }
+
+    fn end(&mut self, s: &Session) -> io::Result<()> {
+        self.usage.end(s)?;
+        self.take_rows();
+        self.rec.maybe_send()
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn idle(&mut self) -> io::Result<()> {
+        self.rec.block()
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A sink shared by the run's chain and the main thread, which hands the
+/// workers' rows to it.
+struct SharedSink<S>(Rc<RefCell<S>>);
+
+impl<S: Sink> Sink for SharedSink<S> {
+    fn starts(&self) -> Starts {
+        self.0.borrow().starts()
+    }
+
+    fn reads(&self) -> Reads {
+        self.0.borrow().reads()
+    }
+
+    fn begin(&mut self, s: &Session) -> io::Result<()> {
+        self.0.borrow_mut().begin(s)
+    }
+
+    fn event(&mut self, s: &Session, ev: &Event<'_>) -> io::Result<()> {
+        self.0.borrow_mut().event(s, ev)
+    }
+
+    fn title(&mut self, s: &Session, title: &str) -> io::Result<()> {
+        self.0.borrow_mut().title(s, title)
+    }
+
+    fn end(&mut self, s: &Session) -> io::Result<()> {
+        self.0.borrow_mut().end(s)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.borrow_mut().flush()
+    }
+
+    fn idle(&mut self) -> io::Result<()> {
+        self.0.borrow_mut().idle()
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        self.0.borrow_mut().finish()
     }
 }
 
@@ -432,8 +567,7 @@ fn record_file(wc: &WorkerConfig, input: &Input, tx: SyncSender<Vec<Tape>>, pool
         calls: RefCell::new(Vec::new()),
         bytes: RefCell::new(Vec::new()),
         pool: Arc::clone(pool),
-        read: Cell::new(0),
-        sent_at: Cell::new(0),
+        blocks: Cell::new(0),
         tx,
         anonymous: Rc::clone(&anonymous),
         sessions: Cell::new(0),
@@ -443,9 +577,14 @@ fn record_file(wc: &WorkerConfig, input: &Input, tx: SyncSender<Vec<Tape>>, pool
         starts: wc.starts,
         reads: wc.reads,
     };
-    let sink: Box<dyn Sink> = match wc.render {
-        None => Box::new(tape),
-        Some(keep_images) => {
+    let sink: Box<dyn Sink> = match (&wc.rows, wc.render) {
+        (Some(opts), _) => Box::new(RowSink {
+            usage: UsageSink::worker(opts),
+            rec: Rc::clone(&rec),
+            anonymous: None,
+        }),
+        (None, None) => Box::new(tape),
+        (None, Some(keep_images)) => {
             let mut own = crate::output::sink(
                 crate::output::Format::Events,
                 &crate::output::OutputOptions::default(),
@@ -472,12 +611,8 @@ fn record_file(wc: &WorkerConfig, input: &Input, tx: SyncSender<Vec<Tape>>, pool
     let (read, skipped) = match File::open(path) {
         Ok(f) => {
             p.live = !f.metadata().is_ok_and(|m| m.is_file());
-            let reader = Counted {
-                inner: f,
-                rec: Rc::clone(&rec),
-            };
             let sniff = matches!(input, Input::Found(_));
-            let Ok(was_read) = one_input(&mut p, &mut framer, reader, &mut diag, sniff) else {
+            let Ok(was_read) = one_input(&mut p, &mut framer, f, &mut diag, sniff) else {
                 // Only the tape's own send fails (the run stopped).
                 return;
             };
@@ -518,11 +653,13 @@ impl<W: Write> Write for Shared<W> {
     }
 }
 
-/// Where the main thread writes the workers' own output, and gives their
-/// buffers back.
+/// Where the main thread puts what the workers made themselves: the output
+/// they wrote (their buffers then go back to the pool), the usage rows
+/// they reduced sessions to (kept by the run's usage sink).
 struct Raw<'p, W> {
     out: W,
     pool: &'p Pool,
+    keep: &'p mut dyn FnMut(Row),
 }
 
 impl<W: Write> Raw<'_, W> {
@@ -542,7 +679,17 @@ pub(super) fn run<W: Write>(
 ) -> io::Result<Report> {
     // The workers' own output goes to the same writer as the chain's.
     let out = Rc::new(RefCell::new(out));
-    let mut p = Pipeline::new(cfg, Shared(Rc::clone(&out)));
+    // The run's usage sink, kept at hand to take the workers' rows.
+    let usage = reduces(cfg).then(|| {
+        Rc::new(RefCell::new(UsageSink::new(
+            Shared(Rc::clone(&out)),
+            &cfg.output.usage,
+        )))
+    });
+    let mut p = match &usage {
+        Some(u) => Pipeline::around(cfg, Box::new(SharedSink(Rc::clone(u))), None),
+        None => Pipeline::new(cfg, Shared(Rc::clone(&out))),
+    };
     let mut framer = Framer::new();
     let wc = WorkerConfig {
         from: cfg.from,
@@ -553,13 +700,19 @@ pub(super) fn run<W: Write>(
         starts: p.sink.starts(),
         reads: p.sink.reads(),
         render: renders(cfg).then_some(cfg.keep_images),
+        rows: usage.is_some().then(|| cfg.output.usage.clone()),
     };
     let pool = Arc::new(Pool::default());
     let work = |_, input: &Input, tx| record_file(&wc, input, tx, &pool);
     let consume = |receivers: &[Receiver<Vec<Tape>>]| {
+        let mut keep = |row| match &usage {
+            Some(u) => u.borrow_mut().add_row(row),
+            None => unreachable!("rows come only when the workers reduce"),
+        };
         let raw = Raw {
             out: Shared(Rc::clone(&out)),
             pool: &pool,
+            keep: &mut keep,
         };
         play(&mut p, raw, &mut framer, inputs, receivers, diag, cfg)
     };
@@ -632,6 +785,12 @@ fn play(
                         p.norm.outcomes.sessions = outcomes.sessions + n;
                         p.check_sessions(diag);
                     }
+                    Tape::Row(mut row, anonymous) => {
+                        if let Some(ordinal) = anonymous {
+                            row.set_id(format!("session-{}", ordinal + base as usize));
+                        }
+                        (raw.keep)(*row);
+                    }
                     Tape::Done(d) => break 'file d,
                 }
             }
@@ -658,4 +817,35 @@ fn play(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::Format;
+
+    /// Rows are reduced in the workers only when the usage sink is the one
+    /// thing that sees the events: anything that counts or changes them on
+    /// the run's chain keeps the tape of events.
+    #[test]
+    fn rows_only_when_nothing_else_sees_the_events() {
+        let usage = Config {
+            format: Format::Usage,
+            ..Config::default()
+        };
+        assert!(reduces(&usage));
+        assert!(!renders(&usage));
+        let with = |f: fn(&mut Config)| {
+            let mut c = usage.clone();
+            f(&mut c);
+            reduces(&c)
+        };
+        assert!(!with(|c| c.stats = true));
+        assert!(!with(|c| c.summary = Some("s.md".into())));
+        assert!(!with(|c| c.outputs = Some("o".into())));
+        assert!(!with(|c| c.window = (Some(0), None)));
+        assert!(!with(|c| c.format = Format::Events));
+        // Images are not replaced in the worker: a row holds no payload.
+        assert!(with(|c| c.keep_images = false));
+    }
 }

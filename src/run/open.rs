@@ -107,7 +107,7 @@ fn not_read(agent: &str, line: u64, diag: &mut Diag) {
 fn plain_input<R: Read>(
     p: &mut Pipeline<'_>,
     framer: &mut Framer,
-    mut first: Vec<u8>,
+    first: First,
     mut reader: R,
     diag: &mut Diag,
     sniff: bool,
@@ -145,8 +145,8 @@ fn plain_input<R: Read>(
             Ok(())
         }
         None => {
-            first.append(&mut rest);
-            framer.run(io::Cursor::new(first).chain(reader), p, diag)
+            let head = io::Cursor::new(first).chain(io::Cursor::new(rest));
+            framer.run(head.chain(reader), p, diag)
         }
     })
 }
@@ -159,7 +159,7 @@ fn plain_input<R: Read>(
 fn compressed_input<R: Read>(
     p: &mut Pipeline<'_>,
     framer: &mut Framer,
-    first: Vec<u8>,
+    first: First,
     reader: R,
     diag: &mut Diag,
     sniff: bool,
@@ -181,7 +181,7 @@ fn compressed_input<R: Read>(
 fn compressed_input<R: Read>(
     p: &mut Pipeline<'_>,
     _: &mut Framer,
-    _: Vec<u8>,
+    _: First,
     _: R,
     diag: &mut Diag,
     sniff: bool,
@@ -305,20 +305,64 @@ fn found_session<R: Read>(first: &[u8], reader: &mut R, rest: &mut Vec<u8>) -> b
 /// for more than the first bytes it has to give; for a whole input, reads
 /// until the block is full or the input ends, so that how the reads fall
 /// does not change what is sniffed.
-fn first_block<R: Read>(reader: &mut R, live: bool) -> io::Result<Vec<u8>> {
-    let mut buf = vec![0; BINARY_SNIFF_BYTES];
-    let mut filled = 0;
+fn first_block<R: Read>(reader: &mut R, live: bool) -> io::Result<First> {
+    let mut first = First::take();
     loop {
-        match reader.read(&mut buf[filled..]) {
+        match reader.read(&mut first.buf[first.len..]) {
             Ok(n) => {
-                filled += n;
-                if live || n == 0 || filled == buf.len() {
-                    buf.truncate(filled);
-                    return Ok(buf);
+                first.len += n;
+                if live || n == 0 || first.len == BINARY_SNIFF_BYTES {
+                    return Ok(first);
                 }
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(e),
         }
+    }
+}
+
+thread_local! {
+    /// The buffer of the thread's last first block, for its next input.
+    static FIRST_BUFFER: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// An input's first block, read into a buffer of the thread's that is
+/// zeroed once and then reused: a `--jobs` worker or a walk over thousands
+/// of small files would otherwise clear 64 KiB for each (its old bytes
+/// past `len` are never looked at). Given back when dropped.
+pub(super) struct First {
+    buf: Vec<u8>,
+    len: usize,
+}
+
+impl First {
+    fn take() -> First {
+        let mut buf = FIRST_BUFFER.with(std::cell::Cell::take);
+        if buf.len() != BINARY_SNIFF_BYTES {
+            buf = vec![0; BINARY_SNIFF_BYTES];
+        }
+        First { buf, len: 0 }
+    }
+}
+
+impl std::ops::Deref for First {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+}
+
+impl AsRef<[u8]> for First {
+    fn as_ref(&self) -> &[u8] {
+        self
+    }
+}
+
+impl Drop for First {
+    fn drop(&mut self) {
+        let buf = std::mem::take(&mut self.buf);
+        // At the thread's end the buffer goes with it.
+        let _ = FIRST_BUFFER.try_with(|b| b.set(buf));
     }
 }

@@ -123,3 +123,102 @@ fn big_files_and_a_missing_one() {
         same_with_jobs(&args);
     }
 }
+
+/// `--to usage`: the workers reduce each session to its row and the main
+/// thread keeps the rows. Copies of one saved session, in files that
+/// different workers read, count once (the fullest copy, in the place of
+/// the first); sessions with made-up ids (`session-N`) are numbered by
+/// their place in the run; warnings keep their order; every `--group`
+/// adds up what one thread adds up.
+#[test]
+fn usage_rows_reduced_in_workers() {
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("jobs-usage");
+    let _ = std::fs::remove_dir_all(&d);
+    // A Claude project tree: 5 sessions, each saved in several files
+    // (copies cut at different turns), side by side in walk order.
+    let models = [
+        "claude-sonnet-4-5",
+        "claude-opus-4-1",
+        "a-model-nobody-prices",
+    ];
+    for k in 0..30u32 {
+        // Session `s{id}` has `id + 1` turns at the fullest, in a copy
+        // after its first (in another folder, read by another worker).
+        let (id, copy) = (k % 5, k / 5);
+        let turns = 1 + copy % (id + 1);
+        let dir = d.join("projects").join(format!("-w{}", k % 3));
+        std::fs::create_dir_all(&dir).unwrap();
+        let day = 1 + (k % 3) * 7 + id;
+        let mut lines = Vec::new();
+        for t in 0..turns {
+            let (u, a) = (2 * t + 1, 2 * t + 2);
+            let rec = |n: u32, parent: Option<u32>, extra: String| {
+                let parent = parent.map_or("null".to_owned(), |p| format!("\"u{p}\""));
+                format!(
+                    r#"{{"parentUuid":{parent},"isSidechain":false,"sessionId":"s{id}","cwd":"/w{id}","uuid":"u{n}","timestamp":"2026-01-{day:02}T00:00:{n:02}Z",{extra}}}"#
+                )
+            };
+            lines.push(rec(
+                u,
+                (t > 0).then(|| u - 1),
+                r#""type":"user","message":{"role":"user","content":"go"}"#.to_owned(),
+            ));
+            let model = models[(id as usize + t as usize) % 3];
+            lines.push(rec(
+                a,
+                Some(u),
+                format!(
+                    r#""type":"assistant","message":{{"id":"m{a}","model":"{model}","content":[{{"type":"text","text":"ok"}}],"stop_reason":"end_turn","usage":{{"input_tokens":{},"output_tokens":{a},"cache_read_input_tokens":{k}}}}}"#,
+                    100 + k
+                ),
+            ));
+        }
+        if k % 7 == 3 {
+            // A line that is not JSON: a warning inside a copy.
+            lines.insert(1, "{\"type\":\"assistant\", not json".to_owned());
+        }
+        std::fs::write(dir.join(format!("f{k:02}.jsonl")), lines.join("\n") + "\n").unwrap();
+    }
+    // Sessions without an id before, among and after the others.
+    let bad = d.join("notices.txt");
+    std::fs::write(&bad, "hello there\n").unwrap();
+    let empty = d.join("empty.jsonl");
+    std::fs::write(&empty, "").unwrap();
+    let tree = d.join("projects");
+    let cursor = fixtures_dir().join("cursor/two-sessions-partial.jsonl");
+    let codex = fixtures_dir().join("codex");
+    let names: Vec<&str> = [&bad, &tree, &empty, &cursor, &codex, &bad]
+        .iter()
+        .map(|p| p.to_str().unwrap())
+        .collect();
+    let mut groups = vec![None];
+    groups.extend(["day", "week", "month", "model", "agent", "project"].map(Some));
+    for group in groups {
+        let mut args = vec!["--to", "usage", "-e"];
+        if let Some(g) = group {
+            args.extend(["--group", g]);
+        }
+        args.extend(&names);
+        same_with_jobs(&args);
+    }
+    // The rows themselves: each saved session once, with its fullest copy.
+    let rows = cstream(&["--to", "usage", "-j", "4", names[1], names[2]], b"").out();
+    let rows: Vec<serde_json::Value> = rows
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let ids: Vec<&str> = rows
+        .iter()
+        .map(|r| r["session_id"].as_str().unwrap())
+        .collect();
+    // In the order the walk first met them (-w0 holds f00, f03, f06, …).
+    assert_eq!(
+        ids,
+        ["s0", "s3", "s1", "s4", "s2", "session-31"],
+        "{rows:?}"
+    );
+    for r in &rows[..5] {
+        let id: u64 = r["session_id"].as_str().unwrap()[1..].parse().unwrap();
+        assert_eq!(r["turns"], id + 1, "{r}");
+    }
+}
