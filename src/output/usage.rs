@@ -429,7 +429,10 @@ fn weight(r: &Row) -> (u64, u64, u64) {
 
 /// A dollar figure without the noise of adding floats: to a millionth.
 fn round6(v: f64) -> f64 {
-    (v * 1e6).round() / 1e6
+    let r = (v * 1e6).round() / 1e6;
+    // A cost near the largest double has no fraction to round, and
+    // multiplying it would make it infinite, which JSON cannot write.
+    if r.is_finite() { r } else { v }
 }
 
 impl UsageSink<io::Sink> {
@@ -606,10 +609,31 @@ struct Sum<T> {
     missing: u64,
 }
 
-impl<T: Copy + std::ops::Add<Output = T>> Sum<T> {
+/// A figure a group adds up. Sums stop at the largest value the type
+/// holds, as a session's own figures do (`event::Usage`): a total past it
+/// (usage at `i64::MAX` in two sessions) would otherwise wrap to a small,
+/// wrong number, or for a cost become infinite, which JSON cannot write.
+trait Total: Copy {
+    fn plus(self, other: Self) -> Self;
+}
+
+impl Total for u64 {
+    fn plus(self, other: Self) -> Self {
+        self.saturating_add(other)
+    }
+}
+
+impl Total for f64 {
+    fn plus(self, other: Self) -> Self {
+        let s = self + other;
+        if s.is_finite() { s } else { f64::MAX }
+    }
+}
+
+impl<T: Total> Sum<T> {
     fn add(&mut self, v: Option<T>) {
         match v {
-            Some(v) => self.known = Some(self.known.map_or(v, |k| k + v)),
+            Some(v) => self.known = Some(self.known.map_or(v, |k| k.plus(v))),
             None => self.missing += 1,
         }
     }
@@ -651,8 +675,8 @@ impl Agg {
             self.models.insert(m.clone());
         }
         self.duration_ms.add(r.duration_ms);
-        self.turns += r.turns;
-        self.tool_calls += r.tool_calls;
+        self.turns = self.turns.saturating_add(r.turns);
+        self.tool_calls = self.tool_calls.saturating_add(r.tool_calls);
         let u = r.usage.as_ref();
         self.tokens_in.add(u.map(|u| u.input));
         self.tokens_out.add(u.and_then(output_known));

@@ -462,3 +462,39 @@ fn a_terminal_gets_a_table_with_totals() {
         insta::assert_snapshot!("usage_table_sessions", sessions);
     });
 }
+
+/// Totals of a group stop at the largest value, as a session's own figures
+/// do: three sessions at `i64::MAX` tokens (and a cost of 1e308) in one group
+/// make a total at the limit, not a wrapped small number (nor a panic in a
+/// debug build), and the cost stays a number JSON can write.
+#[test]
+fn group_totals_stop_at_the_limit() {
+    let dir = scratch("limit");
+    let text = std::fs::read_to_string(
+        common::fixtures_dir().join("regression/claude_usage-at-i64-max.jsonl"),
+    )
+    .unwrap();
+    let a = write(&dir, "a.jsonl", &text);
+    let b = write(&dir, "b.jsonl", &text.replace("max-2", "max-3"));
+    let c = write(&dir, "c.jsonl", &text.replace("max-2", "max-4"));
+    let sessions = rows(&cstream(&["--to", "usage", &a, &b, &c], b"").out());
+    assert_eq!(sessions.len(), 3);
+    for g in ["day", "model", "agent", "project"] {
+        let out = cstream(&["--to", "usage", "--group", g, &a, &b, &c], b"").out();
+        let groups = rows(&out);
+        assert_eq!(groups.len(), 1, "--group {g}: {out}");
+        let grp = &groups[0];
+        assert_eq!(u(grp, "sessions"), Some(3));
+        for k in [
+            "tokens_in",
+            "tokens_out",
+            "tokens_cache_read",
+            "tokens_cache_write",
+        ] {
+            assert_eq!(u(grp, k), Some(u64::MAX), "--group {g}: {k}");
+        }
+        assert_eq!(u(grp, "duration_ms"), Some(u64::MAX), "--group {g}");
+        assert_eq!(grp["cost_usd"].as_f64(), Some(f64::MAX), "--group {g}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
