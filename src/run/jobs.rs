@@ -155,8 +155,15 @@ impl WorkerConfig {
 /// its trip to the other thread, the larger part of what a second job
 /// cost.
 fn renders(cfg: &Config) -> bool {
-    cfg.format == crate::output::Format::Events
-        && cfg.summary.is_none()
+    cfg.format == crate::output::Format::Events && per_file_chain(cfg)
+}
+
+/// Whether nothing in the run's chain before the format sees the run as a
+/// whole or holds events across calls: no summary, `--outputs`, `--stats`,
+/// time window, coalescing, truncation or redaction. Then a worker may run
+/// the format's own work on its file ([`renders`], [`reduces`]).
+fn per_file_chain(cfg: &Config) -> bool {
+    cfg.summary.is_none()
         && cfg.outputs.is_none()
         && !cfg.stats
         && cfg.window == (None, None)
@@ -175,14 +182,7 @@ fn renders(cfg: &Config) -> bool {
 /// exactly as its own usage sink would have made them. Image placeholders
 /// are not made in the worker: a row holds counts, never a payload.
 fn reduces(cfg: &Config) -> bool {
-    cfg.format == crate::output::Format::Usage
-        && cfg.summary.is_none()
-        && cfg.outputs.is_none()
-        && !cfg.stats
-        && cfg.window == (None, None)
-        && cfg.coalesce.is_none()
-        && cfg.truncate_shell.is_none()
-        && cfg.redact.output(cfg.format).is_none()
+    cfg.format == crate::output::Format::Usage && per_file_chain(cfg)
 }
 
 /// The tape of one file being made, shared by its sink, its diagnostics

@@ -548,3 +548,45 @@ pub fn config(args: &[&str]) -> cstream::Config {
     }
     c
 }
+
+/// A cursor-agent session's first lines for [`live`]: its init…
+pub const LIVE_INIT: &str = r#"{"type":"system","subtype":"init","session_id":"s1","apiKeySource":"login","model":"m","cwd":"/x","permissionMode":"default"}"#;
+/// …and one thinking delta, whose text is `hmm`.
+pub const LIVE_THINKING: &str =
+    r#"{"type":"thinking","subtype":"delta","text":"hmm","session_id":"s1","timestamp_ms":1}"#;
+
+/// The real binary with `args`, its stdin fed [`LIVE_INIT`] and
+/// [`LIVE_THINKING`] and left open, as a live stream's is; what it writes
+/// to stdout comes through the receiver as it is read (a thread reads
+/// it), so a test can wait for output while the input is still open.
+pub fn live(
+    args: &[&str],
+) -> (
+    std::process::Child,
+    std::process::ChildStdin,
+    std::sync::mpsc::Receiver<Vec<u8>>,
+) {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_cstream"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "{LIVE_INIT}\n{LIVE_THINKING}").unwrap();
+    stdin.flush().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = stdout.read(&mut buf) {
+            if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    (child, stdin, rx)
+}

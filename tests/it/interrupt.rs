@@ -6,7 +6,6 @@
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
 use std::time::Duration;
 
 const BIN: &str = env!("CARGO_BIN_EXE_cstream");
@@ -14,9 +13,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_cstream");
 /// measure: a slow machine only makes the test wait longer).
 const PATIENCE: Duration = Duration::from_secs(20);
 
-const INIT: &str = r#"{"type":"system","subtype":"init","session_id":"s1","apiKeySource":"login","model":"m","cwd":"/x","permissionMode":"default"}"#;
-const THINKING: &str =
-    r#"{"type":"thinking","subtype":"delta","text":"hmm","session_id":"s1","timestamp_ms":1}"#;
+use crate::common::{LIVE_INIT as INIT, LIVE_THINKING as THINKING, live};
 
 fn scratch(name: &str) -> PathBuf {
     let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("interrupt-{name}"));
@@ -110,26 +107,7 @@ fn a_signal_during_output_dir_removes_the_temporary_files() {
 /// process alive.
 #[test]
 fn a_signal_resets_the_colours_of_the_output() {
-    let mut child = Command::new(BIN)
-        .args(["--to", "text", "--color", "always", "--line-buffered"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    writeln!(stdin, "{INIT}\n{THINKING}").unwrap();
-    stdin.flush().unwrap();
-    let mut stdout = child.stdout.take().unwrap();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 4096];
-        while let Ok(n) = stdout.read(&mut buf) {
-            if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
-                break;
-            }
-        }
-    });
+    let (mut child, stdin, rx) = live(&["--to", "text", "--color", "always", "--line-buffered"]);
     let mut seen = Vec::new();
     while !String::from_utf8_lossy(&seen).contains("hmm") {
         seen.extend(rx.recv_timeout(PATIENCE).expect("the thinking text"));
