@@ -85,37 +85,58 @@ fn special(c: u8) -> bool {
     c < 0x20 || c == b'"' || c == b'\\'
 }
 
+/// The [`special`] bytes of the 16 bytes of `b` at `i` (`i + 16 <=
+/// b.len()`), as a mask: bit `k` is byte `i + k`. With SSE2 (part of every
+/// x86_64) the three tests are OR-ed into one compare per block; the string
+/// walks of this module and of the Claude reader (`dialect::claude::fast`)
+/// share it.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(crate) fn specials16(b: &[u8], i: usize) -> u32 {
+    use std::arch::x86_64::{
+        _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
+    };
+    assert!(i + 16 <= b.len());
+    // SAFETY: SSE2 is always present on x86_64, and the unaligned load
+    // reads `b[i..i + 16]`, in bounds by the assert above.
+    unsafe {
+        let x = _mm_loadu_si128(b.as_ptr().add(i).cast());
+        // x <= 0x1f (unsigned) exactly when min(x, 0x1f) == x.
+        let m = _mm_or_si128(
+            _mm_or_si128(
+                _mm_cmpeq_epi8(x, _mm_set1_epi8(b'"' as i8)),
+                _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8)),
+            ),
+            _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x),
+        );
+        _mm_movemask_epi8(m) as u32 & 0xffff
+    }
+}
+
+/// [`specials16`] a byte at a time, where there is no SSE2 (and the unit
+/// tests' measure of it).
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[inline]
+pub(crate) fn specials16_bytes(b: &[u8], i: usize) -> u32 {
+    b[i..i + 16]
+        .iter()
+        .rev()
+        .fold(0, |m, &c| m << 1 | u32::from(special(c)))
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+pub(crate) use specials16_bytes as specials16;
+
 /// The index of the first [`special`] byte of `b` from `i`, or `b.len()`.
 #[inline]
 fn next_special(b: &[u8], mut i: usize) -> usize {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{
-            _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
-            _mm_set1_epi8,
-        };
-        // Sixteen bytes per step with SSE2 (part of every x86_64): the
-        // three tests OR-ed into one mask whose lowest bit is the answer.
-        // SAFETY: SSE2 is always present on x86_64, and every load reads
-        // 16 bytes at `i` with `i + 16 <= b.len()` (unaligned loads).
-        unsafe {
-            let quote = _mm_set1_epi8(b'"' as i8);
-            let backslash = _mm_set1_epi8(b'\\' as i8);
-            let ctl = _mm_set1_epi8(0x1f);
-            while i + 16 <= b.len() {
-                let x = _mm_loadu_si128(b.as_ptr().add(i).cast());
-                // x <= 0x1f (unsigned) exactly when min(x, 0x1f) == x.
-                let m = _mm_or_si128(
-                    _mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)),
-                    _mm_cmpeq_epi8(_mm_min_epu8(x, ctl), x),
-                );
-                let mask = _mm_movemask_epi8(m) as u32;
-                if mask != 0 {
-                    return i + mask.trailing_zeros() as usize;
-                }
-                i += 16;
-            }
+    while i + 16 <= b.len() {
+        let mask = specials16(b, i);
+        if mask != 0 {
+            return i + mask.trailing_zeros() as usize;
         }
+        i += 16;
     }
     while i < b.len() && !special(b[i]) {
         i += 1;
@@ -284,6 +305,21 @@ fn number_end(s: &[u8], mut i: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The block mask flags exactly the bytes [`special`] flags: every byte
+    /// value at every position of a block, among plain bytes.
+    #[test]
+    fn specials16_agrees_with_a_byte_walk() {
+        for c in 0..=255u8 {
+            for at in 0..16 {
+                let mut b = [b'a'; 20];
+                b[at + 2] = c;
+                for i in 0..=4 {
+                    assert_eq!(specials16(&b, i), specials16_bytes(&b, i), "{c:#x} at {at}");
+                }
+            }
+        }
+    }
 
     /// Which bytes of `s` are string bytes, by `feed`.
     fn mask(s: &[u8]) -> Vec<bool> {

@@ -24,6 +24,8 @@ use serde::Deserialize;
 use serde::de::value::BorrowedStrDeserializer;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
+use crate::input::scan::specials16;
+
 /// serde_json's name for a raw value: its `&RawValue` asks a deserializer
 /// for a newtype struct of this name, then reads the raw text as a borrowed
 /// string (serde_json 1.x, `src/raw.rs`; the unit tests check it still does).
@@ -77,45 +79,18 @@ fn has_control(b: &[u8]) -> bool {
 /// The bits of the 32 bytes of `s` at `i` (`i + 32 <= s.len()`) that end a
 /// run of plain string bytes: `"`, `\\` and the bytes below 0x20, which no
 /// string may hold raw (bit `k` is byte `i + k`).
-#[cfg(target_arch = "x86_64")]
 #[inline]
 fn specials32(s: &[u8], i: usize) -> u32 {
-    use std::arch::x86_64::{
-        _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
-        _mm_set1_epi8,
-    };
-    assert!(i + 32 <= s.len());
-    // SAFETY: SSE2 is part of every x86_64, and the two unaligned 16-byte
-    // loads read `s[i..i + 32]`, in bounds by the assert above.
-    unsafe {
-        let quote = _mm_set1_epi8(b'"' as i8);
-        let backslash = _mm_set1_epi8(b'\\' as i8);
-        let ctl = _mm_set1_epi8(0x1f);
-        let half = |at: usize| {
-            let x = _mm_loadu_si128(s.as_ptr().add(at).cast());
-            // x <= 0x1f (unsigned) exactly when min(x, 0x1f) == x.
-            let m = _mm_or_si128(
-                _mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)),
-                _mm_cmpeq_epi8(_mm_min_epu8(x, ctl), x),
-            );
-            _mm_movemask_epi8(m) as u32 & 0xffff
-        };
-        half(i) | half(i + 16) << 16
-    }
+    specials16(s, i) | specials16(s, i + 16) << 16
 }
 
-/// [`specials32`] a byte at a time, where there is no SSE2 (and the unit
-/// tests' measure of it).
-#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
-#[inline]
+/// [`specials32`] a byte at a time: the unit tests' measure of it.
+#[cfg(test)]
 fn specials32_bytes(s: &[u8], i: usize) -> u32 {
     s[i..i + 32].iter().rev().fold(0, |m, &c| {
         m << 1 | u32::from(c < 0x20 || c == b'"' || c == b'\\')
     })
 }
-
-#[cfg(not(target_arch = "x86_64"))]
-use specials32_bytes as specials32;
 
 /// The length of the escape at `s[j]` (a `\\`): 2, or 6 for `\\uXXXX`;
 /// `None` for what this reader leaves to serde_json (an escape JSON does
