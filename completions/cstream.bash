@@ -23,7 +23,7 @@ _cstream() {
 
     case "${cmd}" in
         cstream)
-            opts="-t -f -q -e -o -j -c -h -V --to --from --no-dedupe --color --quiet --no-thinking --shell-lines --strict --exit-status --stats --output --otlp-endpoint --output-dir --summary --outputs --line-buffered --jobs --truncate-shell --keep-images --since --until --redact --no-redact --redact-pattern --coalesce --reasoning-field --tool-calls --include-usage --model --id --created --compact --thinking --group --prices --schema --generate --help --version"
+            opts="-t -f -q -e -o -j -c -h -V --to --from --no-dedupe --color --quiet --no-thinking --shell-lines --strict --exit-status --stats --output --otlp-endpoint --output-dir --summary --outputs --line-buffered --jobs --no-mmap --truncate-shell --keep-images --since --until --redact --no-redact --redact-pattern --coalesce --reasoning-field --tool-calls --include-usage --model --id --created --compact --thinking --group --prices --schema --generate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

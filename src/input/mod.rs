@@ -22,11 +22,17 @@ use crate::json::hex4;
 use scan::Strings;
 
 mod document;
+pub mod mapped;
 pub(crate) mod scan;
 pub mod zstd;
 
 /// Read buffer size.
 pub const READ_BUFFER_BYTES: usize = 128 * 1024;
+/// A mapped input's pages are given back this many bytes at a time, behind
+/// the line being read ([`Framer::run_slice`]): its peak memory stays about
+/// this much however large the file. A power of two and a multiple of the
+/// page size.
+pub const RELEASE_BYTES: usize = 1024 * 1024;
 /// A single line longer than this is skipped (reported, not stored).
 pub const MAX_LINE_BYTES: usize = 512 * 1024 * 1024;
 /// A value joined from several lines may span at most this many lines…
@@ -182,6 +188,36 @@ impl<R: Read> LineReader<R> {
                     LineRead::Line
                 });
             }
+        }
+    }
+}
+
+/// Where the reads of a regular file would end, for [`Framer::run_slice`]:
+/// the first block (the sniffed [`BINARY_SNIFF_BYTES`](crate::run::BINARY_SNIFF_BYTES)
+/// or the whole file if shorter), the one byte more a walked file's sniff
+/// reads when the block is full, then one read buffer
+/// ([`READ_BUFFER_BYTES`]) at a time.
+#[derive(Debug, Clone, Copy)]
+pub struct ReadEnds {
+    first: usize,
+    extra: usize,
+}
+
+impl ReadEnds {
+    /// Reads of a first block of `first` bytes, then of `extra` bytes (0
+    /// or 1), then of read buffers.
+    pub fn new(first: usize, extra: usize) -> ReadEnds {
+        ReadEnds { first, extra }
+    }
+
+    /// Where the read that starts at `at` (where one ended) ends.
+    fn after(&self, at: usize) -> usize {
+        if at < self.first {
+            self.first
+        } else if at < self.first + self.extra {
+            self.first + self.extra
+        } else {
+            at + READ_BUFFER_BYTES
         }
     }
 }
@@ -593,6 +629,125 @@ impl Framer {
         }
         self.give_back_scratch();
         result.and(tail)
+    }
+
+    /// Frame `data`, an input that is wholly in memory (a mapped file,
+    /// [`mapped::MappedFile`]), each line where it lies: no read buffer,
+    /// no copy of a line that would have straddled two reads. Everything
+    /// else is what [`Framer::run`] does with the same bytes read from a
+    /// regular file whose reads end at `reads` (the handler hears `idle` at
+    /// the same places, so `--coalesce burst`, redaction and live output
+    /// see the same pauses), and `release(n)` is told, now and then, that
+    /// the first `n` bytes are done with (a mapping gives their pages back).
+    pub fn run_slice<H: Handler>(
+        &mut self,
+        data: &[u8],
+        reads: ReadEnds,
+        release: &mut dyn FnMut(usize, usize),
+        h: &mut H,
+        diag: &mut Diag,
+    ) -> Result<(), FrameError> {
+        let mut no: u64 = 0;
+        self.join.lines = 0;
+        self.array = ArrayState::default();
+        self.doc_array = false;
+        self.doc_elems = 0;
+        self.tail.active = false;
+        // Where the next read of a read framer would start: it would call
+        // `idle` just before it, when it ran out of bytes there.
+        let mut next_read = 0usize;
+        let mut at = 0usize;
+        let mut released = 0usize;
+        let end = data.len();
+        let result: Result<(), FrameError> = (|| {
+            while at < end {
+                if h.stop() {
+                    return Ok(());
+                }
+                let (nl, stop) = match memchr(b'\n', &data[at..]) {
+                    Some(i) => (at + i, at + i + 1),
+                    None => (end, end),
+                };
+                // The reads a read framer would make before it had the line.
+                while next_read <= nl && next_read < end {
+                    h.idle().map_err(FrameError::Write)?;
+                    next_read = reads.after(next_read);
+                }
+                if nl == end {
+                    // The last line, without a newline: the read framer
+                    // found the end of the input before it had it whole.
+                    h.idle().map_err(FrameError::Write)?;
+                }
+                no += 1;
+                self.lines_in += 1;
+                let len = nl - at;
+                let r = if len > MAX_LINE_BYTES {
+                    self.too_long(len as u64, no, h, diag)
+                } else {
+                    let mut bytes = &data[at..nl];
+                    if no == 1 {
+                        bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+                    }
+                    if let Some(b) = bytes.strip_suffix(b"\r") {
+                        bytes = b;
+                    }
+                    let r = self.line_in(bytes, no, h, diag);
+                    self.give_back_scratch();
+                    r.and_then(|()| h.released(diag))
+                };
+                at = stop;
+                r.map_err(FrameError::Write)?;
+                if at - released >= RELEASE_BYTES {
+                    // Whole pages only: the line being read may share the last.
+                    let upto = at & !(RELEASE_BYTES - 1);
+                    release(released, upto);
+                    released = upto;
+                }
+            }
+            // The read framer's last read, which found the end.
+            if !h.stop() {
+                h.idle().map_err(FrameError::Write)?;
+            }
+            Ok(())
+        })();
+        let tail = if result.is_ok() {
+            self.finish(no, at as u64, h, diag)
+                .and_then(|()| {
+                    self.give_back_scratch();
+                    h.released(diag)
+                })
+                .map_err(FrameError::Write)
+        } else {
+            Ok(())
+        };
+        self.bytes_in += at as u64;
+        self.give_back_scratch();
+        result.and(tail)
+    }
+
+    /// A line longer than [`MAX_LINE_BYTES`]: skipped, reported, handed
+    /// on as a bad line.
+    fn too_long<H: Handler>(
+        &mut self,
+        n: u64,
+        no: u64,
+        h: &mut H,
+        diag: &mut Diag,
+    ) -> io::Result<()> {
+        self.flush_join(h, diag)?;
+        if h.stop() {
+            return Ok(());
+        }
+        diag.warn(
+            Warn::NotJson,
+            no,
+            format!(
+                "line of {n} bytes is longer than the limit of {MAX_LINE_BYTES} bytes; skipped"
+            ),
+        );
+        diag.bad_lines += 1;
+        let msg = format!("line of {n} bytes skipped (longer than {MAX_LINE_BYTES} bytes)");
+        h.bad_line(&msg, no, diag)
     }
 
     /// A line of an object being joined (`first`: its first line, which

@@ -73,6 +73,11 @@ pub struct Config {
     pub(crate) input_names: Vec<String>,
     /// Told after each input file, with the bytes read from it.
     pub(crate) progress: Option<Progress>,
+    /// `--no-mmap`: read every file, never map it.
+    pub(crate) no_mmap: bool,
+    /// The stdin reader handed to the run is this process's standard
+    /// input, unread: mapped when it is a regular file (`< file`).
+    pub(crate) map_stdin: bool,
 }
 
 /// What the main thread calls after each input file is written, with the
@@ -191,6 +196,29 @@ impl Config {
     #[must_use]
     pub fn strict(mut self, on: bool) -> Config {
         self.strict = on;
+        self
+    }
+
+    /// Map regular files into memory and frame them in place (the
+    /// default), or read them (`--no-mmap`, `false`). The output is the
+    /// same; mapping saves the kernel's copy of each file. A file that is
+    /// truncated while it is mapped ends the process with SIGBUS
+    /// (docs/cli.md, "Reading files").
+    #[must_use]
+    pub fn mmap(mut self, on: bool) -> Config {
+        self.no_mmap = !on;
+        self
+    }
+
+    /// Say that the stdin reader handed to
+    /// [`convert_inputs`](crate::convert_inputs) is this process's own
+    /// standard input, not read from yet: when it is a regular file
+    /// (`cstream < file`), it is then mapped as a named file is (unless
+    /// [`Config::mmap`] is off), from file descriptor 0. Off by default:
+    /// the reader may be anything.
+    #[must_use]
+    pub fn map_stdin(mut self, on: bool) -> Config {
+        self.map_stdin = on;
         self
     }
 

@@ -44,7 +44,7 @@ use std::rc::Rc;
 use std::sync::mpsc::{Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 
-use super::{Config, Input, Pipeline, Report, finish, one_input};
+use super::{Config, Input, Pipeline, Report, finish};
 use crate::diag::{Diag, Message};
 use crate::dialect::Dialect;
 use crate::event::{Event, Reads, Session, Sink, Starts};
@@ -125,6 +125,8 @@ struct WorkerConfig {
     render: Option<bool>,
     /// The workers reduce each session to its usage row ([`reduces`]).
     rows: Option<UsageOptions>,
+    /// `--no-mmap`.
+    no_mmap: bool,
 }
 
 impl WorkerConfig {
@@ -135,6 +137,7 @@ impl WorkerConfig {
             strict: self.strict,
             line_buffered: self.line_buffered,
             report_sessions: self.report_sessions,
+            no_mmap: self.no_mmap,
             // Images are the sink chain's to replace: the run's chain on the
             // main thread, or the worker's own when it renders.
             keep_images: true,
@@ -612,7 +615,8 @@ fn record_file(wc: &WorkerConfig, input: &Input, tx: SyncSender<Vec<Tape>>, pool
         Ok(f) => {
             p.live = !f.metadata().is_ok_and(|m| m.is_file());
             let sniff = matches!(input, Input::Found(_));
-            let Ok(was_read) = one_input(&mut p, &mut framer, f, &mut diag, sniff) else {
+            let Ok(was_read) = super::open::one_file(&mut p, &mut framer, &f, &mut diag, sniff)
+            else {
                 // Only the tape's own send fails (the run stopped).
                 return;
             };
@@ -697,6 +701,7 @@ pub(super) fn run<W: Write>(
         strict: cfg.strict,
         line_buffered: cfg.line_buffered,
         report_sessions: cfg.report_sessions,
+        no_mmap: cfg.no_mmap,
         starts: p.sink.starts(),
         reads: p.sink.reads(),
         render: renders(cfg).then_some(cfg.keep_images),

@@ -78,7 +78,10 @@ pub fn run_with_stdin<R: Read, W: Write>(
                 Input::Stdin => {
                     p.live = true;
                     p.source = None;
-                    one_input(&mut p, &mut framer, &mut stdin, diag, false)?;
+                    match open::stdin_file(cfg) {
+                        Some(f) => open::one_stdin_file(&mut p, &mut framer, &f, diag)?,
+                        None => one_input(&mut p, &mut framer, &mut stdin, diag, false)?,
+                    };
                 }
                 Input::Path(path) | Input::Found(path) | Input::Stored { db: path, .. } => {
                     match File::open(path) {
@@ -89,7 +92,7 @@ pub fn run_with_stdin<R: Read, W: Write>(
                             p.stored_session = input.stored_session().map(str::to_owned);
                             let before = framer.bytes_in;
                             let sniff = matches!(input, Input::Found(_));
-                            one_input(&mut p, &mut framer, f, diag, sniff)?;
+                            open::one_file(&mut p, &mut framer, &f, diag, sniff)?;
                             if let Some(progress) = &cfg.progress {
                                 (progress.0)(framer.bytes_in - before);
                             }

@@ -5,7 +5,9 @@
 use super::pipeline::{Intake, Pipeline};
 use super::{BINARY_SNIFF_BYTES, NOT_AGENT_OUTPUT};
 use crate::diag::{Diag, Warn};
-use crate::input::{FrameError, Framer};
+use crate::input::mapped::MappedFile;
+use crate::input::{FrameError, Framer, ReadEnds};
+use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
@@ -19,12 +21,7 @@ pub(super) fn one_input<R: Read>(
     diag: &mut Diag,
     sniff: bool,
 ) -> io::Result<bool> {
-    p.parser.reset(p.source.as_deref());
-    p.begun = false;
-    p.notices = 0;
-    p.records = 0;
-    p.unknown_records = 0;
-    p.dialect_checked = false;
+    begin_input(p);
     let storage = p.source.as_deref().and_then(storage_of);
     let framed = match storage {
         Some((root, only)) => storage_input(p, framer, &root, only, diag),
@@ -45,6 +42,113 @@ pub(super) fn one_input<R: Read>(
             },
         },
     };
+    end_input(p, framed, diag)
+}
+
+/// [`one_input`] of an open file (a named or walked one, or standard input
+/// when it is a regular file): mapped and framed in place when it is a
+/// regular file worth mapping ([`MappedFile`]) that is neither compressed
+/// nor a database nor part of a session store, else read. The output is
+/// the same either way.
+pub(super) fn one_file(
+    p: &mut Pipeline<'_>,
+    framer: &mut Framer,
+    file: &File,
+    diag: &mut Diag,
+    sniff: bool,
+) -> io::Result<bool> {
+    let map = match p.mmap {
+        true => file
+            .metadata()
+            .ok()
+            .filter(std::fs::Metadata::is_file)
+            .and_then(|m| MappedFile::open(file, m.len())),
+        false => None,
+    };
+    let Some(map) = map else {
+        return one_input(p, framer, file, diag, sniff);
+    };
+    let data = map.bytes();
+    let first = &data[..data.len().min(BINARY_SNIFF_BYTES)];
+    if crate::input::zstd::is_zstd(first)
+        || crate::dialect::opencode::is_sqlite(first)
+        || p.source.as_deref().and_then(storage_of).is_some()
+    {
+        drop(map);
+        return one_input(p, framer, file, diag, sniff);
+    }
+    begin_input(p);
+    let whole = data.len() == first.len();
+    let framed = match plain_checks(p, first, || whole, diag, sniff) {
+        Checked::Skipped => return Ok(false),
+        Checked::Done(r) => r,
+        Checked::Frame => {
+            // A walked file's sniff read one byte past a full first block.
+            let extra = usize::from(sniff && !whole);
+            let ends = ReadEnds::new(first.len(), extra);
+            framer.run_slice(data, ends, &mut |a, b| map.release(a, b), p, diag)
+        }
+    };
+    end_input(p, framed, diag)
+}
+
+/// Standard input as a file, when the run may map it
+/// ([`Config::map_stdin`](super::Config::map_stdin)) and it is a regular
+/// file not read from yet (`cstream < file`): a duplicate of descriptor 0,
+/// which shares its offset.
+#[cfg(unix)]
+pub(super) fn stdin_file(cfg: &super::Config) -> Option<File> {
+    use std::io::Seek;
+    use std::os::fd::AsFd;
+    if !cfg.map_stdin || cfg.no_mmap {
+        return None;
+    }
+    let fd = io::stdin().as_fd().try_clone_to_owned().ok()?;
+    let mut file = File::from(fd);
+    let regular = file.metadata().is_ok_and(|m| m.is_file());
+    (regular && file.stream_position().ok()? == 0).then_some(file)
+}
+
+/// Elsewhere standard input is always read.
+#[cfg(not(unix))]
+pub(super) fn stdin_file(_: &super::Config) -> Option<File> {
+    None
+}
+
+/// [`one_file`] of standard input (`file`, from [`stdin_file`]); its
+/// offset is then moved to the end, where reading it would have left it,
+/// so that a second `-` reads nothing, as before.
+pub(super) fn one_stdin_file(
+    p: &mut Pipeline<'_>,
+    framer: &mut Framer,
+    file: &File,
+    diag: &mut Diag,
+) -> io::Result<bool> {
+    use std::io::Seek;
+    let r = one_file(p, framer, file, diag, false);
+    let mut f = file;
+    let _ = f.seek(io::SeekFrom::End(0));
+    r
+}
+
+/// What every input starts with: the parser and the counts of the input
+/// before are reset.
+fn begin_input(p: &mut Pipeline<'_>) {
+    p.parser.reset(p.source.as_deref());
+    p.begun = false;
+    p.notices = 0;
+    p.records = 0;
+    p.unknown_records = 0;
+    p.dialect_checked = false;
+}
+
+/// What every input that was read ends with: the records its parser still
+/// holds, its warnings, its sessions' endings.
+fn end_input(
+    p: &mut Pipeline<'_>,
+    framed: Result<(), FrameError>,
+    diag: &mut Diag,
+) -> io::Result<bool> {
     match framed {
         Ok(()) => {}
         Err(FrameError::Read(e)) => {
@@ -113,7 +217,39 @@ fn plain_input<R: Read>(
     sniff: bool,
 ) -> Option<Result<(), FrameError>> {
     let mut rest = Vec::new();
-    if sniff && !found_session(&first, &mut reader, &mut rest) {
+    let whole = || whole_input(&first, &mut reader, &mut rest);
+    match plain_checks(p, &first, whole, diag, sniff) {
+        Checked::Skipped => None,
+        Checked::Done(r) => Some(r),
+        Checked::Frame => {
+            let head = io::Cursor::new(first).chain(io::Cursor::new(rest));
+            Some(framer.run(head.chain(reader), p, diag))
+        }
+    }
+}
+
+/// What [`plain_checks`] made of an input's first block.
+enum Checked {
+    /// A walked file that is not a session: skipped, counted, nothing read.
+    Skipped,
+    /// Not read on (binary, or another agent's): already reported.
+    Done(Result<(), FrameError>),
+    /// To be framed.
+    Frame,
+}
+
+/// The checks of an uncompressed input's first block `first`, before it
+/// is framed: a walked file (`sniff`) must look like a session (`whole`:
+/// whether the block is all of it), an input of an agent cstream does not
+/// read or with a NUL byte is reported and not read.
+fn plain_checks(
+    p: &mut Pipeline<'_>,
+    first: &[u8],
+    whole: impl FnOnce() -> bool,
+    diag: &mut Diag,
+    sniff: bool,
+) -> Checked {
+    if sniff && !is_session(first, whole()) {
         // Not a session: skipped and counted, as if the walk had not
         // listed it.
         if let Some(files) = &mut p.files {
@@ -121,15 +257,15 @@ fn plain_input<R: Read>(
         }
         let file = diag.file.clone();
         diag.skipped_file(file, NOT_AGENT_OUTPUT);
-        return None;
+        return Checked::Skipped;
     }
     if p.parser.detecting()
-        && let Some(agent) = crate::dialect::foreign::sniff_text(&first)
+        && let Some(agent) = crate::dialect::foreign::sniff_text(first)
     {
         not_read(agent, 1, diag);
-        return Some(Ok(()));
+        return Checked::Done(Ok(()));
     }
-    Some(match memchr::memchr(0, &first) {
+    match memchr::memchr(0, first) {
         // Not valid input: counted like a bad line (exit status 1), and
         // nothing of it is read; it ends like an input without events
         // (a session without a result), so every format still gives
@@ -142,13 +278,10 @@ fn plain_input<R: Read>(
                 line,
                 format_args!("binary data (a NUL byte at offset {at}); skipping this input"),
             );
-            Ok(())
+            Checked::Done(Ok(()))
         }
-        None => {
-            let head = io::Cursor::new(first).chain(io::Cursor::new(rest));
-            framer.run(head.chain(reader), p, diag)
-        }
-    })
+        None => Checked::Frame,
+    }
 }
 
 /// A zstd-compressed input (`crate::input::zstd`): decompressed as it is
@@ -284,15 +417,20 @@ fn sqlite_input(
     Ok(())
 }
 
-/// Whether a walked file whose first block is `first` is a session: the
-/// sniffing rule wants to know whether the file goes on past the block, so
-/// one byte more is read when the block is full (kept in `rest`).
-fn found_session<R: Read>(first: &[u8], reader: &mut R, rest: &mut Vec<u8>) -> bool {
-    let whole = first.len() < BINARY_SNIFF_BYTES || {
+/// Whether the first block `first` is all of its input: the sniffing rule
+/// of walked files wants to know whether the file goes on past the block,
+/// so one byte more is read when the block is full (kept in `rest`).
+fn whole_input<R: Read>(first: &[u8], reader: &mut R, rest: &mut Vec<u8>) -> bool {
+    first.len() < BINARY_SNIFF_BYTES || {
         // A read error here shows when the file is read on.
         let _ = reader.by_ref().take(1).read_to_end(rest);
         rest.is_empty()
-    };
+    }
+}
+
+/// Whether a walked file whose first block is `first` (`whole`: all of
+/// it) is a session.
+fn is_session(first: &[u8], whole: bool) -> bool {
     // Another agent's file is opened, to be said to be one.
     !matches!(
         crate::dialect::archive::sniff(first, whole),

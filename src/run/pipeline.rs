@@ -35,6 +35,8 @@ pub(super) struct Pipeline<'s> {
     pub(super) warn_sessions: bool,
     /// The input being read may pause (a pipe, a terminal): not a regular file.
     pub(super) live: bool,
+    /// Regular files may be mapped rather than read (not `--no-mmap`).
+    pub(super) mmap: bool,
     /// This input has had a record (a JSON line), so the stream has begun.
     pub(super) begun: bool,
     /// Lines that were not JSON before this input's stream began: an
@@ -171,6 +173,7 @@ impl<'s> Pipeline<'s> {
             stop: false,
             warn_sessions: cfg.format.is_sse(),
             live: true,
+            mmap: !cfg.no_mmap,
             begun: false,
             notices: 0,
             counters,

@@ -38,6 +38,7 @@ mod interrupt;
 mod invariants;
 mod jobs;
 mod layout;
+mod mmap;
 mod new_agents;
 mod not_read;
 mod not_understood;

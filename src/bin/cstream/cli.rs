@@ -221,6 +221,11 @@ pub struct Cli {
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
 
+    /// Read files instead of mapping them into memory: slower, but a file cut short (truncated)
+    /// while it is read cannot end the run (a mapped one ends it with SIGBUS)
+    #[arg(long)]
+    pub no_mmap: bool,
+
     /// Cap each tool call's shell output at SIZE bytes (64K, 1M, …): live output up to SIZE, then a
     /// marker; the completed output keeps its last SIZE bytes
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
@@ -719,7 +724,10 @@ impl Cli {
             .stats(self.stats)
             .report_sessions(self.exit_status)
             // A terminal shows every line at once, as ripgrep does.
-            .line_buffered(self.line_buffered || tty);
+            .line_buffered(self.line_buffered || tty)
+            // The run is handed this process's standard input, unread.
+            .map_stdin(true)
+            .mmap(!self.no_mmap);
         if let Some(d) = self.from.0 {
             c = c.from(d);
         }
