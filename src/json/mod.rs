@@ -11,6 +11,8 @@ use std::io::{self, Write};
 use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
+use crate::input::scan::specials16;
+
 // ---------------------------------------------------------------- writing
 
 /// For each byte: the escape it needs inside a JSON string, or 0.
@@ -42,28 +44,38 @@ pub fn write_str<W: Write + ?Sized>(w: &mut W, s: &str) -> io::Result<()> {
 /// Write the escaped contents of a JSON string, without the quotes.
 pub fn write_str_body<W: Write + ?Sized>(w: &mut W, s: &str) -> io::Result<()> {
     let bytes = s.as_bytes();
+    // Bytes before `start` are written; bytes before `i` are checked.
     let mut start = 0;
     let mut i = 0;
     while i < bytes.len() {
-        // Most text has nothing to escape for dozens of bytes: whole blocks
-        // are tested at once (a check without an early exit, which the
-        // compiler turns into vector compares), only a block that needs an
-        // escape is walked byte by byte.
-        while let Some(block) = bytes.get(i..i + BLOCK) {
-            if needs_escape(block.try_into().expect("BLOCK bytes")) {
-                break;
+        // The bytes to escape among the 16 from `i`, as a mask (one SSE2
+        // compare per block, shared with the input's string scanner).
+        // Most strings are short (a delta's few words), and walking their
+        // last, partial block a byte at a time cost more than the blocks
+        // before it: that block is checked at once too, as the last 16
+        // bytes of the string with the bits of bytes already checked
+        // shifted out, or, in a string shorter than 16 bytes, as a copy
+        // padded with plain bytes.
+        let mask = if i + BLOCK <= bytes.len() {
+            specials16(bytes, i)
+        } else if bytes.len() >= BLOCK {
+            let base = bytes.len() - BLOCK;
+            specials16(bytes, base) >> (i - base)
+        } else {
+            let mut pad = [b'a'; BLOCK];
+            pad[..bytes.len()].copy_from_slice(bytes);
+            specials16(&pad, 0) & ((1 << bytes.len()) - 1)
+        };
+        let mut m = mask;
+        while m != 0 {
+            let k = i + m.trailing_zeros() as usize;
+            m &= m - 1;
+            if start < k {
+                w.write_all(&bytes[start..k])?;
             }
-            i += BLOCK;
-        }
-        let end = (i + BLOCK).min(bytes.len());
-        while i < end {
-            let b = bytes[i];
-            let esc = ESCAPE[b as usize];
-            if esc != 0 {
-                if start < i {
-                    w.write_all(&bytes[start..i])?;
-                }
-                if esc == b'u' {
+            let b = bytes[k];
+            match ESCAPE[b as usize] {
+                b'u' => {
                     const HEX: &[u8; 16] = b"0123456789abcdef";
                     w.write_all(&[
                         b'\\',
@@ -73,28 +85,18 @@ pub fn write_str_body<W: Write + ?Sized>(w: &mut W, s: &str) -> io::Result<()> {
                         HEX[(b >> 4) as usize],
                         HEX[(b & 0xf) as usize],
                     ])?;
-                } else {
-                    w.write_all(&[b'\\', esc])?;
                 }
-                start = i + 1;
+                esc => w.write_all(&[b'\\', esc])?,
             }
-            i += 1;
+            start = k + 1;
         }
+        i += BLOCK;
     }
     w.write_all(&bytes[start..])
 }
 
 /// Bytes tested at once by [`write_str_body`].
 const BLOCK: usize = 16;
-
-/// Does any byte of `b` need an escape in a JSON string (a control
-/// character, `"` or `\`)? Branch-free, so it compiles to vector compares.
-#[inline]
-fn needs_escape(b: &[u8; BLOCK]) -> bool {
-    b.iter().fold(false, |acc, &c| {
-        acc | (c < 0x20) | (c == b'"') | (c == b'\\')
-    })
-}
 
 /// Write an unsigned integer.
 pub fn write_u64<W: Write + ?Sized>(w: &mut W, v: u64) -> io::Result<()> {
@@ -701,8 +703,8 @@ mod tests {
         }
     }
 
-    /// The eight-byte path: each escaped byte at every offset of a word,
-    /// beside plain and non-ASCII bytes (whose high bit must not hide one).
+    /// Each escaped byte at every offset of a block, beside plain and
+    /// non-ASCII bytes (whose high bit must not hide one).
     #[test]
     fn escapes_at_every_offset_like_serde_json() {
         for c in [
@@ -723,6 +725,36 @@ mod tests {
                         .collect();
                     assert_eq!(quote(&s), serde_json::to_string(&s).unwrap(), "{s:?}");
                 }
+            }
+        }
+    }
+
+    /// Every length from empty to three blocks, with a byte to escape at
+    /// every offset, alone or twice in a block: the short string's padded
+    /// copy, the last block read overlapping the one before, and several
+    /// escapes of one block's mask all write what serde_json writes.
+    #[test]
+    fn escapes_in_every_block_shape_like_serde_json() {
+        for c in ['"', '\\', '\u{0}', '\n', '\u{1f}', '\u{7f}', 'é'] {
+            for len in 0..=48 {
+                for at in 0..len {
+                    for second in [None, Some(at + 1), Some(at + 3), Some(len - 1)] {
+                        let s: String = (0..len)
+                            .map(|i| {
+                                if i == at || Some(i) == second {
+                                    c
+                                } else if i % 7 == 6 {
+                                    'ü'
+                                } else {
+                                    'a'
+                                }
+                            })
+                            .collect();
+                        assert_eq!(quote(&s), serde_json::to_string(&s).unwrap(), "{s:?}");
+                    }
+                }
+                let plain = "b".repeat(len);
+                assert_eq!(quote(&plain), serde_json::to_string(&plain).unwrap());
             }
         }
     }
