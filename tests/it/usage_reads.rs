@@ -282,8 +282,9 @@ fn a_title_after_the_turns_gives_the_rows_of_a_whole_read_with_any_jobs() {
 
 /// Tool results whose texts put escapes, runs of backslashes before a
 /// quote, and damage (a raw control byte, an escape JSON lacks, a
-/// surrogate escape) at every offset of the 32-byte blocks the string walk
-/// reads, beside errors, texts in arrays and images: the rows, the
+/// surrogate escape) at every offset of the blocks the string walk reads
+/// (the first 32 bytes, then 32-byte blocks, or 64-byte ones with AVX2),
+/// beside errors, texts in arrays and images: the rows, the
 /// `--stats` counts and the warnings are those of a whole read.
 #[test]
 fn tool_results_with_escapes_at_every_block_offset_read_as_a_whole_read() {
@@ -307,7 +308,9 @@ fn tool_results_with_escapes_at_every_block_offset_read_as_a_whole_read() {
         r#""type":"user","message":{"role":"user","content":"go"}"#,
     )];
     let mut n = 1;
-    for pad in 0..40 {
+    // Past the first 32 bytes the walk takes 64 at a time (AVX2): every
+    // offset of the first block and of the first wide one after it.
+    for pad in 0..100 {
         for (t, tail) in TAILS.iter().enumerate() {
             let text = format!("{}{tail}{}", "a".repeat(pad), "b".repeat(t * 3));
             let id = format!("t{pad}_{t}");
@@ -371,9 +374,9 @@ fn tool_results_with_escapes_at_every_block_offset_read_as_a_whole_read() {
         .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
         .find(|r| r["session_id"] == "s1")
         .expect("the session's row");
-    assert!(row["tool_calls"].as_u64().unwrap() >= 40 * 6, "{row}");
+    assert!(row["tool_calls"].as_u64().unwrap() >= 100 * 6, "{row}");
     assert!(
-        row["tool_calls"].as_u64().unwrap() >= 40 * 6,
+        row["tool_calls"].as_u64().unwrap() >= 100 * 6,
         "{row}\n{}",
         lean.stderr
     );

@@ -113,45 +113,181 @@ fn escape_len(s: &[u8], j: usize) -> Option<usize> {
 /// refuses, or no closing quote.
 ///
 /// A tool's output has an escape (`\\n`, `\\"`) every few dozen bytes, so
-/// the walk takes 32 bytes at a time and goes through all the specials of
-/// those bytes from one mask, instead of searching afresh after each escape.
+/// the walk takes a block at a time and goes through all the specials of
+/// the block from one mask, instead of searching afresh after each escape.
+/// The first 32 bytes are walked here, inline (keys and most values end in
+/// them); a string that goes on past them is walked 64 bytes at a time
+/// with AVX2 where the CPU has it ([`wide`], asked once per run, so a short
+/// string pays nothing for the choice), else on by 32-byte SSE2 blocks.
 #[inline]
-fn string_end(s: &[u8], mut i: usize) -> Option<(usize, bool)> {
-    let mut escaped = false;
-    'block: while i + 32 <= s.len() {
-        let mut m = specials32(s, i);
-        while m != 0 {
-            let j = i + m.trailing_zeros() as usize;
-            match s[j] {
-                b'"' => return Some((j + 1, escaped)),
-                b'\\' => {
-                    escaped = true;
-                    let next = j + escape_len(s, j)?;
-                    if next >= i + 32 {
-                        i = next;
-                        continue 'block;
+fn string_end(s: &[u8], i: usize) -> Option<(usize, bool)> {
+    string_end_with(s, i, wide())
+}
+
+/// [`string_end`], told whether to use the AVX2 walk past the first block
+/// (`wide` is only ever `true` when the CPU has AVX2).
+#[inline]
+fn string_end_with(s: &[u8], i: usize, wide: bool) -> Option<(usize, bool)> {
+    let mut w = StrWalk { i, escaped: false };
+    // The first block only.
+    let first = s.len().min(i + 32);
+    if let Some(end) = w.blocks::<32>(s, first, specials32_at)? {
+        return Some((end, w.escaped));
+    }
+    #[cfg(target_arch = "x86_64")]
+    if wide && w.i + 64 <= s.len() {
+        // SAFETY: `wide` is true only when `wide()` found AVX2 on this CPU
+        // (the tests pass `true` only after checking it too).
+        return unsafe { avx2::string_end(s, w) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = wide;
+    if let Some(end) = w.blocks::<32>(s, s.len(), specials32_at)? {
+        return Some((end, w.escaped));
+    }
+    w.tail(s)
+}
+
+/// Whether this CPU has AVX2, found out once per run: the string walk's
+/// choice of block, made once, not per string.
+#[inline]
+fn wide() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        static WIDE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        *WIDE.get_or_init(|| std::arch::is_x86_feature_detected!("avx2"))
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// [`specials32`] as a 64-bit mask, for [`StrWalk::blocks`].
+#[inline(always)]
+fn specials32_at(s: &[u8], i: usize) -> u64 {
+    u64::from(specials32(s, i))
+}
+
+/// A string being walked: where, and whether an escape was met.
+#[derive(Clone, Copy)]
+struct StrWalk {
+    i: usize,
+    escaped: bool,
+}
+
+impl StrWalk {
+    /// Walk `N`-byte blocks (`N` ≤ 64; `mask` gives a block's specials, bit
+    /// `k` for byte `i + k`) while one fits before `limit`: `Some(Some(end))`
+    /// past the closing quote, `Some(None)` when no whole block is left
+    /// (`self.i` is where to go on from), `None` for what is refused.
+    #[inline(always)]
+    fn blocks<const N: usize>(
+        &mut self,
+        s: &[u8],
+        limit: usize,
+        mask: impl Fn(&[u8], usize) -> u64,
+    ) -> Option<Option<usize>> {
+        let mut i = self.i;
+        'block: while i + N <= limit {
+            let mut m = mask(s, i);
+            while m != 0 {
+                let j = i + m.trailing_zeros() as usize;
+                match s[j] {
+                    b'"' => {
+                        self.i = i;
+                        return Some(Some(j + 1));
                     }
-                    // Drop the bits up to the escape's end.
-                    m &= u32::MAX << (next - i);
+                    b'\\' => {
+                        self.escaped = true;
+                        let next = j + escape_len(s, j)?;
+                        if next >= i + N {
+                            i = next;
+                            continue 'block;
+                        }
+                        // Drop the bits up to the escape's end.
+                        m &= u64::MAX << (next - i);
+                    }
+                    _ => return None,
                 }
-                _ => return None,
+            }
+            i += N;
+        }
+        self.i = i;
+        Some(None)
+    }
+
+    /// The last bytes of the text, one at a time.
+    #[inline(always)]
+    fn tail(mut self, s: &[u8]) -> Option<(usize, bool)> {
+        while self.i < s.len() {
+            match s[self.i] {
+                b'"' => return Some((self.i + 1, self.escaped)),
+                b'\\' => {
+                    self.escaped = true;
+                    self.i += escape_len(s, self.i)?;
+                }
+                c if c < 0x20 => return None,
+                _ => self.i += 1,
             }
         }
-        i += 32;
+        None
     }
-    // The last bytes of the text, one at a time.
-    while i < s.len() {
-        match s[i] {
-            b'"' => return Some((i + 1, escaped)),
-            b'\\' => {
-                escaped = true;
-                i += escape_len(s, i)?;
-            }
-            c if c < 0x20 => return None,
-            _ => i += 1,
+}
+
+/// The string walk past a string's first block, 64 bytes at a time with
+/// AVX2 (two 32-byte compares a block, where SSE2 needs four): tool
+/// results run to kilobytes. AVX-512BW would take 64 bytes in one, but its
+/// intrinsics are newer than this crate's minimum Rust (1.88).
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use std::arch::x86_64::{
+        __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8,
+        _mm256_or_si256, _mm256_set1_epi8,
+    };
+
+    use super::StrWalk;
+
+    /// The specials of the 32 bytes at `s[i..]` (`i + 32 <= s.len()`, which
+    /// the assert checks): bit `k` for byte `i + k`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn specials(s: &[u8], i: usize) -> u32 {
+        assert!(i + 32 <= s.len());
+        // SAFETY: the unaligned load reads `s[i..i + 32]`, in bounds by the
+        // assert above; AVX2 is enabled for this function, and its callers
+        // are only reached where the CPU has it.
+        unsafe {
+            let x: __m256i = _mm256_loadu_si256(s.as_ptr().add(i).cast());
+            // x <= 0x1f (unsigned) exactly when min(x, 0x1f) == x.
+            let m = _mm256_or_si256(
+                _mm256_or_si256(
+                    _mm256_cmpeq_epi8(x, _mm256_set1_epi8(b'"' as i8)),
+                    _mm256_cmpeq_epi8(x, _mm256_set1_epi8(b'\\' as i8)),
+                ),
+                _mm256_cmpeq_epi8(_mm256_min_epu8(x, _mm256_set1_epi8(0x1f)), x),
+            );
+            _mm256_movemask_epi8(m) as u32
         }
     }
-    None
+
+    /// The specials of the 64 bytes at `s[i..]` (`i + 64 <= s.len()`).
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(super) fn specials64(s: &[u8], i: usize) -> u64 {
+        u64::from(specials(s, i)) | u64::from(specials(s, i + 32)) << 32
+    }
+
+    /// [`super::string_end`] from `w` on, by 64-byte blocks, then one of
+    /// 32, then a byte at a time.
+    #[target_feature(enable = "avx2")]
+    pub(super) fn string_end(s: &[u8], mut w: StrWalk) -> Option<(usize, bool)> {
+        if let Some(end) = w.blocks::<64>(s, s.len(), |s, i| specials64(s, i))? {
+            return Some((end, w.escaped));
+        }
+        if let Some(end) = w.blocks::<32>(s, s.len(), |s, i| u64::from(specials(s, i)))? {
+            return Some((end, w.escaped));
+        }
+        w.tail(s)
+    }
 }
 
 /// A scan position in a JSON text that starts with the value being walked.
@@ -916,11 +1052,14 @@ mod tests {
     use serde::Deserialize;
     use serde_json::value::RawValue;
 
-    use super::{Tape, from_raw, from_str, specials32, specials32_bytes, string_end};
+    use super::{
+        Tape, from_raw, from_str, specials32, specials32_bytes, string_end, string_end_with,
+    };
 
     /// The block walk over a string ends where the input module's checked
     /// scan ends (which reads the same escapes and refuses the same bytes),
-    /// wherever the specials fall in or across the 32-byte blocks: texts
+    /// wherever the specials fall in or across the 32-byte blocks and the
+    /// AVX2 walk's 64-byte ones (both walks, where the CPU has AVX2): texts
     /// of pieces (escapes of both lengths, bad and surrogate escapes, raw
     /// control bytes, quotes, multi-byte UTF-8, plain runs) of every length
     /// up to a few blocks, each read from every start.
@@ -947,7 +1086,8 @@ mod tests {
             "0123456789abcdefghijklmnopqrstuvwxyz",
         ];
         let mut rng = Rng(0x2545_f491_4f6c_dd1d);
-        let (mut past_a_block, mut refused) = (0, 0);
+        let (mut past_a_block, mut past_a_wide_block, mut refused) = (0, 0, 0);
+        let avx2 = super::wide();
         for _ in 0..3000 {
             let mut t = String::new();
             let n = rng.next(16);
@@ -973,7 +1113,16 @@ mod tests {
                 let want = crate::input::scan::checked_string_end(&b[i..])
                     .map(|(k, esc)| (i + k + 1, esc));
                 assert_eq!(string_end(b, i), want, "{t:?} from {i}");
+                // Each walk, whichever the CPU would be given.
+                assert_eq!(string_end_with(b, i, false), want, "{t:?} from {i}, SSE2");
+                if avx2 {
+                    assert_eq!(string_end_with(b, i, true), want, "{t:?} from {i}, AVX2");
+                }
                 match want {
+                    Some((end, _)) if end > i + 32 + 64 => {
+                        past_a_block += 1;
+                        past_a_wide_block += 1;
+                    }
                     Some((end, _)) if end > i + 32 => past_a_block += 1,
                     None if i + 32 < b.len() => refused += 1,
                     _ => {}
@@ -981,12 +1130,24 @@ mod tests {
                 if i + 32 <= b.len() {
                     assert_eq!(specials32(b, i), specials32_bytes(b, i), "{t:?} at {i}");
                 }
+                #[cfg(target_arch = "x86_64")]
+                if avx2 && i + 64 <= b.len() {
+                    let bytes = u64::from(specials32_bytes(b, i))
+                        | u64::from(specials32_bytes(b, i + 32)) << 32;
+                    // SAFETY: the CPU has AVX2 (checked above).
+                    assert_eq!(
+                        unsafe { super::avx2::specials64(b, i) },
+                        bytes,
+                        "{t:?} at {i}"
+                    );
+                }
             }
         }
-        // Both ends of the walk met past the first block, many times.
+        // Both ends of the walk met past the first block, and past a
+        // 64-byte block after it, many times.
         assert!(
-            past_a_block > 10_000 && refused > 5_000,
-            "{past_a_block} {refused}"
+            past_a_block > 10_000 && past_a_wide_block > 1_000 && refused > 5_000,
+            "{past_a_block} {past_a_wide_block} {refused}"
         );
     }
 

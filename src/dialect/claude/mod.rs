@@ -498,7 +498,9 @@ impl ClaudeParser {
         ts: Option<i64>,
         out: Out<'_, 'a>,
     ) -> io::Result<()> {
-        let Some(u) = raw.and_then(Members::of).as_ref().and_then(anthropic_usage) else {
+        // From the line's walk when only the figures are read.
+        let members = raw.and_then(|r| self.read::<Members>(r).ok());
+        let Some(u) = members.as_ref().and_then(anthropic_usage) else {
             return Ok(());
         };
         if sub {
@@ -1061,12 +1063,33 @@ impl ClaudeParser {
         let failed = b.is_error.0 == Some(true);
         if self.lean && name != "shell" {
             // Figures only: the outcome, and the error of a failed call;
-            // the output and the tool's own object are not read (a shell
-            // call's are: its exit code is in them).
+            // the output and the tool's own object are not read.
             let mut t = ToolEnd::new(id, Cow::Owned(name), !failed);
             if failed {
                 t.error = b.content.and_then(content_text).filter(|s| !s.is_empty());
             }
+            return t;
+        }
+        if self.lean {
+            // Figures only, a shell call: its exit code, and a failed
+            // call's error, as below; not its output, nor the tool's own
+            // object without it (which cost an unescaped copy of each
+            // output, often twice, and the object written again). The
+            // object's members come from the line's walk.
+            let mut t = ToolEnd::new(id, Cow::Owned(name), !failed);
+            let code = tur
+                .and_then(|r| self.read::<Members>(r).ok())
+                .and_then(|m| m.int("exitCode").or_else(|| m.int("exit_code")));
+            // The text only where it can tell: a failed call's error, or an
+            // exit code the object did not give.
+            let text = (failed || (code.is_none() && may_start_with_exit_code(b.content)))
+                .then(|| b.content.and_then(content_text))
+                .flatten();
+            if failed {
+                t.error = text.clone().filter(|s| !s.is_empty());
+            }
+            t.exit_code = code.or_else(|| exit_code_in(text.as_deref()?));
+            exit_error(&mut t, failed);
             return t;
         }
         let text = b.content.and_then(content_text);
@@ -1091,21 +1114,8 @@ impl ClaudeParser {
             t.exit_code = tur_m
                 .as_ref()
                 .and_then(|m| m.int("exitCode").or_else(|| m.int("exit_code")))
-                .or_else(|| {
-                    // A failed Bash call's content starts "Exit code N".
-                    let s = text.as_deref()?.strip_prefix("Exit code ")?;
-                    let n: String = s.chars().take_while(|c| c.is_ascii_digit()).collect();
-                    n.parse().ok()
-                });
-            if failed && let (Some(c), Some(e)) = (t.exit_code, t.error.as_deref()) {
-                // "Exit code N\n<stderr>": the code is in `exitCode` now.
-                let rest = e.split_once('\n').map_or("", |(_, r)| r).trim_end();
-                t.error = Some(Cow::Owned(if rest.is_empty() {
-                    format!("exit code {c}")
-                } else {
-                    rest.to_owned()
-                }));
-            }
+                .or_else(|| exit_code_in(text.as_deref()?));
+            exit_error(&mut t, failed);
             t.result = tur.map(|r| without_output(r).map_or(Json::from(r), Json::from));
         } else {
             // The model-visible `content` is the tool's output; the tool's
@@ -1133,6 +1143,44 @@ impl ClaudeParser {
             }
         }
         t
+    }
+}
+
+/// The exit code a failed Bash call's content starts with ("Exit code N").
+fn exit_code_in(text: &str) -> Option<i64> {
+    let s = text.strip_prefix("Exit code ")?;
+    let n: String = s.chars().take_while(|c| c.is_ascii_digit()).collect();
+    n.parse().ok()
+}
+
+/// Whether the text of a tool result's `content` may start "Exit code ",
+/// told from its raw JSON without unescaping it: a string whose first ten
+/// bytes hold no escape is its own text there; anything else (an escape
+/// among them, content blocks) may, and is read.
+fn may_start_with_exit_code(content: Option<&RawValue>) -> bool {
+    const PREFIX: &[u8] = b"Exit code ";
+    let Some(raw) = content.map(|c| c.get().as_bytes()) else {
+        return false;
+    };
+    match raw.strip_prefix(b"\"") {
+        Some(body) => {
+            let head = &body[..body.len().min(PREFIX.len())];
+            head.contains(&b'\\') || body.starts_with(PREFIX)
+        }
+        None => true,
+    }
+}
+
+/// A failed shell call's error "Exit code N\n<stderr>": the code is in
+/// `exit_code` now, so the error is the rest.
+fn exit_error(t: &mut ToolEnd<'_>, failed: bool) {
+    if failed && let (Some(c), Some(e)) = (t.exit_code, t.error.as_deref()) {
+        let rest = e.split_once('\n').map_or("", |(_, r)| r).trim_end();
+        t.error = Some(Cow::Owned(if rest.is_empty() {
+            format!("exit code {c}")
+        } else {
+            rest.to_owned()
+        }));
     }
 }
 
@@ -1187,7 +1235,12 @@ pub(crate) fn user_text(text: &str) -> UserText {
         return UserText::Event(UserEventKind::Command, cmd);
     }
     for tag in ["local-command-stdout", "local-command-stderr"] {
-        if t.starts_with(&format!("<{tag}>")) {
+        // `<tag>` without building it: this runs for every user text.
+        let opens = t
+            .strip_prefix('<')
+            .and_then(|r| r.strip_prefix(tag))
+            .is_some_and(|r| r.starts_with('>'));
+        if opens {
             let inner = tagged(t, tag).unwrap_or(t).trim();
             return if inner.is_empty() {
                 UserText::Nothing
@@ -1538,6 +1591,113 @@ mod tests {
             .into_iter()
             .filter(|i| !matches!(i, Item::IdHint(_)))
             .collect()
+    }
+
+    /// Every line read whole and read for the figures only.
+    fn parse_both(lines: &[String]) -> [Vec<Item<'static>>; 2] {
+        [Reads::Whole, Reads::Figures].map(|reads| {
+            let mut p = ClaudeParser::default();
+            p.set_reads(reads);
+            let mut items = Vec::new();
+            for l in lines {
+                p.parse(l, &mut |i| {
+                    items.push(i.into_owned());
+                    Ok(())
+                })
+                .unwrap();
+            }
+            items
+        })
+    }
+
+    /// A shell call's completion read for the figures keeps what a whole
+    /// read gives it but the output and the tool's own object (its exit
+    /// code, the error of a failed call as rewritten from "Exit code N",
+    /// its outcome), whatever the content's shape and escapes and whether
+    /// the tool's object names the code; and each line's usage (read from
+    /// the line's walk) is the whole read's.
+    #[test]
+    fn shell_results_read_for_the_figures_keep_code_error_and_outcome() {
+        const CONTENTS: &[&str] = &[
+            r#""Exit code 2\nboom""#,
+            r#""Exit code 2""#,
+            r#""Exit code 3\nran on""#,
+            r#""\u0045xit code 4\nescaped in the prefix""#,
+            r#""Exit\u0020code 6""#,
+            r#""Exit code ""#,
+            r#""Exit co""#,
+            r#""Exit code 99999999999999999999""#,
+            r#""""#,
+            r#""plain \"output\"\n""#,
+            r#"[{"type":"text","text":"Exit code 5\nerr"}]"#,
+            r#"[{"type":"text","text":"fine"},{"type":"text","text":"Exit code 8"}]"#,
+            r#"[]"#,
+            r#"null"#,
+            r#"17"#,
+        ];
+        const OBJECTS: &[&str] = &[
+            "",
+            r#","toolUseResult":{"stdout":"a\"b","stderr":"e","interrupted":false}"#,
+            r#","toolUseResult":{"stdout":"","stderr":"","exitCode":7}"#,
+            r#","toolUseResult":{"exit_code":"9","stdout":"x"}"#,
+            r#","toolUseResult":{"exitCode":0,"stdout":"Exit code 1"}"#,
+            r#","toolUseResult":"Error: Exit code 3""#,
+        ];
+        let mut lines = Vec::new();
+        let mut n = 0;
+        for content in CONTENTS {
+            for object in OBJECTS {
+                for error in ["", r#","is_error":true"#, r#","is_error":false"#] {
+                    n += 1;
+                    lines.push(format!(
+                        r#"{{"type":"assistant","message":{{"id":"m{n}","content":[{{"type":"tool_use","id":"t{n}","name":"Bash","input":{{"command":"ls"}}}}],"stop_reason":"tool_use","usage":{{"input_tokens":{n},"cache_read_input_tokens":3,"cache_creation_input_tokens":2,"cache_creation":{{"ephemeral_1h_input_tokens":1}},"output_tokens":5}}}}}}"#
+                    ));
+                    lines.push(format!(
+                        r#"{{"type":"user","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"t{n}","content":{content}{error}}}]}}{object}}}"#
+                    ));
+                }
+            }
+        }
+        let [whole, lean] = parse_both(&lines);
+        let figures = |items: &[Item<'_>]| -> Vec<String> {
+            items
+                .iter()
+                .filter_map(|i| match i {
+                    Item::Event(Event {
+                        kind: Kind::ToolCallCompleted(e),
+                        ..
+                    }) => Some(format!(
+                        "{} {} ok={} code={:?} error={:?} failed={}",
+                        e.call_id,
+                        e.tool_name,
+                        e.ok,
+                        e.exit_code,
+                        e.error,
+                        crate::event::figures::failed(e)
+                    )),
+                    Item::UsageTotal { usage, .. } => Some(format!("{usage:?}")),
+                    _ => None,
+                })
+                .collect()
+        };
+        let (w, l) = (figures(&whole), figures(&lean));
+        assert_eq!(w.len(), 2 * n, "{w:#?}");
+        for (a, b) in w.iter().zip(&l) {
+            assert_eq!(a, b);
+        }
+        assert_eq!(w.len(), l.len());
+        // The cases were met: codes from the object and from the text, and
+        // errors rewritten.
+        let all = w.join("\n");
+        for want in [
+            "code=Some(7)",
+            "code=Some(4)",
+            "code=Some(9)",
+            "exit code 2",
+            "code=Some(5)",
+        ] {
+            assert!(all.contains(want), "{want}: {all}");
+        }
     }
 
     #[test]

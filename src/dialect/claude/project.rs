@@ -197,14 +197,20 @@ struct LineUsage {
 }
 
 impl LineUsage {
-    fn of(line: &Line<'_>, m: &Message<'_>) -> Option<Self> {
+    /// `members` reads the message's `usage` object (from the line's walk
+    /// when there is one; serde_json's answer either way).
+    fn of<'a>(
+        line: &Line<'a>,
+        m: &Message<'a>,
+        members: impl FnOnce(&'a RawValue) -> Option<Members<'a>>,
+    ) -> Option<Self> {
         if line.ty.as_deref() != Some("assistant") {
             return None;
         }
         let id = m.id.as_deref().or(line.request_id.as_deref());
         let usage = m
             .usage
-            .and_then(Members::of)
+            .and_then(members)
             .as_ref()
             .and_then(anthropic_usage)?;
         Some(LineUsage {
@@ -1155,7 +1161,16 @@ impl Parser for ClaudeProjectParser {
             // Bookkeeping in the chain (hook progress, local commands) is
             // only a link: its uuid is kept, its text is not.
             self.held_bytes += rec.len();
-            let usage = msg.as_ref().and_then(|m| LineUsage::of(&line, m));
+            // The usage object from the line's walk, not parsed again.
+            let tape = &self.tape;
+            let usage = msg.as_ref().and_then(|m| {
+                LineUsage::of(&line, m, |u| {
+                    taped
+                        .then(|| tape.read::<Members<'a>>(base, u.get()))
+                        .flatten()
+                        .or_else(|| Members::of(u))
+                })
+            });
             let summary = Self::summary_text(role, &line, msg.as_ref());
             if matches!(role, Role::Unknown) {
                 out(Item::NotUnderstood(Cow::Owned(
