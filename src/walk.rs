@@ -18,7 +18,9 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use crate::diag::{Diag, excerpt};
-use crate::dialect::archive::{Sniff, session_name, sniff};
+#[cfg(test)]
+use crate::dialect::archive::session_name;
+use crate::dialect::archive::{Sniff, sniff};
 use crate::dialect::claude::offload;
 use crate::dialect::opencode::{STORE_NAME, storage};
 use crate::run::{BINARY_SNIFF_BYTES, Input};
@@ -124,14 +126,21 @@ fn walk(dir: &Path, sniff_now: bool, diag: &mut Diag<'_>, out: &mut Expanded) {
             continue;
         }
         let path = entry.path();
+        // The name checks read the entry's own name as bytes: the `Path`
+        // forms parse the whole path from the end for each question, which
+        // was a fifth of the walk's instructions on a tree of small files.
+        let file_name = entry.file_name().as_encoded_bytes();
         // A Claude Code output saved beside its transcript is read with
-        // that transcript: part of a session, not a file left out.
-        if offload::saved_beside_transcript(path) {
+        // that transcript: part of a session, not a file left out. (Only a
+        // path that names a `tool-results` folder can be one.)
+        if memchr::memmem::find(path.as_os_str().as_encoded_bytes(), b"tool-results").is_some()
+            && offload::saved_beside_transcript(path)
+        {
             continue;
         }
         // Sockets, FIFOs and devices are no saved sessions; nor is a file
         // whose name no session file has.
-        if !entry.file_type().is_file() || !session_name(path) {
+        if !entry.file_type().is_file() || !session_file_name(file_name) {
             out.skipped += 1;
             diag.skipped_file(name(path), NOT_AGENT_OUTPUT);
             continue;
@@ -139,7 +148,7 @@ fn walk(dir: &Path, sniff_now: bool, diag: &mut Diag<'_>, out: &mut Expanded) {
         // Codex keeps the plain rollout while it still appends to it and
         // may leave a compressed copy beside it for a moment: the plain
         // file is the session (as Codex itself reads it).
-        if compressed_twin(path) {
+        if extension(file_name) == Some(b"zst") && compressed_twin(path) {
             out.skipped += 1;
             diag.skipped_file(
                 name(path),
@@ -150,7 +159,7 @@ fn walk(dir: &Path, sniff_now: bool, diag: &mut Diag<'_>, out: &mut Expanded) {
         candidates.push((entry.into_path(), false));
     }
     let name_in = |path: &Path| -> PathBuf {
-        match path.strip_prefix(dir) {
+        match under(path, dir) {
             Ok(n) if n.as_os_str().is_empty() => path
                 .file_name()
                 .map_or_else(|| PathBuf::from(storage::DIR_NAME), PathBuf::from),
@@ -184,7 +193,7 @@ fn walk(dir: &Path, sniff_now: bool, diag: &mut Diag<'_>, out: &mut Expanded) {
             // Another agent's file is read to be said to be one.
             Ok(Sniff::Session | Sniff::Foreign(_)) => {
                 out.inputs.push(Input::Path(path.clone()));
-                let name = path.strip_prefix(dir).unwrap_or(path);
+                let name = under(path, dir).unwrap_or(path);
                 out.names.push(name.to_path_buf());
             }
             Ok(Sniff::Skip(_)) => {
@@ -194,6 +203,71 @@ fn walk(dir: &Path, sniff_now: bool, diag: &mut Diag<'_>, out: &mut Expanded) {
             Err(e) => diag.error(format_args!("{}: {e}", name(path))),
         }
     }
+}
+
+/// `path` without the directory `dir` it was found under, as
+/// [`Path::strip_prefix`] gives it. The walk makes each path by joining
+/// names to `dir`, so the bytes of `dir` and a separator begin it: those
+/// are cut off without parsing either path into components (a tenth of
+/// the walk's instructions); anything else is left to `strip_prefix`.
+fn under<'p>(path: &'p Path, dir: &Path) -> Result<&'p Path, std::path::StripPrefixError> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let (p, d) = (path.as_os_str().as_bytes(), dir.as_os_str().as_bytes());
+        let rest = p.strip_prefix(d).and_then(|rest| match rest.split_first() {
+            Some((&b'/', rest)) if !d.is_empty() && !d.ends_with(b"/") => Some(rest),
+            Some(_) if d.ends_with(b"/") => Some(rest),
+            _ => None,
+        });
+        // Plain names joined by single separators: nothing that
+        // `strip_prefix` would normalize.
+        if let Some(rest) = rest.filter(|r| plain_relative(r)) {
+            return Ok(Path::new(std::ffi::OsStr::from_bytes(rest)));
+        }
+    }
+    path.strip_prefix(dir)
+}
+
+/// Bytes that [`Path::strip_prefix`] would give back unchanged as a
+/// relative path: not empty, no leading, trailing or doubled separator, no
+/// `.` component (names a directory listing gives, joined by `/`).
+#[cfg(unix)]
+fn plain_relative(rest: &[u8]) -> bool {
+    !rest.is_empty()
+        && rest
+            .split(|&b| b == b'/')
+            .all(|part| !part.is_empty() && part != b".")
+}
+
+/// The extension of a file name as [`Path::extension`] gives it: what
+/// follows the last dot, unless the dot begins the name (or the name is
+/// `..`).
+fn extension(name: &[u8]) -> Option<&[u8]> {
+    stem_and_extension(name).1
+}
+
+fn stem_and_extension(name: &[u8]) -> (&[u8], Option<&[u8]>) {
+    if name == b".." {
+        return (name, None);
+    }
+    match name.iter().rposition(|&b| b == b'.') {
+        Some(0) | None => (name, None),
+        Some(i) => (&name[..i], Some(&name[i + 1..])),
+    }
+}
+
+/// [`session_name`] of a file name, read as bytes.
+fn session_file_name(name: &[u8]) -> bool {
+    let json = |n: &[u8]| extension(n).is_some_and(|e| matches!(e, b"jsonl" | b"json" | b"ndjson"));
+    let (stem, ext) = stem_and_extension(name);
+    if ext == Some(b"zst") {
+        // `Path::new(stem)`: `.` and `..` name no file.
+        return stem != b"." && stem != b".." && json(stem);
+    }
+    json(name)
+        // OpenCode's session store (read with the `sqlite` feature only).
+        || (cfg!(feature = "sqlite") && name == STORE_NAME.as_bytes())
 }
 
 /// OpenCode's storage directory beside the `opencode.db` that OpenCode
@@ -312,4 +386,67 @@ fn db_session_ids(p: &Path) -> Option<Vec<String>> {
 #[cfg(not(feature = "sqlite"))]
 fn db_session_ids(_p: &Path) -> Option<Vec<String>> {
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Pieces that make the names where the `Path` rules have corners:
+    /// dots at either end, doubled, alone, and the extensions the walk
+    /// looks for.
+    fn name() -> impl Strategy<Value = String> {
+        prop::collection::vec(
+            prop::sample::select(vec![
+                ".", "..", "a", "x", "jsonl", "json", "ndjson", "zst", "opencode", "db", "-", "é",
+            ]),
+            1..6,
+        )
+        .prop_map(|parts| parts.concat())
+    }
+
+    proptest! {
+        /// The byte reading of a file name says what `session_name` says
+        /// of a path ending in it.
+        #[test]
+        fn name_checks_on_bytes_agree_with_the_path_forms(n in name()) {
+            let path = Path::new("dir").join(&n);
+            prop_assert_eq!(
+                extension(n.as_bytes()),
+                path.extension().map(|e| e.as_encoded_bytes()),
+                "{}", n
+            );
+            prop_assert_eq!(session_file_name(n.as_bytes()), session_name(&path), "{}", n);
+        }
+
+        /// A path the walk made (names joined to its directory argument)
+        /// loses the argument as `strip_prefix` cuts it, whatever the
+        /// argument's spelling (`.`, `..`, doubled or trailing separators).
+        #[test]
+        fn name_under_the_argument_is_strip_prefix(
+            dir in prop::collection::vec(
+                prop::sample::select(vec!["", ".", "..", "a", "b.c", "/", "//", "./", "a/"]),
+                0..5,
+            ),
+            rest in prop::collection::vec(name(), 1..4),
+        ) {
+            let dir = PathBuf::from(dir.concat());
+            let mut path = dir.clone();
+            for n in &rest {
+                path.push(n);
+            }
+            prop_assert_eq!(
+                under(&path, &dir).ok().map(Path::as_os_str),
+                path.strip_prefix(&dir).ok().map(Path::as_os_str),
+                "{:?} {:?}", path, dir
+            );
+            // And a path not under it is left to `strip_prefix`.
+            let other = Path::new("elsewhere").join(&rest[0]);
+            prop_assert_eq!(
+                under(&other, &dir).ok().map(Path::as_os_str),
+                other.strip_prefix(&dir).ok().map(Path::as_os_str)
+            );
+        }
+    }
 }

@@ -6,7 +6,7 @@
 //! detection it leans on, so that it is the same for every caller.
 
 use std::fmt;
-#[cfg(feature = "walk")]
+#[cfg(all(feature = "walk", test))]
 use std::path::Path;
 
 use crate::dialect::Dialect;
@@ -24,12 +24,15 @@ pub enum Sniff {
     Foreign(&'static str),
 }
 
-#[cfg(feature = "walk")]
+#[cfg(all(feature = "walk", test))]
 /// File names a session file can have: the cheap filter that keeps a walk
 /// from opening a Claude session's `tool-results/*.txt` or an agent's
 /// SQLite stores. Every saved-session format cstream reads is JSON Lines or
 /// one JSON document, possibly zstd-compressed (`.jsonl.zst`: Codex's idle
 /// rollouts), but for OpenCode's store, `opencode.db`.
+///
+/// The walk reads the rule on each entry's name as bytes
+/// (`walk::session_file_name`); this form is the tests' reference for it.
 pub fn session_name(path: &Path) -> bool {
     let json = |p: &Path| {
         p.extension()
