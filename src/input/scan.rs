@@ -78,55 +78,12 @@ impl Strings {
     }
 }
 
-/// Is `c` a byte that ends a run of plain string bytes: `"`, `\` or a
-/// control character?
-#[inline]
-fn special(c: u8) -> bool {
-    c < 0x20 || c == b'"' || c == b'\\'
-}
-
-/// The [`special`] bytes of the 16 bytes of `b` at `i` (`i + 16 <=
-/// b.len()`), as a mask: bit `k` is byte `i + k`. With SSE2 (part of every
-/// x86_64) the three tests are OR-ed into one compare per block; the string
-/// walks of this module and of the Claude reader (`dialect::claude::fast`)
-/// share it.
-#[cfg(target_arch = "x86_64")]
-#[inline]
-pub(crate) fn specials16(b: &[u8], i: usize) -> u32 {
-    use std::arch::x86_64::{
-        _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
-        _mm_set1_epi8,
-    };
-    assert!(i + 16 <= b.len());
-    // SAFETY: SSE2 is always present on x86_64, and the unaligned load
-    // reads `b[i..i + 16]`, in bounds by the assert above.
-    unsafe {
-        let x = _mm_loadu_si128(b.as_ptr().add(i).cast());
-        // x <= 0x1f (unsigned) exactly when min(x, 0x1f) == x.
-        let m = _mm_or_si128(
-            _mm_or_si128(
-                _mm_cmpeq_epi8(x, _mm_set1_epi8(b'"' as i8)),
-                _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8)),
-            ),
-            _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x),
-        );
-        _mm_movemask_epi8(m) as u32 & 0xffff
-    }
-}
-
-/// [`specials16`] a byte at a time, where there is no SSE2 (and the unit
-/// tests' measure of it).
-#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
-#[inline]
-pub(crate) fn specials16_bytes(b: &[u8], i: usize) -> u32 {
-    b[i..i + 16]
-        .iter()
-        .rev()
-        .fold(0, |m, &c| m << 1 | u32::from(special(c)))
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-pub(crate) use specials16_bytes as specials16;
+// The block mask lives with the JSON writer, which escapes by it too
+// (crate::json::mask): `json` is below `input` in the module order.
+use crate::json::mask::special;
+pub(crate) use crate::json::mask::specials16;
+#[cfg(test)]
+use crate::json::mask::specials16_bytes;
 
 /// The index of the first [`special`] byte of `b` from `i`, or `b.len()`.
 #[inline]

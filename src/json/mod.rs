@@ -3,6 +3,7 @@
 //! line parsers.
 
 pub mod layout;
+pub(crate) mod mask;
 
 use std::borrow::Cow;
 use std::fmt;
@@ -11,7 +12,7 @@ use std::io::{self, Write};
 use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
-use crate::input::scan::specials16;
+use mask::specials16;
 
 // ---------------------------------------------------------------- writing
 
