@@ -44,7 +44,7 @@ use std::rc::Rc;
 use std::sync::mpsc::{Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 
-use super::{Config, Input, Pipeline, Report, finish};
+use super::{Config, Input, Pipeline, Report, finish, one_file};
 use crate::diag::{Diag, Message};
 use crate::dialect::Dialect;
 use crate::event::{Event, Reads, Session, Sink, Starts};
@@ -615,8 +615,7 @@ fn record_file(wc: &WorkerConfig, input: &Input, tx: SyncSender<Vec<Tape>>, pool
         Ok(f) => {
             p.live = !f.metadata().is_ok_and(|m| m.is_file());
             let sniff = matches!(input, Input::Found(_));
-            let Ok(was_read) = super::open::one_file(&mut p, &mut framer, &f, &mut diag, sniff)
-            else {
+            let Ok(was_read) = one_file(&mut p, &mut framer, &f, &mut diag, sniff) else {
                 // Only the tape's own send fails (the run stopped).
                 return;
             };

@@ -24,7 +24,7 @@ mod report;
 
 pub use config::{Config, Redaction};
 pub use inputs::Input;
-use open::one_input;
+use open::{one_file, one_input};
 use pipeline::{Pipeline, finish, report_ended_one};
 pub use report::{Exit, Report};
 
@@ -92,7 +92,7 @@ pub fn run_with_stdin<R: Read, W: Write>(
                             p.stored_session = input.stored_session().map(str::to_owned);
                             let before = framer.bytes_in;
                             let sniff = matches!(input, Input::Found(_));
-                            open::one_file(&mut p, &mut framer, &f, diag, sniff)?;
+                            one_file(&mut p, &mut framer, &f, diag, sniff)?;
                             if let Some(progress) = &cfg.progress {
                                 (progress.0)(framer.bytes_in - before);
                             }
