@@ -41,9 +41,10 @@ use std::cell::{Cell, RefCell};
 use std::fs::File;
 use std::io::{self, Write};
 use std::rc::Rc;
-use std::sync::mpsc::{Receiver, SyncSender};
+use std::sync::mpsc::SyncSender;
 use std::sync::{Arc, Mutex};
 
+use super::pool::Ordered;
 use super::{Config, Input, Pipeline, Report, finish, one_file};
 use crate::diag::{Diag, Message};
 use crate::dialect::Dialect;
@@ -700,7 +701,11 @@ pub(super) fn run<W: Write>(
         strict: cfg.strict,
         line_buffered: cfg.line_buffered,
         report_sessions: cfg.report_sessions,
-        no_mmap: cfg.no_mmap,
+        // The workers read: with two threads, each unmap of a file's
+        // mapping interrupts the other core to flush its TLB, and on the
+        // real Claude tree `-j 2` took 11 % more CPU mapping its files
+        // than reading them (docs/performance.md, "Mapped input").
+        no_mmap: true,
         starts: p.sink.starts(),
         reads: p.sink.reads(),
         render: renders(cfg).then_some(cfg.keep_images),
@@ -708,7 +713,7 @@ pub(super) fn run<W: Write>(
     };
     let pool = Arc::new(Pool::default());
     let work = |_, input: &Input, tx| record_file(&wc, input, tx, &pool);
-    let consume = |receivers: &[Receiver<Vec<Tape>>]| {
+    let consume = |receivers: &mut Ordered<Vec<Tape>>| {
         let mut keep = |row| match &usage {
             Some(u) => u.borrow_mut().add_row(row),
             None => unreachable!("rows come only when the workers reduce"),
@@ -732,7 +737,7 @@ fn play(
     mut raw: Raw<'_, impl Write>,
     framer: &mut Framer,
     inputs: &[Input],
-    receivers: &[Receiver<Vec<Tape>>],
+    receivers: &mut Ordered<Vec<Tape>>,
     diag: &mut Diag,
     cfg: &Config,
 ) -> io::Result<()> {
@@ -740,7 +745,10 @@ fn play(
     // Sessions of the files already written.
     let mut base = 0u64;
     let mut outcomes = Outcomes::default();
-    for (i, (input, rx)) in inputs.iter().zip(receivers).enumerate() {
+    for (i, input) in inputs.iter().enumerate() {
+        let Some(rx) = receivers.next() else {
+            return Err(io::Error::other("a conversion thread stopped"));
+        };
         diag.file = input.display_name();
         p.summary_input(cfg, inputs, i);
         let mut cur: Option<Session> = None;

@@ -204,8 +204,9 @@ pub(super) fn run(
             remove_temporary(&tmp);
         }
     };
-    let consume = |receivers: &[Receiver<Msg>]| {
-        for ((input, rx), name) in inputs.iter().zip(receivers).zip(&od.names) {
+    let consume = |receivers: &mut pool::Ordered<Msg>| {
+        for (input, name) in inputs.iter().zip(&od.names) {
+            let Some(rx) = receivers.next() else { break };
             diag.file = input.display_name();
             let Some(done) = play(rx, diag) else {
                 // A worker that stopped without finishing panicked; the

@@ -4,10 +4,43 @@
 //! of the consumer waits instead of piling up what it made, and workers
 //! take inputs in order, so the one the consumer waits for is always being
 //! worked on (no deadlock however the channels fill).
+//!
+//! A channel is made when a worker takes its input, not for every input
+//! at the start: a bounded channel allocates its slots at once (about a
+//! kilobyte), which for an archive of thousands of small files was several
+//! megabytes held from the first file to the last (docs/performance.md,
+//! "Channels made as files are taken").
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, Sender, SyncSender, channel, sync_channel};
+
+/// The receivers of the inputs, handed to the consumer in input order as
+/// the workers take the inputs.
+pub(super) struct Ordered<T> {
+    /// Receivers in input order: a worker sends an input's receiver here
+    /// while it holds the lock under which it took that input.
+    handoff: Receiver<Receiver<T>>,
+    /// The receiver last handed out, kept so that what is left in it can
+    /// still be drained after the consumer returns.
+    current: Option<Receiver<T>>,
+}
+
+impl<T> Ordered<T> {
+    /// The next input's receiver (waiting until a worker takes that input);
+    /// `None` when every input was handed out.
+    pub(super) fn next(&mut self) -> Option<&Receiver<T>> {
+        self.current = Some(self.handoff.recv().ok()?);
+        self.current.as_ref()
+    }
+}
+
+/// What the workers share: the next input to take, and where its receiver
+/// goes (`None` once the consumer is done: nothing more is taken).
+struct Taking<T> {
+    next: usize,
+    handoff: Option<Sender<Receiver<T>>>,
+}
 
 /// Run `work(i, &inputs[i], sender)` for every input on `jobs` scoped
 /// threads (at least one, at most one per input), and `consume` on the
@@ -22,42 +55,60 @@ pub(super) fn in_order<I, T, R>(
     jobs: usize,
     capacity: usize,
     work: impl Fn(usize, &I, SyncSender<T>) + Sync,
-    consume: impl FnOnce(&[Receiver<T>]) -> R,
+    consume: impl FnOnce(&mut Ordered<T>) -> R,
     leftover: Option<&mut dyn FnMut(T)>,
 ) -> R
 where
     I: Sync,
     T: Send,
 {
-    let (senders, receivers): (Vec<_>, Vec<_>) =
-        inputs.iter().map(|_| sync_channel::<T>(capacity)).unzip();
-    let senders = Mutex::new(senders.into_iter().map(Some).collect::<Vec<_>>());
-    let next = AtomicUsize::new(0);
+    let (handoff, handed) = channel();
+    let taking = Mutex::new(Taking {
+        next: 0,
+        handoff: Some(handoff),
+    });
     let stop = AtomicBool::new(false);
+    // The next input and its sender, its receiver already on its way to
+    // the consumer; `None` when there is nothing more to take.
+    let take = || {
+        let mut t = taking.lock().ok()?;
+        let i = t.next;
+        inputs.get(i)?;
+        let (tx, rx) = sync_channel::<T>(capacity);
+        t.handoff.as_ref()?.send(rx).ok()?;
+        t.next += 1;
+        if t.next == inputs.len() {
+            // The last receiver is handed off: the consumer's `next` after
+            // it ends instead of waiting.
+            t.handoff = None;
+        }
+        Some((i, tx))
+    };
     std::thread::scope(|scope| {
         for _ in 0..jobs.clamp(1, inputs.len().max(1)) {
             scope.spawn(|| {
                 while !stop.load(Ordering::Relaxed) {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(input) = inputs.get(i) else { break };
-                    let tx = senders.lock().map(|mut s| s[i].take());
-                    if let Ok(Some(tx)) = tx {
-                        work(i, input, tx);
-                    }
+                    let Some((i, tx)) = take() else { break };
+                    work(i, &inputs[i], tx);
                 }
             });
         }
-        let r = consume(&receivers);
+        let mut ordered = Ordered {
+            handoff: handed,
+            current: None,
+        };
+        let r = consume(&mut ordered);
         stop.store(true, Ordering::Relaxed);
-        // The inputs no worker took will never be sent on: their senders
-        // go, so that draining their receivers ends.
-        if let Ok(mut s) = senders.lock() {
-            s.iter_mut().for_each(|tx| *tx = None);
+        // No input is taken from now on; the receivers of those taken but
+        // not consumed are in the hand-off.
+        if let Ok(mut t) = taking.lock() {
+            t.handoff = None;
         }
         match leftover {
-            None => drop(receivers),
+            None => drop(ordered),
             Some(f) => {
-                for rx in &receivers {
+                let Ordered { handoff, current } = ordered;
+                for rx in current.into_iter().chain(handoff.iter()) {
                     while let Ok(m) = rx.recv() {
                         f(m);
                     }
@@ -89,7 +140,13 @@ mod tests {
                         }
                     }
                 },
-                |rx| rx.iter().flat_map(|r| r.iter()).collect::<Vec<_>>(),
+                |rx| {
+                    let mut got = Vec::new();
+                    while let Some(r) = rx.next() {
+                        got.extend(r.iter());
+                    }
+                    got
+                },
                 None,
             );
             let want: Vec<_> = (0..64).flat_map(|i| (0..3).map(move |k| (i, k))).collect();
@@ -110,7 +167,7 @@ mod tests {
                 let _ = tx.send(*n);
                 let _ = tx.send(*n);
             },
-            |rx| rx[0].recv().unwrap(),
+            |rx| rx.next().unwrap().recv().unwrap(),
             None,
         );
         assert_eq!(first, 0);
@@ -128,7 +185,7 @@ mod tests {
             |_, n, tx| {
                 let _ = tx.send(*n);
             },
-            |rx| rx[0].recv().unwrap(),
+            |rx| rx.next().unwrap().recv().unwrap(),
             Some(&mut |m| left.push(m)),
         );
         assert_eq!(first, 0);

@@ -12,5 +12,6 @@ mod counting;
 
 mod document_framing;
 mod documents;
+mod jobs;
 #[cfg(feature = "zstd")]
 mod zstd;
