@@ -55,7 +55,7 @@ set edit:completion:arg-completer[cstream] = {|@words|
             cand --exit-status 'Exit 3 when a session reported failure or ended without a result'
             cand --stats 'After the run, print one summary line on stderr: lines and bytes read, bytes written, lines skipped, sessions (failed, incomplete), events by type, elapsed time'
             cand --line-buffered 'Flush after every input line, even when more input is waiting'
-            cand --no-mmap 'Read files instead of mapping them into memory: slower, but a file cut short (truncated) while it is read cannot end the run (a mapped one ends it with SIGBUS)'
+            cand --no-mmap 'Read named files instead of mapping them into memory: a file cut short (truncated) while it is read then cannot end the run (a mapped one ends it with SIGBUS)'
             cand --keep-images 'Keep base64 images (Claude image blocks, Codex input_image, Gemini inlineData) in the payloads; by default each is replaced by `[image: TYPE, SIZE]`'
             cand --redact 'Replace secrets (provider API keys, cloud keys, GitHub and Slack tokens, JWTs, PEM private keys) with `[REDACTED:<kind>]` in every field of every format, and in warnings that quote the input; counted by --stats. On by default for --to markdown, --to html, --to messages, --to atif, --to otlp-json and --summary'
             cand --no-redact 'Turn off the redaction that --to markdown, --to html, --to messages, --to atif, --to otlp-json and --summary do by default'

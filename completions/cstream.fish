@@ -81,7 +81,7 @@ complete -c cstream -l strict -d 'Stop at the first line that is not valid input
 complete -c cstream -s e -l exit-status -d 'Exit 3 when a session reported failure or ended without a result'
 complete -c cstream -l stats -d 'After the run, print one summary line on stderr: lines and bytes read, bytes written, lines skipped, sessions (failed, incomplete), events by type, elapsed time'
 complete -c cstream -l line-buffered -d 'Flush after every input line, even when more input is waiting'
-complete -c cstream -l no-mmap -d 'Read files instead of mapping them into memory: slower, but a file cut short (truncated) while it is read cannot end the run (a mapped one ends it with SIGBUS)'
+complete -c cstream -l no-mmap -d 'Read named files instead of mapping them into memory: a file cut short (truncated) while it is read then cannot end the run (a mapped one ends it with SIGBUS)'
 complete -c cstream -l keep-images -d 'Keep base64 images (Claude image blocks, Codex input_image, Gemini inlineData) in the payloads; by default each is replaced by `[image: TYPE, SIZE]`'
 complete -c cstream -l redact -d 'Replace secrets (provider API keys, cloud keys, GitHub and Slack tokens, JWTs, PEM private keys) with `[REDACTED:<kind>]` in every field of every format, and in warnings that quote the input; counted by --stats. On by default for --to markdown, --to html, --to messages, --to atif, --to otlp-json and --summary'
 complete -c cstream -l no-redact -d 'Turn off the redaction that --to markdown, --to html, --to messages, --to atif, --to otlp-json and --summary do by default'

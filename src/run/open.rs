@@ -57,7 +57,9 @@ pub(super) fn one_file(
     diag: &mut Diag,
     sniff: bool,
 ) -> io::Result<bool> {
-    let map = match p.mmap {
+    // A walked file is read: a tree's files are mostly small, and mapping
+    // them saved no system time there (docs/performance.md, "Mapped input").
+    let map = match p.mmap && !sniff {
         true => file
             .metadata()
             .ok()

@@ -221,8 +221,8 @@ pub struct Cli {
     #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
 
-    /// Read files instead of mapping them into memory: slower, but a file cut short (truncated)
-    /// while it is read cannot end the run (a mapped one ends it with SIGBUS)
+    /// Read named files instead of mapping them into memory: a file cut short (truncated) while it
+    /// is read then cannot end the run (a mapped one ends it with SIGBUS)
     #[arg(long)]
     pub no_mmap: bool,
 
