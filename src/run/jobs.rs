@@ -34,8 +34,10 @@
 //! per two read blocks of input, or per 2,048 recorded calls) through a channel
 //! that holds at most [`CHUNKS_IN_FLIGHT`] of them. The file being written
 //! drains its channel as it goes; a worker ahead of it fills its own and
-//! then waits. So at most N files are in flight, each holding at most
-//! `CHUNKS_IN_FLIGHT` chunks, whatever the size of the archive.
+//! then waits, and no worker takes a file more than a window ahead of the
+//! one being written (`pool::window`, four per job). So at most that many
+//! files are in flight, each holding at most `CHUNKS_IN_FLIGHT` chunks,
+//! whatever the size of the archive.
 
 use std::cell::{Cell, RefCell};
 use std::fs::File;

@@ -5,47 +5,96 @@
 //! take inputs in order, so the one the consumer waits for is always being
 //! worked on (no deadlock however the channels fill).
 //!
+//! A bounded channel bounds one file, not the run: a small file's whole
+//! output fits in its channel, so its worker finishes and takes the next.
+//! Workers therefore take an input only within a window of the one being
+//! consumed ([`window`]): with the consumer stalled (a slow pipe), an
+//! archive of many small files holds a window of outputs, not all of them.
+//!
 //! A channel is made when a worker takes its input, not for every input
 //! at the start: a bounded channel allocates its slots at once (about a
 //! kilobyte), which for an archive of thousands of small files was several
 //! megabytes held from the first file to the last (docs/performance.md,
 //! "Channels made as files are taken").
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender, SyncSender, channel, sync_channel};
+use std::sync::{Condvar, Mutex};
+
+/// How many inputs may be taken and not yet consumed, the one being
+/// consumed included: enough for every worker to have one more ready
+/// while the consumer writes (measured in docs/performance.md, "A window
+/// of files in flight"), few enough that memory does not follow the
+/// archive.
+pub(super) fn window(jobs: usize) -> usize {
+    4 * jobs.max(1)
+}
 
 /// The receivers of the inputs, handed to the consumer in input order as
 /// the workers take the inputs.
-pub(super) struct Ordered<T> {
+pub(super) struct Ordered<'a, T> {
     /// Receivers in input order: a worker sends an input's receiver here
     /// while it holds the lock under which it took that input.
     handoff: Receiver<Receiver<T>>,
     /// The receiver last handed out, kept so that what is left in it can
     /// still be drained after the consumer returns.
     current: Option<Receiver<T>>,
+    /// Where the consumer says it moved on, so that workers may take
+    /// further.
+    taking: &'a Gate<T>,
 }
 
-impl<T> Ordered<T> {
+impl<T> Ordered<'_, T> {
     /// The next input's receiver (waiting until a worker takes that input);
-    /// `None` when every input was handed out.
+    /// `None` when every input was handed out. Asking for it says that the
+    /// consumer is done with the one before.
     pub(super) fn next(&mut self) -> Option<&Receiver<T>> {
+        if self.current.take().is_some() {
+            self.taking.moved_on();
+        }
         self.current = Some(self.handoff.recv().ok()?);
         self.current.as_ref()
     }
 }
 
-/// What the workers share: the next input to take, and where its receiver
-/// goes (`None` once the consumer is done: nothing more is taken).
+/// What the workers share: the next input to take, how many the consumer
+/// is done with, and where a taken input's receiver goes (`None` once the
+/// consumer is done: nothing more is taken).
 struct Taking<T> {
     next: usize,
+    consumed: usize,
     handoff: Option<Sender<Receiver<T>>>,
+}
+
+/// [`Taking`] under its lock, with the condition workers wait on when the
+/// window is full.
+struct Gate<T> {
+    taking: Mutex<Taking<T>>,
+    moved: Condvar,
+}
+
+impl<T> Gate<T> {
+    fn moved_on(&self) {
+        if let Ok(mut t) = self.taking.lock() {
+            t.consumed += 1;
+        }
+        self.moved.notify_all();
+    }
+
+    /// Nothing more is taken; workers waiting for the window give up.
+    fn close(&self) {
+        if let Ok(mut t) = self.taking.lock() {
+            t.handoff = None;
+        }
+        self.moved.notify_all();
+    }
 }
 
 /// Run `work(i, &inputs[i], sender)` for every input on `jobs` scoped
 /// threads (at least one, at most one per input), and `consume` on the
 /// calling thread with the receivers in input order; each channel holds at
-/// most `capacity` messages. When `consume` returns, no worker starts
+/// most `capacity` messages, and at most [`window`]`(jobs)` inputs are taken
+/// ahead of the consumer. When `consume` returns, no worker starts
 /// another input, and what is left in the channels goes to `leftover`:
 /// `None` drops the receivers, so a busy worker's next send fails and it
 /// stops there; `Some(f)` hands `f` every message still sent until the busy
@@ -55,7 +104,7 @@ pub(super) fn in_order<I, T, R>(
     jobs: usize,
     capacity: usize,
     work: impl Fn(usize, &I, SyncSender<T>) + Sync,
-    consume: impl FnOnce(&mut Ordered<T>) -> R,
+    consume: impl FnOnce(&mut Ordered<'_, T>) -> R,
     leftover: Option<&mut dyn FnMut(T)>,
 ) -> R
 where
@@ -63,15 +112,23 @@ where
     T: Send,
 {
     let (handoff, handed) = channel();
-    let taking = Mutex::new(Taking {
-        next: 0,
-        handoff: Some(handoff),
-    });
+    let gate = Gate {
+        taking: Mutex::new(Taking {
+            next: 0,
+            consumed: 0,
+            handoff: Some(handoff),
+        }),
+        moved: Condvar::new(),
+    };
+    let ahead = window(jobs);
     let stop = AtomicBool::new(false);
     // The next input and its sender, its receiver already on its way to
     // the consumer; `None` when there is nothing more to take.
     let take = || {
-        let mut t = taking.lock().ok()?;
+        let mut t = gate.taking.lock().ok()?;
+        while t.next >= t.consumed + ahead && t.handoff.is_some() {
+            t = gate.moved.wait(t).ok()?;
+        }
         let i = t.next;
         inputs.get(i)?;
         let (tx, rx) = sync_channel::<T>(capacity);
@@ -96,18 +153,20 @@ where
         let mut ordered = Ordered {
             handoff: handed,
             current: None,
+            taking: &gate,
         };
         let r = consume(&mut ordered);
         stop.store(true, Ordering::Relaxed);
-        // No input is taken from now on; the receivers of those taken but
-        // not consumed are in the hand-off.
-        if let Ok(mut t) = taking.lock() {
-            t.handoff = None;
-        }
+        // No input is taken from now on (a worker waiting for the window
+        // wakes and gives up); the receivers of those taken but not
+        // consumed are in the hand-off.
+        gate.close();
         match leftover {
             None => drop(ordered),
             Some(f) => {
-                let Ordered { handoff, current } = ordered;
+                let Ordered {
+                    handoff, current, ..
+                } = ordered;
                 for rx in current.into_iter().chain(handoff.iter()) {
                     while let Ok(m) = rx.recv() {
                         f(m);
@@ -196,6 +255,49 @@ mod tests {
         seen.dedup();
         assert_eq!(seen.len(), left.len());
         assert!(!left.contains(&0));
+    }
+
+    #[test]
+    fn workers_wait_for_a_consumer_that_lags() {
+        // Small inputs whose whole output fits in a channel, and a slow
+        // consumer: workers may not take more than the window ahead.
+        let inputs: Vec<u32> = (0..200).collect();
+        for jobs in [1, 2, 3] {
+            let done = AtomicUsize::new(0);
+            let most = AtomicUsize::new(0);
+            let sum = in_order(
+                &inputs,
+                jobs,
+                4,
+                |i, n, tx| {
+                    // The consumer counts an input done before asking for
+                    // the next, so this is at least what the pool allows.
+                    most.fetch_max(i + 1 - done.load(Ordering::SeqCst), Ordering::SeqCst);
+                    let _ = tx.send(*n);
+                },
+                |rx| {
+                    let mut sum = 0;
+                    while let Some(r) = rx.next() {
+                        sum += r.recv().unwrap();
+                        std::thread::sleep(std::time::Duration::from_micros(200));
+                        done.fetch_add(1, Ordering::SeqCst);
+                    }
+                    sum
+                },
+                None,
+            );
+            assert_eq!(sum, (0..200).sum::<u32>());
+            let most = most.load(Ordering::SeqCst);
+            assert!(
+                super::window(jobs) < inputs.len() / 4,
+                "a window that bounds nothing"
+            );
+            assert!(
+                most <= super::window(jobs),
+                "{jobs} jobs took {most} inputs ahead, window {}",
+                super::window(jobs)
+            );
+        }
     }
 
     use std::sync::atomic::{AtomicUsize, Ordering};

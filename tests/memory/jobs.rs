@@ -1,7 +1,9 @@
 //! `-j` keeps its memory bounded by the files in flight, not by the number
 //! of files: each file's channel to the main thread is made when a worker
-//! takes the file (src/run/pool.rs). Made all at once, as they once were,
-//! 4,000 channels cost some 4 MB more than 400 (about a kilobyte each).
+//! takes the file, and a worker takes a file only within a window of the
+//! one being written (src/run/pool.rs). Made all at once, as they once
+//! were, 4,000 channels cost some 4 MB more than 400 (about a kilobyte
+//! each).
 
 use std::io::Write;
 use std::path::Path;
@@ -38,16 +40,19 @@ fn peak(inputs: &[Input]) -> usize {
 
 #[test]
 fn two_jobs_hold_channels_only_for_files_in_flight() {
+    // From the first line: building the 4,400 inputs allocates too, and
+    // another test's measurement would count it (tests/memory/counting.rs).
+    let _only = exclusive();
     let tmp = std::env::temp_dir().join(format!("cstream-mem-jobs-{}", std::process::id()));
     let few = files(&tmp.join("few"), 400);
     let many = files(&tmp.join("many"), 4000);
-    let _only = exclusive();
     let (a, b) = (peak(&few), peak(&many));
     std::fs::remove_dir_all(&tmp).unwrap();
-    // Ten times the files: the heap may grow by what the run keeps per
-    // file (its name, its counts), far less than a channel's kilobyte each.
-    assert!(
-        b < a + 1_500_000,
-        "400 files peaked at {a} bytes, 4,000 at {b}"
-    );
+    eprintln!("peak bytes: 400 files {a}, 4,000 files {b}");
+    // Ten times the files, the same peak: workers take at most a window
+    // of files ahead of the one written (src/run/pool.rs), so what is in
+    // flight does not follow the archive. Measured: about 500 kB for both;
+    // channels made all at once grew it by 4.9 MB, and workers free to run
+    // ahead by up to 1.6 MB, as the machine's load let them.
+    assert!(b < a + a / 2, "400 files peaked at {a} bytes, 4,000 at {b}");
 }
