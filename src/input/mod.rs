@@ -515,6 +515,17 @@ fn null_huge_numbers(t: &[u8], out: &mut Vec<u8>) -> bool {
     found
 }
 
+/// Line `no` of an input without what is not its content: a byte-order
+/// mark before the first line, the `\r` of a CRLF ending.
+fn bare(line: &[u8], no: u64) -> &[u8] {
+    let line = if no == 1 {
+        line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line)
+    } else {
+        line
+    };
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
 impl Framer {
     /// A framer with empty buffers.
     pub fn new() -> Self {
@@ -531,11 +542,7 @@ impl Framer {
         let mut lines = LineReader::new(reader);
         let mut line = std::mem::take(&mut self.line);
         let mut no: u64 = 0;
-        self.join.lines = 0;
-        self.array = ArrayState::default();
-        self.doc_array = false;
-        self.doc_elems = 0;
-        self.tail.active = false;
+        self.start_input();
         let result = loop {
             if h.stop() {
                 break Ok(());
@@ -545,13 +552,7 @@ impl Framer {
             let buffered = lines.inner.buffer();
             if let Some(i) = memchr(b'\n', buffered) {
                 no += 1;
-                let mut bytes = &buffered[..i];
-                if no == 1 {
-                    bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-                }
-                if let Some(b) = bytes.strip_suffix(b"\r") {
-                    bytes = b;
-                }
+                let bytes = bare(&buffered[..i], no);
                 let r = self
                     .line_in(bytes, no, h, diag)
                     .and_then(|()| h.released(diag));
@@ -568,39 +569,18 @@ impl Framer {
                 Err(e) => break Err(e),
             };
             no += 1;
-            let mut bytes: &[u8] = &line;
             match read {
                 LineRead::Eof => break Ok(()),
                 LineRead::TooLong(n) => {
                     self.lines_in += 1;
-                    if let Err(e) = self.flush_join(h, diag) {
-                        break Err(FrameError::Write(e));
-                    }
-                    if h.stop() {
-                        break Ok(());
-                    }
-                    diag.warn(
-                        Warn::NotJson,
-                        no,
-                        format!("line of {n} bytes is longer than the limit of {MAX_LINE_BYTES} bytes; skipped"),
-                    );
-                    diag.bad_lines += 1;
-                    let msg =
-                        format!("line of {n} bytes skipped (longer than {MAX_LINE_BYTES} bytes)");
-                    if let Err(e) = h.bad_line(&msg, no, diag) {
+                    if let Err(e) = self.too_long(n, no, h, diag) {
                         break Err(FrameError::Write(e));
                     }
                     continue;
                 }
                 LineRead::Line => self.lines_in += 1,
             }
-            if no == 1 {
-                bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-            }
-            if let Some(b) = bytes.strip_suffix(b"\r") {
-                bytes = b;
-            }
-            let r = self.line_in(bytes, no, h, diag);
+            let r = self.line_in(bare(&line, no), no, h, diag);
             // A huge line's events were detached from it: it is given back
             // before they are written, which is when the outputs copy them.
             if line.capacity() >= HUGE_RECORD_BYTES {
@@ -613,12 +593,7 @@ impl Framer {
         };
         let tail = if result.is_ok() || matches!(result, Err(FrameError::Read(_))) {
             // At the end (or a read error), whatever is pending is reported, never dropped.
-            self.finish(no, lines.consumed, h, diag)
-                .and_then(|()| {
-                    self.give_back_scratch();
-                    h.released(diag)
-                })
-                .map_err(FrameError::Write)
+            self.end_input(no, lines.consumed, h, diag)
         } else {
             Ok(())
         };
@@ -648,11 +623,7 @@ impl Framer {
         diag: &mut Diag,
     ) -> Result<(), FrameError> {
         let mut no: u64 = 0;
-        self.join.lines = 0;
-        self.array = ArrayState::default();
-        self.doc_array = false;
-        self.doc_elems = 0;
-        self.tail.active = false;
+        self.start_input();
         // Where the next read of a read framer would start: it would call
         // `idle` just before it, when it ran out of bytes there.
         let mut next_read = 0usize;
@@ -684,14 +655,7 @@ impl Framer {
                 let r = if len > MAX_LINE_BYTES {
                     self.too_long(len as u64, no, h, diag)
                 } else {
-                    let mut bytes = &data[at..nl];
-                    if no == 1 {
-                        bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-                    }
-                    if let Some(b) = bytes.strip_suffix(b"\r") {
-                        bytes = b;
-                    }
-                    let r = self.line_in(bytes, no, h, diag);
+                    let r = self.line_in(bare(&data[at..nl], no), no, h, diag);
                     self.give_back_scratch();
                     r.and_then(|()| h.released(diag))
                 };
@@ -711,18 +675,39 @@ impl Framer {
             Ok(())
         })();
         let tail = if result.is_ok() {
-            self.finish(no, at as u64, h, diag)
-                .and_then(|()| {
-                    self.give_back_scratch();
-                    h.released(diag)
-                })
-                .map_err(FrameError::Write)
+            self.end_input(no, at as u64, h, diag)
         } else {
             Ok(())
         };
         self.bytes_in += at as u64;
         self.give_back_scratch();
         result.and(tail)
+    }
+
+    /// Forget the state of the input before: each input is framed alone.
+    fn start_input(&mut self) {
+        self.join.lines = 0;
+        self.array = ArrayState::default();
+        self.doc_array = false;
+        self.doc_elems = 0;
+        self.tail.active = false;
+    }
+
+    /// The end of an input after `no` lines and `consumed` bytes: what is
+    /// pending (a join, an array) is reported, never dropped.
+    fn end_input<H: Handler>(
+        &mut self,
+        no: u64,
+        consumed: u64,
+        h: &mut H,
+        diag: &mut Diag,
+    ) -> Result<(), FrameError> {
+        self.finish(no, consumed, h, diag)
+            .and_then(|()| {
+                self.give_back_scratch();
+                h.released(diag)
+            })
+            .map_err(FrameError::Write)
     }
 
     /// A line longer than [`MAX_LINE_BYTES`]: skipped, reported, handed
