@@ -24,6 +24,16 @@ use memmap2::{Advice, Mmap, MmapOptions, UncheckedAdvice};
 /// input").
 pub const MIN_MAPPED_BYTES: u64 = 64 * 1024;
 
+/// The length of `file` when it is a regular file (not a FIFO, a device,
+/// a `<(…)`), the only kind worth mapping: one `fstat`, whose answer also
+/// tells a live input from a finished one.
+pub fn regular_len(file: &File) -> Option<u64> {
+    file.metadata()
+        .ok()
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
+}
+
 /// A regular file mapped read-only, as long as it was when opened.
 pub struct MappedFile {
     map: Mmap,

@@ -616,9 +616,10 @@ fn record_file(wc: &WorkerConfig, input: &Input, tx: SyncSender<Vec<Tape>>, pool
     let mut framer = Framer::new();
     let (read, skipped) = match File::open(path) {
         Ok(f) => {
-            p.live = !f.metadata().is_ok_and(|m| m.is_file());
+            let regular = crate::input::mapped::regular_len(&f);
+            p.live = regular.is_none();
             let sniff = matches!(input, Input::Found(_));
-            let Ok(was_read) = one_file(&mut p, &mut framer, &f, &mut diag, sniff) else {
+            let Ok(was_read) = one_file(&mut p, &mut framer, &f, regular, &mut diag, sniff) else {
                 // Only the tape's own send fails (the run stopped).
                 return;
             };

@@ -79,7 +79,7 @@ pub fn run_with_stdin<R: Read, W: Write>(
                     p.live = true;
                     p.source = None;
                     match open::stdin_file(cfg) {
-                        Some(f) => open::one_stdin_file(&mut p, &mut framer, &f, diag)?,
+                        Some((f, len)) => open::one_stdin_file(&mut p, &mut framer, &f, len, diag)?,
                         None => one_input(&mut p, &mut framer, &mut stdin, diag, false)?,
                     };
                 }
@@ -87,12 +87,13 @@ pub fn run_with_stdin<R: Read, W: Write>(
                     match File::open(path) {
                         Ok(f) => {
                             // A FIFO or `<(tail -f …)` is live; a regular file is not.
-                            p.live = !f.metadata().is_ok_and(|m| m.is_file());
+                            let regular = crate::input::mapped::regular_len(&f);
+                            p.live = regular.is_none();
                             p.source = Some(path.clone());
                             p.stored_session = input.stored_session().map(str::to_owned);
                             let before = framer.bytes_in;
                             let sniff = matches!(input, Input::Found(_));
-                            one_file(&mut p, &mut framer, &f, diag, sniff)?;
+                            one_file(&mut p, &mut framer, &f, regular, diag, sniff)?;
                             if let Some(progress) = &cfg.progress {
                                 (progress.0)(framer.bytes_in - before);
                             }

@@ -5,7 +5,7 @@
 use super::pipeline::{Intake, Pipeline};
 use super::{BINARY_SNIFF_BYTES, NOT_AGENT_OUTPUT};
 use crate::diag::{Diag, Warn};
-use crate::input::mapped::MappedFile;
+use crate::input::mapped::{MappedFile, regular_len};
 use crate::input::{FrameError, Framer, ReadEnds};
 use std::fs::File;
 use std::io::{self, Read};
@@ -49,23 +49,21 @@ pub(super) fn one_input<R: Read>(
 /// when it is a regular file): mapped and framed in place when it is a
 /// regular file worth mapping ([`MappedFile`]) that is neither compressed
 /// nor a database nor part of a session store, else read. The output is
-/// the same either way.
+/// the same either way. `regular` is the file's length when the caller's
+/// `fstat` found a regular file (it asked already, to tell a live input).
 pub(super) fn one_file(
     p: &mut Pipeline<'_>,
     framer: &mut Framer,
     file: &File,
+    regular: Option<u64>,
     diag: &mut Diag,
     sniff: bool,
 ) -> io::Result<bool> {
     // A walked file is read: a tree's files are mostly small, and mapping
     // them saved no system time there (docs/performance.md, "Mapped input").
-    let map = match p.mmap && !sniff {
-        true => file
-            .metadata()
-            .ok()
-            .filter(std::fs::Metadata::is_file)
-            .and_then(|m| MappedFile::open(file, m.len())),
-        false => None,
+    let map = match (p.mmap && !sniff, regular) {
+        (true, Some(len)) => MappedFile::open(file, len),
+        _ => None,
     };
     let Some(map) = map else {
         return one_input(p, framer, file, diag, sniff);
@@ -97,9 +95,9 @@ pub(super) fn one_file(
 /// Standard input as a file, when the run may map it
 /// ([`Config::map_stdin`](super::Config::map_stdin)) and it is a regular
 /// file not read from yet (`cstream < file`): a duplicate of descriptor 0,
-/// which shares its offset.
+/// which shares its offset, and its length.
 #[cfg(unix)]
-pub(super) fn stdin_file(cfg: &super::Config) -> Option<File> {
+pub(super) fn stdin_file(cfg: &super::Config) -> Option<(File, u64)> {
     use std::io::Seek;
     use std::os::fd::AsFd;
     if !cfg.map_stdin || cfg.no_mmap {
@@ -107,13 +105,13 @@ pub(super) fn stdin_file(cfg: &super::Config) -> Option<File> {
     }
     let fd = io::stdin().as_fd().try_clone_to_owned().ok()?;
     let mut file = File::from(fd);
-    let regular = file.metadata().is_ok_and(|m| m.is_file());
-    (regular && file.stream_position().ok()? == 0).then_some(file)
+    let len = regular_len(&file)?;
+    (file.stream_position().ok()? == 0).then_some((file, len))
 }
 
 /// Elsewhere standard input is always read.
 #[cfg(not(unix))]
-pub(super) fn stdin_file(_: &super::Config) -> Option<File> {
+pub(super) fn stdin_file(_: &super::Config) -> Option<(File, u64)> {
     None
 }
 
@@ -124,10 +122,11 @@ pub(super) fn one_stdin_file(
     p: &mut Pipeline<'_>,
     framer: &mut Framer,
     file: &File,
+    len: u64,
     diag: &mut Diag,
 ) -> io::Result<bool> {
     use std::io::Seek;
-    let r = one_file(p, framer, file, diag, false);
+    let r = one_file(p, framer, file, Some(len), diag, false);
     let mut f = file;
     let _ = f.seek(io::SeekFrom::End(0));
     r

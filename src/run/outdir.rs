@@ -336,7 +336,7 @@ fn convert_to(cfg: &Config, input: &Input, target: &Result<PathBuf, String>, tx:
         }
     };
     let mut p = Pipeline::new(cfg, BufWriter::with_capacity(64 * 1024, out));
-    p.live = !f.metadata().is_ok_and(|m| m.is_file());
+    p.live = crate::input::mapped::regular_len(&f).is_none();
     p.source = Some(path.clone());
     p.stored_session = input.stored_session().map(str::to_owned);
     let mut framer = Framer::new();
