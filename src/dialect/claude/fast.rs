@@ -586,10 +586,13 @@ impl<'de> MapAccess<'de> for Raw<'de> {
     }
 }
 
-macro_rules! to_serde_json {
-    ($($m:ident)*) => {
-        $(fn $m<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
-            self.json(|d| d.$m(v))
+/// The `Deserializer` methods that this reader does not walk itself,
+/// passed on through `self.$via(|d| …)` to the deserializer behind it
+/// (serde_json for a [`Value`], a [`Value`] for a [`Taped`]).
+macro_rules! pass_on {
+    ($via:ident; $($m:ident($($arg:ident: $t:ty),*))*) => {
+        $(fn $m<V: Visitor<'de>>(self, $($arg: $t,)* v: V) -> Result<V::Value, Error> {
+            self.$via(|d| d.$m($($arg,)* v))
         })*
     };
 }
@@ -659,42 +662,16 @@ impl<'de> Deserializer<'de> for Value<'de> {
         v.visit_unit()
     }
 
-    fn deserialize_unit_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        v: V,
-    ) -> Result<V::Value, Error> {
-        self.json(|d| d.deserialize_unit_struct(name, v))
-    }
-
-    fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, v: V) -> Result<V::Value, Error> {
-        self.json(|d| d.deserialize_tuple(len, v))
-    }
-
-    fn deserialize_tuple_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        len: usize,
-        v: V,
-    ) -> Result<V::Value, Error> {
-        self.json(|d| d.deserialize_tuple_struct(name, len, v))
-    }
-
-    fn deserialize_enum<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        variants: &'static [&'static str],
-        v: V,
-    ) -> Result<V::Value, Error> {
-        self.json(|d| d.deserialize_enum(name, variants, v))
-    }
-
-    to_serde_json! {
-        deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
-        deserialize_i128 deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64
-        deserialize_u128 deserialize_f32 deserialize_f64 deserialize_char deserialize_str
-        deserialize_string deserialize_bytes deserialize_byte_buf deserialize_unit
-        deserialize_identifier
+    pass_on! { json;
+        deserialize_unit_struct(name: &'static str)
+        deserialize_tuple(len: usize)
+        deserialize_tuple_struct(name: &'static str, len: usize)
+        deserialize_enum(name: &'static str, variants: &'static [&'static str])
+        deserialize_bool() deserialize_i8() deserialize_i16() deserialize_i32() deserialize_i64()
+        deserialize_i128() deserialize_u8() deserialize_u16() deserialize_u32() deserialize_u64()
+        deserialize_u128() deserialize_f32() deserialize_f64() deserialize_char()
+        deserialize_str() deserialize_string() deserialize_bytes() deserialize_byte_buf()
+        deserialize_unit() deserialize_identifier()
     }
 }
 
@@ -866,6 +843,11 @@ impl<'de> Taped<'_, 'de> {
         }
     }
 
+    /// `f` of the value read as plain text (for [`pass_on!`]).
+    fn via_plain<R>(self, f: impl FnOnce(Value<'de>) -> Result<R, Error>) -> Result<R, Error> {
+        f(self.plain())
+    }
+
     fn members(&self, (first, n): (u32, u32)) -> Members<'_, 'de> {
         Members {
             s: self.s,
@@ -940,14 +922,6 @@ impl<'de> SeqAccess<'de> for Members<'_, 'de> {
     }
 }
 
-macro_rules! to_plain {
-    ($($m:ident)*) => {
-        $(fn $m<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
-            self.plain().$m(v)
-        })*
-    };
-}
-
 impl<'de> Deserializer<'de> for Taped<'_, 'de> {
     type Error = Error;
 
@@ -993,50 +967,17 @@ impl<'de> Deserializer<'de> for Taped<'_, 'de> {
         }
     }
 
-    fn deserialize_newtype_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        v: V,
-    ) -> Result<V::Value, Error> {
-        self.plain().deserialize_newtype_struct(name, v)
-    }
-
-    fn deserialize_unit_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        v: V,
-    ) -> Result<V::Value, Error> {
-        self.plain().deserialize_unit_struct(name, v)
-    }
-
-    fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, v: V) -> Result<V::Value, Error> {
-        self.plain().deserialize_tuple(len, v)
-    }
-
-    fn deserialize_tuple_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        len: usize,
-        v: V,
-    ) -> Result<V::Value, Error> {
-        self.plain().deserialize_tuple_struct(name, len, v)
-    }
-
-    fn deserialize_enum<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        variants: &'static [&'static str],
-        v: V,
-    ) -> Result<V::Value, Error> {
-        self.plain().deserialize_enum(name, variants, v)
-    }
-
-    to_plain! {
-        deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
-        deserialize_i128 deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64
-        deserialize_u128 deserialize_f32 deserialize_f64 deserialize_char deserialize_str
-        deserialize_string deserialize_bytes deserialize_byte_buf deserialize_unit
-        deserialize_identifier deserialize_ignored_any
+    pass_on! { via_plain;
+        deserialize_newtype_struct(name: &'static str)
+        deserialize_unit_struct(name: &'static str)
+        deserialize_tuple(len: usize)
+        deserialize_tuple_struct(name: &'static str, len: usize)
+        deserialize_enum(name: &'static str, variants: &'static [&'static str])
+        deserialize_bool() deserialize_i8() deserialize_i16() deserialize_i32() deserialize_i64()
+        deserialize_i128() deserialize_u8() deserialize_u16() deserialize_u32() deserialize_u64()
+        deserialize_u128() deserialize_f32() deserialize_f64() deserialize_char()
+        deserialize_str() deserialize_string() deserialize_bytes() deserialize_byte_buf()
+        deserialize_unit() deserialize_identifier() deserialize_ignored_any()
     }
 }
 
