@@ -21,6 +21,7 @@ use serde::Deserialize;
 
 use crate::event::figures::{self, Figures};
 use crate::event::{Event, Kind, Reads, Session, Sink, Usage};
+use crate::json;
 use crate::json::layout::{J, Layout, write_json};
 
 /// The bundled price table (`data/prices.json`): a dated snapshot of
@@ -404,7 +405,7 @@ impl<W: Write> UsageSink<W> {
             (None, false) => {
                 let mut out = Vec::new();
                 for r in &rows {
-                    write_json(&mut out, &session_json(r), Layout::Compact, 0);
+                    write_session(&mut out, r);
                     out.push(b'\n');
                 }
                 out
@@ -554,51 +555,75 @@ fn output_known(u: &Usage) -> Option<u64> {
     (!u.output_incomplete || u.output > 0).then_some(u.output)
 }
 
-fn session_json(r: &Row) -> J {
+/// A session's row, written straight out: a row per session is the
+/// whole of `--to usage` without `--group`, and building it as a [`J`]
+/// tree first (a string copied per field, a tree freed per row) cost
+/// three quarters of the serial end of a `-j` run (docs/performance.md,
+/// "Session rows written straight"). The figures are written as [`J`]
+/// writes them, so a figure shows the same here as in the groups.
+fn write_session(out: &mut Vec<u8>, r: &Row) {
+    fn opt_str(out: &mut Vec<u8>, s: Option<&str>) {
+        match s {
+            Some(s) => json::write_str(out, s).expect("writing to a Vec"),
+            None => out.extend_from_slice(b"null"),
+        }
+    }
+    fn opt_u64(out: &mut Vec<u8>, v: Option<u64>) {
+        match v {
+            Some(v) => out.extend_from_slice(itoa::Buffer::new().format(v).as_bytes()),
+            None => out.extend_from_slice(b"null"),
+        }
+    }
     let u = r.usage.as_ref();
-    J::Obj(vec![
-        ("agent", J::opt_str(r.agent.as_deref())),
-        ("session_id", J::str(&r.id)),
-        ("title", J::opt_str(r.title.as_deref())),
-        (
-            "models",
-            r.model
-                .as_deref()
-                .map_or(J::Null, |m| J::Arr(vec![J::str(m)])),
-        ),
-        ("project", J::opt_str(r.project.as_deref())),
-        (
-            "start",
-            r.start.map_or(J::Null, |ms| {
-                J::Str(crate::time::iso8601(ms.div_euclid(1000)))
-            }),
-        ),
-        ("duration_ms", J::opt_u64(r.duration_ms)),
-        ("turns", J::u64(r.turns)),
-        ("tool_calls", J::u64(r.tool_calls)),
-        ("tokens_in", J::opt_u64(u.map(|u| u.input))),
-        ("tokens_out", J::opt_u64(u.and_then(output_known))),
-        (
-            "tokens_cache_read",
-            J::opt_u64(u.and_then(|u| u.cache_read)),
-        ),
-        (
-            "tokens_cache_write",
-            J::opt_u64(u.and_then(|u| u.cache_write)),
-        ),
-        // The part of the output spent reasoning, where the agent counts
-        // it apart (docs/usage.md).
-        ("tokens_reasoning", J::opt_u64(u.and_then(|u| u.reasoning))),
-        (
-            "tokens_complete",
-            jbool(u.is_some_and(|u| !u.output_incomplete)),
-        ),
-        ("cost_usd", jf64(r.cost.map(|c| c.0))),
-        (
-            "cost_source",
-            r.cost.map_or(J::Null, |c| J::str(c.1.name())),
-        ),
-    ])
+    out.extend_from_slice(b"{\"agent\":");
+    opt_str(out, r.agent.as_deref());
+    out.extend_from_slice(b",\"session_id\":");
+    opt_str(out, Some(&r.id));
+    out.extend_from_slice(b",\"title\":");
+    opt_str(out, r.title.as_deref());
+    out.extend_from_slice(b",\"models\":");
+    match r.model.as_deref() {
+        Some(m) => {
+            out.push(b'[');
+            opt_str(out, Some(m));
+            out.push(b']');
+        }
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(b",\"project\":");
+    opt_str(out, r.project.as_deref());
+    out.extend_from_slice(b",\"start\":");
+    let start = r.start.map(|ms| crate::time::iso8601(ms.div_euclid(1000)));
+    opt_str(out, start.as_deref());
+    out.extend_from_slice(b",\"duration_ms\":");
+    opt_u64(out, r.duration_ms);
+    out.extend_from_slice(b",\"turns\":");
+    opt_u64(out, Some(r.turns));
+    out.extend_from_slice(b",\"tool_calls\":");
+    opt_u64(out, Some(r.tool_calls));
+    out.extend_from_slice(b",\"tokens_in\":");
+    opt_u64(out, u.map(|u| u.input));
+    out.extend_from_slice(b",\"tokens_out\":");
+    opt_u64(out, u.and_then(output_known));
+    out.extend_from_slice(b",\"tokens_cache_read\":");
+    opt_u64(out, u.and_then(|u| u.cache_read));
+    out.extend_from_slice(b",\"tokens_cache_write\":");
+    opt_u64(out, u.and_then(|u| u.cache_write));
+    // The part of the output spent reasoning, where the agent counts it
+    // apart (docs/usage.md).
+    out.extend_from_slice(b",\"tokens_reasoning\":");
+    opt_u64(out, u.and_then(|u| u.reasoning));
+    out.extend_from_slice(b",\"tokens_complete\":");
+    out.extend_from_slice(if u.is_some_and(|u| !u.output_incomplete) {
+        b"true"
+    } else {
+        b"false"
+    });
+    out.extend_from_slice(b",\"cost_usd\":");
+    json::write_f64(out, r.cost.map_or(f64::NAN, |c| c.0)).expect("writing to a Vec");
+    out.extend_from_slice(b",\"cost_source\":");
+    opt_str(out, r.cost.map(|c| c.1.name()));
+    out.push(b'}');
 }
 
 /// A sum over a group's sessions: the known part, and how many members
@@ -1074,5 +1099,104 @@ mod tests {
             "2026-11-30"
         );
         assert_eq!(key(&row(thu), Group::Month).unwrap(), "2026-11");
+    }
+
+    /// A session row written straight out reads back as the figures it
+    /// holds, whatever the figures: names that need escapes, counts past
+    /// `i64`, unknown figures as null (never 0), a cost that JSON cannot
+    /// hold as null, and the fields in their documented order.
+    #[test]
+    fn session_rows_read_back_as_their_figures() {
+        use serde_json::{Value, json};
+        let full = Row {
+            agent: Some("claude-code".into()),
+            id: "a\"b\\c\u{1}\u{2028}é".into(),
+            title: Some("line\nnext\ttab".into()),
+            model: Some("claude-opus-4-5".into()),
+            project: Some("/w/p".into()),
+            start: Some(1_795_651_200_999),
+            duration_ms: Some(u64::MAX),
+            turns: 3,
+            tool_calls: u64::MAX,
+            usage: Some(Usage {
+                input: u64::MAX,
+                output: 0,
+                cache_read: Some(5),
+                cache_write: None,
+                cache_write_1h: None,
+                reasoning: Some(7),
+                output_incomplete: true,
+            }),
+            cost: Some((0.1 + 0.2, CostSource::Estimate)),
+        };
+        let bare = Row {
+            agent: None,
+            title: None,
+            model: None,
+            project: None,
+            start: None,
+            duration_ms: None,
+            usage: None,
+            cost: Some((f64::INFINITY, CostSource::Agent)),
+            ..full.clone()
+        };
+        let mut out = Vec::new();
+        write_session(&mut out, &full);
+        let text = String::from_utf8(out.clone()).unwrap();
+        let keys: Vec<&str> = text
+            .match_indices("\":")
+            .map(|(i, _)| {
+                let open = text[..i].rfind(['{', ',']).unwrap();
+                &text[open + 2..i]
+            })
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "agent",
+                "session_id",
+                "title",
+                "models",
+                "project",
+                "start",
+                "duration_ms",
+                "turns",
+                "tool_calls",
+                "tokens_in",
+                "tokens_out",
+                "tokens_cache_read",
+                "tokens_cache_write",
+                "tokens_reasoning",
+                "tokens_complete",
+                "cost_usd",
+                "cost_source"
+            ]
+        );
+        let got: Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(
+            got,
+            json!({
+                "agent": "claude-code", "session_id": full.id, "title": "line\nnext\ttab",
+                "models": ["claude-opus-4-5"], "project": "/w/p", "start": "2026-11-26T00:00:00Z",
+                "duration_ms": u64::MAX, "turns": 3, "tool_calls": u64::MAX,
+                "tokens_in": u64::MAX, "tokens_out": null, "tokens_cache_read": 5,
+                "tokens_cache_write": null, "tokens_reasoning": 7, "tokens_complete": false,
+                "cost_usd": 0.1 + 0.2, "cost_source": "estimate",
+            })
+        );
+        out.clear();
+        write_session(&mut out, &bare);
+        let got: Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(
+            got,
+            json!({
+                "agent": null, "session_id": full.id, "title": null, "models": null,
+                "project": null, "start": null, "duration_ms": null, "turns": 3,
+                "tool_calls": u64::MAX, "tokens_in": null, "tokens_out": null,
+                "tokens_cache_read": null, "tokens_cache_write": null,
+                "tokens_reasoning": null, "tokens_complete": false, "cost_usd": null,
+                "cost_source": "agent",
+            })
+        );
     }
 }
