@@ -597,6 +597,24 @@ macro_rules! pass_on {
     };
 }
 
+/// The methods both deserializers pass on: scalars, and the shapes this
+/// reader does not walk.
+macro_rules! pass_on_scalars {
+    ($via:ident) => {
+        pass_on! { $via;
+            deserialize_unit_struct(name: &'static str)
+            deserialize_tuple(len: usize)
+            deserialize_tuple_struct(name: &'static str, len: usize)
+            deserialize_enum(name: &'static str, variants: &'static [&'static str])
+            deserialize_bool() deserialize_i8() deserialize_i16() deserialize_i32() deserialize_i64()
+            deserialize_i128() deserialize_u8() deserialize_u16() deserialize_u32() deserialize_u64()
+            deserialize_u128() deserialize_f32() deserialize_f64() deserialize_char()
+            deserialize_str() deserialize_string() deserialize_bytes() deserialize_byte_buf()
+            deserialize_unit() deserialize_identifier()
+        }
+    };
+}
+
 impl<'de> Deserializer<'de> for Value<'de> {
     type Error = Error;
 
@@ -662,17 +680,7 @@ impl<'de> Deserializer<'de> for Value<'de> {
         v.visit_unit()
     }
 
-    pass_on! { json;
-        deserialize_unit_struct(name: &'static str)
-        deserialize_tuple(len: usize)
-        deserialize_tuple_struct(name: &'static str, len: usize)
-        deserialize_enum(name: &'static str, variants: &'static [&'static str])
-        deserialize_bool() deserialize_i8() deserialize_i16() deserialize_i32() deserialize_i64()
-        deserialize_i128() deserialize_u8() deserialize_u16() deserialize_u32() deserialize_u64()
-        deserialize_u128() deserialize_f32() deserialize_f64() deserialize_char()
-        deserialize_str() deserialize_string() deserialize_bytes() deserialize_byte_buf()
-        deserialize_unit() deserialize_identifier()
-    }
+    pass_on_scalars!(json);
 }
 
 impl fmt::Debug for Value<'_> {
@@ -967,17 +975,9 @@ impl<'de> Deserializer<'de> for Taped<'_, 'de> {
         }
     }
 
+    pass_on_scalars!(via_plain);
     pass_on! { via_plain;
-        deserialize_newtype_struct(name: &'static str)
-        deserialize_unit_struct(name: &'static str)
-        deserialize_tuple(len: usize)
-        deserialize_tuple_struct(name: &'static str, len: usize)
-        deserialize_enum(name: &'static str, variants: &'static [&'static str])
-        deserialize_bool() deserialize_i8() deserialize_i16() deserialize_i32() deserialize_i64()
-        deserialize_i128() deserialize_u8() deserialize_u16() deserialize_u32() deserialize_u64()
-        deserialize_u128() deserialize_f32() deserialize_f64() deserialize_char()
-        deserialize_str() deserialize_string() deserialize_bytes() deserialize_byte_buf()
-        deserialize_unit() deserialize_identifier() deserialize_ignored_any()
+        deserialize_newtype_struct(name: &'static str) deserialize_ignored_any()
     }
 }
 
