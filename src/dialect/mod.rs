@@ -194,6 +194,13 @@ pub trait Parser {
         Ok(None)
     }
 
+    /// Whether [`Parser::parse_checked`] reads anything: a reader that
+    /// does not spares the framer validating each record twice (once to
+    /// offer it here, once for [`Parser::parse`]).
+    fn reads_checked(&self) -> bool {
+        false
+    }
+
     /// The input ended: emit anything still held back (a parser that waits
     /// for the next line to decide, like Codex's repeated failure message).
     fn finish(&mut self, _out: Out<'_, 'static>) -> io::Result<()> {
@@ -442,6 +449,13 @@ impl Dialect {
                 Box::new(antigravity::transcript::AntigravityTranscriptParser::default())
             }
         }
+    }
+
+    /// Its parser reads records offered before the framer's check for lone
+    /// surrogate escapes ([`Parser::parse_checked`]): asked per record, so
+    /// answered here rather than through the parser.
+    pub fn reads_checked(self) -> bool {
+        matches!(self, Dialect::Cursor)
     }
 
     /// A file of this dialect is one JSON document whose top-level member
@@ -906,6 +920,14 @@ impl AutoParser {
         inner.parse(rec, &mut |mut i| out(line, &mut i))
     }
 
+    /// Whether [`AutoParser::parse_checked`] would offer a record to the
+    /// dialect in use, and that dialect reads it ([`Parser::reads_checked`]).
+    #[inline]
+    pub fn reads_checked(&self) -> bool {
+        (self.fixed.is_none() || self.forced_checked)
+            && self.chosen.is_some_and(Dialect::reads_checked)
+    }
+
     /// [`Parser::parse_checked`] of the dialect in use; `None` while the
     /// dialect is not chosen yet or a forced one is still being checked.
     #[inline]
@@ -951,6 +973,18 @@ impl AutoParser {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_dialect_says_whether_its_parser_reads_checked() {
+        for d in Dialect::ALL {
+            assert_eq!(
+                d.reads_checked(),
+                d.parser().reads_checked(),
+                "{}",
+                d.name()
+            );
+        }
+    }
 
     #[test]
     fn every_dialect_has_one_detection_rule() {

@@ -51,9 +51,10 @@ pub enum Reads {
     /// the session's start are made of. A reader may emit its events with
     /// their texts, tool arguments and results left empty, but never fewer
     /// or other events: the same kinds in the same order, with the same
-    /// timestamps, call ids, outcomes and usage, so every figure comes out
-    /// as the whole read makes it. The session's title may come after its
-    /// start, by [`Sink::title`].
+    /// timestamps, call ids, outcomes, usage increments and results' usage,
+    /// so every figure comes out as the whole read makes it. A turn's end
+    /// may leave its own usage unknown (no figure is made of it). The
+    /// session's title may come after its start, by [`Sink::title`].
     Figures,
 }
 

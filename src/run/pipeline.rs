@@ -546,6 +546,7 @@ impl Handler for Pipeline<'_> {
         streamed
     }
 
+    #[inline]
     fn record_checked(
         &mut self,
         bytes: &[u8],
@@ -553,6 +554,11 @@ impl Handler for Pipeline<'_> {
         diag: &mut Diag,
     ) -> io::Result<Option<Parsed>> {
         self.released(diag)?;
+        // A reader with no checked path has the record validated once, in
+        // `record`.
+        if !self.parser.reads_checked() {
+            return Ok(None);
+        }
         // Huge records and invalid UTF-8 take the usual way (`record`).
         let Ok(rec) = simdutf8::basic::from_utf8(bytes) else {
             return Ok(None);

@@ -395,6 +395,10 @@ pub struct ClaudeParser {
     taped: Option<usize>,
     /// The saved-transcript reader walked the next line already.
     preset: bool,
+    /// The saved-transcript reader counts the messages' usage itself and
+    /// reads only the figures: the running totals, which it drops, and the
+    /// turn ends' usage, which no figure reads, are not worked out.
+    usage_elsewhere: bool,
 }
 
 impl ClaudeParser {
@@ -498,6 +502,9 @@ impl ClaudeParser {
         ts: Option<i64>,
         out: Out<'_, 'a>,
     ) -> io::Result<()> {
+        if self.usage_elsewhere {
+            return Ok(());
+        }
         // From the line's walk when only the figures are read.
         let members = raw.and_then(|r| self.read::<Members>(r).ok());
         let Some(u) = members.as_ref().and_then(anthropic_usage) else {

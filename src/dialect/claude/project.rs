@@ -63,7 +63,9 @@ use std::collections::HashSet;
 use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
 
+use memchr::memmem::Finder;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -256,6 +258,16 @@ impl std::hash::Hasher for KeyHasher {
 
 type Keys = HashSet<u64, BuildHasherDefault<KeyHasher>>;
 
+// Finders built once: `memmem::find` builds one per call, which cost more
+// than the search on these short texts (docs/performance.md, "Dates read
+// in place").
+static FIND_TOOL_RESULT: LazyLock<Finder<'static>> =
+    LazyLock::new(|| Finder::new(b"\"tool_result\""));
+static FIND_STUB: LazyLock<Finder<'static>> =
+    LazyLock::new(|| Finder::new(offload::STUB_OPEN.as_bytes()));
+static FIND_PERSISTED: LazyLock<Finder<'static>> =
+    LazyLock::new(|| Finder::new(b"persistedOutputPath"));
+
 /// Parser state for one transcript file.
 #[derive(Default)]
 pub struct ClaudeProjectParser {
@@ -399,7 +411,7 @@ impl ClaudeProjectParser {
                 // reader shows it as a `user_event`); the rest (a string,
                 // text blocks, a prompt with an image) was typed by the user.
                 if raw_as_str(content).is_none()
-                    && memchr::memmem::find(content.get().as_bytes(), b"\"tool_result\"").is_some()
+                    && FIND_TOOL_RESULT.find(content.get().as_bytes()).is_some()
                 {
                     return Role::Conversation;
                 }
@@ -586,7 +598,10 @@ impl ClaudeProjectParser {
                 }
                 let mut saved = self.saved_outputs(&h.offloads);
                 // The stream reader's own usage snapshots would count the
-                // placeholders: usage is counted here instead.
+                // placeholders: usage is counted here instead. For the
+                // figures alone it need not work them out (only the turn
+                // ends' usage, which no figure reads, is made of them).
+                self.inner.usage_elsewhere = self.inner.lean;
                 self.inner.parse(rec, &mut |i| match i {
                     Item::UsageTotal { .. } | Item::IdHint(_) => Ok(()),
                     Item::Event(mut ev) => {
@@ -640,10 +655,10 @@ impl ClaudeProjectParser {
         let Some(content) = msg.and_then(|m| m.content) else {
             return Vec::new();
         };
-        if memchr::memmem::find(content.get().as_bytes(), offload::STUB_OPEN.as_bytes()).is_none()
-            && line.tool_use_result.is_none_or(|t| {
-                memchr::memmem::find(t.get().as_bytes(), b"persistedOutputPath").is_none()
-            })
+        if FIND_STUB.find(content.get().as_bytes()).is_none()
+            && line
+                .tool_use_result
+                .is_none_or(|t| FIND_PERSISTED.find(t.get().as_bytes()).is_none())
         {
             return Vec::new();
         }

@@ -415,6 +415,10 @@ impl Parser for CursorParser {
         self.flush(None, out)
     }
 
+    fn reads_checked(&self) -> bool {
+        true
+    }
+
     fn parse_checked<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Option<Parsed>> {
         // Both fast paths scan every escape of the lines they take and
         // refuse surrogate escapes (fast.rs), which is all the framer's own
