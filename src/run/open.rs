@@ -17,12 +17,25 @@ use std::path::{Path, PathBuf};
 pub(super) fn one_input<R: Read>(
     p: &mut Pipeline<'_>,
     framer: &mut Framer,
-    mut reader: R,
+    reader: R,
     diag: &mut Diag,
     sniff: bool,
 ) -> io::Result<bool> {
-    begin_input(p);
     let storage = p.source.as_deref().and_then(storage_of);
+    read_input(p, framer, reader, diag, sniff, storage)
+}
+
+/// [`one_input`] once it is known whether the input is (of) an OpenCode
+/// storage directory.
+fn read_input<R: Read>(
+    p: &mut Pipeline<'_>,
+    framer: &mut Framer,
+    mut reader: R,
+    diag: &mut Diag,
+    sniff: bool,
+    storage: Option<(PathBuf, Option<String>)>,
+) -> io::Result<bool> {
+    begin_input(p);
     let framed = match storage {
         Some((root, only)) => storage_input(p, framer, &root, only, diag),
         None => match first_block(&mut reader, p.live) {
@@ -61,21 +74,25 @@ pub(super) fn one_file(
 ) -> io::Result<bool> {
     // A walked file is read: a tree's files are mostly small, and mapping
     // them saved no system time there (docs/performance.md, "Mapped input").
-    let map = match (p.mmap && !sniff, regular) {
+    // A regular file is no directory: one `stat` a file fewer in a walk.
+    let storage = p.source.as_deref().and_then(|path| match regular {
+        Some(_) => {
+            crate::dialect::opencode::storage::session_file(path).map(|(root, id)| (root, Some(id)))
+        }
+        None => storage_of(path),
+    });
+    let map = match (p.mmap && !sniff && storage.is_none(), regular) {
         (true, Some(len)) => MappedFile::open(file, len),
         _ => None,
     };
     let Some(map) = map else {
-        return one_input(p, framer, file, diag, sniff);
+        return read_input(p, framer, file, diag, sniff, storage);
     };
     let data = map.bytes();
     let first = &data[..data.len().min(BINARY_SNIFF_BYTES)];
-    if crate::input::zstd::is_zstd(first)
-        || crate::dialect::opencode::is_sqlite(first)
-        || p.source.as_deref().and_then(storage_of).is_some()
-    {
+    if crate::input::zstd::is_zstd(first) || crate::dialect::opencode::is_sqlite(first) {
         drop(map);
-        return one_input(p, framer, file, diag, sniff);
+        return read_input(p, framer, file, diag, sniff, storage);
     }
     begin_input(p);
     let whole = data.len() == first.len();
