@@ -64,6 +64,10 @@ struct Taking<T> {
     next: usize,
     consumed: usize,
     handoff: Option<Sender<Receiver<T>>>,
+    /// Workers waiting for the window to move: the consumer wakes them
+    /// only then (a wake with no one waiting is still a system call, one
+    /// for each input; docs/performance.md, "Fewer wakes").
+    waiting: usize,
 }
 
 /// [`Taking`] under its lock, with the condition workers wait on when the
@@ -77,6 +81,9 @@ impl<T> Gate<T> {
     fn moved_on(&self) {
         if let Ok(mut t) = self.taking.lock() {
             t.consumed += 1;
+            if t.waiting == 0 {
+                return;
+            }
         }
         self.moved.notify_all();
     }
@@ -117,6 +124,7 @@ where
             next: 0,
             consumed: 0,
             handoff: Some(handoff),
+            waiting: 0,
         }),
         moved: Condvar::new(),
     };
@@ -127,7 +135,9 @@ where
     let take = || {
         let mut t = gate.taking.lock().ok()?;
         while t.next >= t.consumed + ahead && t.handoff.is_some() {
+            t.waiting += 1;
             t = gate.moved.wait(t).ok()?;
+            t.waiting -= 1;
         }
         let i = t.next;
         inputs.get(i)?;
