@@ -452,7 +452,7 @@ impl Dialect {
     }
 
     /// Its parser reads records offered before the framer's check for lone
-    /// surrogate escapes ([`Parser::parse_checked`]): asked per record, so
+    /// surrogate escapes (its `parse_checked`): asked per record, so
     /// answered here rather than through the parser.
     pub fn reads_checked(self) -> bool {
         matches!(self, Dialect::Cursor)
@@ -921,7 +921,7 @@ impl AutoParser {
     }
 
     /// Whether [`AutoParser::parse_checked`] would offer a record to the
-    /// dialect in use, and that dialect reads it ([`Parser::reads_checked`]).
+    /// dialect in use, and that dialect reads it ([`Dialect::reads_checked`]).
     #[inline]
     pub fn reads_checked(&self) -> bool {
         (self.fixed.is_none() || self.forced_checked)
