@@ -86,7 +86,16 @@ pub(super) fn one_file(
         _ => None,
     };
     let Some(map) = map else {
-        return read_input(p, framer, file, diag, sniff, storage);
+        // A finished file (a walked one, above all) small enough is read
+        // whole and framed in place: read a buffer at a time, every line
+        // that straddled two reads, and the first block, were copied once
+        // more (docs/performance.md, "Files read whole").
+        return match regular {
+            Some(len) if storage.is_none() && !p.live && len < WHOLE_READ_BYTES as u64 => {
+                whole_file(p, framer, file, len as usize, diag, sniff)
+            }
+            _ => read_input(p, framer, file, diag, sniff, storage),
+        };
     };
     let data = map.bytes();
     let first = &data[..data.len().min(BINARY_SNIFF_BYTES)];
@@ -107,6 +116,125 @@ pub(super) fn one_file(
         }
     };
     end_input(p, framed, diag)
+}
+
+/// The largest file [`one_file`] reads whole: a buffer of a worker's that
+/// it keeps (and only ever grows to this), for its next file.
+const WHOLE_READ_BYTES: usize = 4 * 1024 * 1024;
+
+/// [`one_file`] of a regular file `len` bytes long (when it was opened) that
+/// is not mapped: read whole into the thread's buffer, then framed where it
+/// lies as a mapped file is. Only the first block (and a byte more) is read
+/// before the checks, so a walked file that is no session is skipped
+/// having read no more of it than [`read_input`] reads. A file that grew
+/// past [`WHOLE_READ_BYTES`] meanwhile, or a read error after the first
+/// block, has what was read framed and then the rest read on, as
+/// [`Framer::run`] reads any input.
+fn whole_file(
+    p: &mut Pipeline<'_>,
+    framer: &mut Framer,
+    mut file: &File,
+    len: usize,
+    diag: &mut Diag,
+    sniff: bool,
+) -> io::Result<bool> {
+    let mut whole = Whole::take(len + 1);
+    if let Err(e) = whole.fill(&mut file, BINARY_SNIFF_BYTES + 1) {
+        begin_input(p);
+        return end_input(p, Err(FrameError::Read(e)), diag);
+    }
+    let first_len = whole.len.min(BINARY_SNIFF_BYTES);
+    let first = &whole.buf[..first_len];
+    if crate::input::zstd::is_zstd(first) || crate::dialect::opencode::is_sqlite(first) {
+        // Read as any other input of its kind, from its start.
+        drop(whole);
+        if let Err(e) = io::Seek::rewind(&mut file) {
+            begin_input(p);
+            return end_input(p, Err(FrameError::Read(e)), diag);
+        }
+        return read_input(p, framer, file, diag, sniff, None);
+    }
+    begin_input(p);
+    // The byte past the first block was read when there is one.
+    let at_end = whole.len <= BINARY_SNIFF_BYTES;
+    let framed = match plain_checks(p, first, || at_end, diag, sniff) {
+        Checked::Skipped => return Ok(false),
+        Checked::Done(r) => r,
+        Checked::Frame => match whole.fill(&mut file, WHOLE_READ_BYTES) {
+            Ok(true) => {
+                // The reads `read_input` makes: the first block, for a
+                // walked file the byte it sniffs past it, then buffers.
+                let extra = usize::from(sniff && !at_end);
+                let ends = ReadEnds::new(first_len, extra);
+                framer.run_slice(&whole.buf[..whole.len], ends, &mut |_, _| {}, p, diag)
+            }
+            _ => {
+                let head = io::Cursor::new(&whole.buf[..whole.len]);
+                framer.run(head.chain(file), p, diag)
+            }
+        },
+    };
+    end_input(p, framed, diag)
+}
+
+thread_local! {
+    /// The buffer of the thread's last file read whole, for its next.
+    static WHOLE_BUFFER: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// A file read whole ([`whole_file`]): `buf[..len]` read so far. The
+/// buffer is zeroed only where it grows (reads never look past `len`),
+/// and given back to the thread when dropped.
+struct Whole {
+    buf: Vec<u8>,
+    len: usize,
+    /// A read found the end of the file.
+    eof: bool,
+}
+
+impl Whole {
+    /// The thread's buffer, of at least `size` bytes (at most
+    /// [`WHOLE_READ_BYTES`] + 1).
+    fn take(size: usize) -> Whole {
+        let mut buf = WHOLE_BUFFER.with(std::cell::Cell::take);
+        if buf.len() < size {
+            buf.resize(size, 0);
+        }
+        Whole {
+            buf,
+            len: 0,
+            eof: false,
+        }
+    }
+
+    /// Read on until at least `upto` bytes are in (`Ok(false)`: more may
+    /// come) or the file ends (`Ok(true)`). A read fills what the buffer
+    /// has room for; the buffer grows when full, never past `upto`.
+    fn fill(&mut self, file: &mut impl Read, upto: usize) -> io::Result<bool> {
+        while !self.eof && self.len < upto {
+            if self.len == self.buf.len() {
+                let size = (self.buf.len() * 2).clamp(BINARY_SNIFF_BYTES, upto);
+                self.buf.resize(size, 0);
+            }
+            match file.read(&mut self.buf[self.len..]) {
+                Ok(0) => self.eof = true,
+                Ok(n) => self.len += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(self.eof)
+    }
+}
+
+impl Drop for Whole {
+    fn drop(&mut self) {
+        let buf = std::mem::take(&mut self.buf);
+        if buf.len() <= WHOLE_READ_BYTES + 1 {
+            // At the thread's end the buffer goes with it.
+            let _ = WHOLE_BUFFER.try_with(|b| b.set(buf));
+        }
+    }
 }
 
 /// Standard input as a file, when the run may map it
@@ -531,5 +659,71 @@ impl Drop for First {
         let buf = std::mem::take(&mut self.buf);
         // At the thread's end the buffer goes with it.
         let _ = FIRST_BUFFER.try_with(|b| b.set(buf));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reader that gives `step` bytes a read at most, after an
+    /// interruption before each.
+    struct Trickle<'a> {
+        data: &'a [u8],
+        step: usize,
+        interrupt: bool,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.interrupt = !self.interrupt;
+            if self.interrupt {
+                return Err(io::ErrorKind::Interrupted.into());
+            }
+            let n = buf.len().min(self.step).min(self.data.len());
+            buf[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            Ok(n)
+        }
+    }
+
+    /// The first block and a byte, then the rest to its end; a buffer made
+    /// too small for the file (it grew after it was measured) grows.
+    #[test]
+    fn a_file_is_read_whole_by_short_reads() {
+        let data: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+        for (step, size) in [(7_001, data.len() + 1), (65_536, 10), (1 << 20, 1)] {
+            let mut whole = Whole::take(size);
+            let mut r = Trickle {
+                data: &data,
+                step,
+                interrupt: false,
+            };
+            assert!(!whole.fill(&mut r, BINARY_SNIFF_BYTES + 1).unwrap());
+            assert!(whole.len > BINARY_SNIFF_BYTES);
+            assert!(whole.fill(&mut r, WHOLE_READ_BYTES).unwrap());
+            assert_eq!(&whole.buf[..whole.len], &data[..], "step {step}");
+        }
+    }
+
+    /// A file shorter than the first block ends in the first fill; one
+    /// longer than the limit stops at it, with more to come, its buffer
+    /// grown to the limit only (or as large as it was given).
+    #[test]
+    fn the_fill_stops_at_the_end_or_the_limit() {
+        let mut whole = Whole::take(11);
+        let mut r: &[u8] = b"0123456789";
+        assert!(whole.fill(&mut r, BINARY_SNIFF_BYTES + 1).unwrap());
+        assert_eq!(&whole.buf[..whole.len], b"0123456789");
+        assert!(whole.fill(&mut r, WHOLE_READ_BYTES).unwrap());
+        drop(whole);
+
+        let data = vec![b'a'; 3 * BINARY_SNIFF_BYTES];
+        let mut whole = Whole::take(1);
+        let mut r: &[u8] = &data;
+        assert!(!whole.fill(&mut r, 2 * BINARY_SNIFF_BYTES).unwrap());
+        assert!(whole.len >= 2 * BINARY_SNIFF_BYTES);
+        assert_eq!(whole.len + r.len(), data.len());
+        assert!(whole.buf.len() <= 200_001, "grown no larger than asked");
     }
 }

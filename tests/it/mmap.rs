@@ -1,7 +1,8 @@
 //! Mapped input (src/input/mapped.rs): a regular file framed where it lies
 //! in a mapping gives the output, diagnostics and exit status the read
-//! path gives (`--no-mmap`), byte for byte, by name, as standard input
-//! (`< file`), and walked.
+//! paths give (`--no-mmap`: a file read whole, or a buffer at a time past
+//! 4 MiB and from standard input), byte for byte, by name, as standard
+//! input (`< file`), and walked.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -132,6 +133,48 @@ fn walked_files_mapped_as_read() {
             let read = cstream(&["--no-mmap", "-j", jobs, "--to", to, root], b"");
             same(&mapped, &read, &format!("-j {jobs} --to {to}"));
         }
+    }
+    std::fs::remove_dir_all(&tmp).unwrap();
+}
+
+/// Files are read whole below this size, and a buffer at a time from it
+/// (`WHOLE_READ_BYTES`).
+const WHOLE_READ: usize = 4 * 1024 * 1024;
+
+/// Named and not mapped, a file below [`WHOLE_READ`] is read whole (the
+/// tests above); one past it is read a buffer at a time, and the mapped
+/// file must agree with that too.
+#[test]
+fn files_past_the_whole_read_size_read_as_mapped() {
+    let tmp = std::env::temp_dir().join(format!("cstream-mmap-large-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut picked = Vec::new();
+    for agent in ["claude", "claude-project", "codex-rollout", "cursor", "pi"] {
+        let files: Vec<PathBuf> = fixtures()
+            .into_iter()
+            .filter(|p| p.parent().is_some_and(|d| d.ends_with(agent)))
+            .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+            .take(2)
+            .collect();
+        assert!(!files.is_empty(), "no {agent} fixture");
+        picked.extend(files);
+    }
+    for (i, src) in picked.iter().enumerate() {
+        let data = std::fs::read(src).unwrap();
+        let mut body = Vec::new();
+        while body.len() <= WHOLE_READ {
+            body.extend_from_slice(&data);
+        }
+        let big = tmp.join(format!("{i}.jsonl"));
+        std::fs::write(&big, body).unwrap();
+        let name = big.to_str().unwrap();
+        let what = src.display().to_string();
+        for to in ["events", "usage"] {
+            let mapped = cstream(&["--to", to, name], b"");
+            let read = cstream(&["--no-mmap", "--to", to, name], b"");
+            same(&mapped, &read, &format!("{what} --to {to}"));
+        }
+        std::fs::remove_file(&big).unwrap();
     }
     std::fs::remove_dir_all(&tmp).unwrap();
 }
