@@ -598,10 +598,8 @@ impl ClaudeProjectParser {
                 }
                 let mut saved = self.saved_outputs(&h.offloads);
                 // The stream reader's own usage snapshots would count the
-                // placeholders: usage is counted here instead. For the
-                // figures alone it need not work them out (only the turn
-                // ends' usage, which no figure reads, is made of them).
-                self.inner.usage_elsewhere = self.inner.lean;
+                // placeholders: usage is counted here instead, and they are
+                // dropped below (or not made, [`Parser::set_reads`]).
                 self.inner.parse(rec, &mut |i| match i {
                     Item::UsageTotal { .. } | Item::IdHint(_) => Ok(()),
                     Item::Event(mut ev) => {
@@ -1219,6 +1217,10 @@ impl Parser for ClaudeProjectParser {
 
     fn set_reads(&mut self, reads: Reads) {
         self.inner.set_reads(reads);
+        // For the figures alone the stream reader need not work its usage
+        // snapshots out, which this reader drops: only the turn ends'
+        // usage, which no figure reads, is made of them.
+        self.inner.usage_elsewhere = reads == Reads::Figures;
     }
 
     fn finish(&mut self, out: Out<'_, 'static>) -> io::Result<()> {
