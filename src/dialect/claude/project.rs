@@ -60,7 +60,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashSet;
-use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+use std::hash::{BuildHasher, BuildHasherDefault};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
@@ -227,14 +227,17 @@ impl LineUsage {
 /// nothing), remembered this many at a time.
 const COUNTED_RING: usize = 64;
 
-type Hasher = BuildHasherDefault<DefaultHasher>;
-
+/// A record's uuid as a 64-bit key: foldhash's quality hash with a fixed
+/// seed (the same keys every run). Two uuids share a key with odds of
+/// about one in 2^64, as with the SipHash before it, at a fraction of its
+/// cost (docs/performance.md, "Uuid keys").
 fn key(s: &str) -> u64 {
-    Hasher::default().hash_one(s)
+    const KEYS: foldhash::quality::FixedState = foldhash::quality::FixedState::with_seed(0);
+    KEYS.hash_one(s)
 }
 
-/// The sets of [`key`]s hash them as they are: a key is a SipHash of its
-/// uuid already, and hashing it again cost a SipHash per look-up, two or
+/// The sets of [`key`]s hash them as they are: a key is a hash of its
+/// uuid already, and hashing it again cost a hash per look-up, two or
 /// three of them a line.
 #[derive(Default)]
 struct KeyHasher(u64);
