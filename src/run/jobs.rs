@@ -756,7 +756,7 @@ fn play(
         p.summary_input(cfg, inputs, i);
         let mut cur: Option<Session> = None;
         let done = 'file: loop {
-            let Ok(chunk) = rx.recv() else {
+            let Ok(chunk) = super::pool::recv(rx) else {
                 // A worker that stopped without finishing its file
                 // panicked; the scope passes its panic on.
                 return Err(io::Error::other("a conversion thread stopped"));
