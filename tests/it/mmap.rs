@@ -35,6 +35,18 @@ fn same(a: &Run, b: &Run, what: &str) {
     assert!(a.stdout == b.stdout, "{what}: stdout differs");
 }
 
+/// `file` named, mapped and not, to `--to events` and `--to usage`: the
+/// same output.
+#[track_caller]
+fn named_mapped_as_read(file: &Path, what: &str) {
+    let name = file.to_str().unwrap();
+    for to in ["events", "usage"] {
+        let mapped = cstream(&["--to", to, name], b"");
+        let read = cstream(&["--no-mmap", "--to", to, name], b"");
+        same(&mapped, &read, &format!("{what} --to {to}"));
+    }
+}
+
 /// `data` repeated until it is large enough to be mapped, and then past
 /// the ends of the first reads (64 KiB, then 128 KiB steps).
 fn grown(data: &[u8]) -> Vec<u8> {
@@ -74,13 +86,8 @@ fn mapped_files_convert_as_read_files() {
         let ext = src.extension().and_then(|e| e.to_str()).unwrap_or("jsonl");
         let big = tmp.join(format!("{i}.{ext}"));
         std::fs::write(&big, grown(&data)).unwrap();
-        let name = big.to_str().unwrap();
         let what = src.display().to_string();
-        for to in ["events", "usage"] {
-            let mapped = cstream(&["--to", to, name], b"");
-            let read = cstream(&["--no-mmap", "--to", to, name], b"");
-            same(&mapped, &read, &format!("{what} --to {to}"));
-        }
+        named_mapped_as_read(&big, &what);
         let mapped = with_stdin_file(&["--to", "events"], &big);
         let read = with_stdin_file(&["--no-mmap", "--to", "events"], &big);
         same(&mapped, &read, &format!("{what} < file"));
@@ -167,13 +174,8 @@ fn files_past_the_whole_read_size_read_as_mapped() {
         }
         let big = tmp.join(format!("{i}.jsonl"));
         std::fs::write(&big, body).unwrap();
-        let name = big.to_str().unwrap();
         let what = src.display().to_string();
-        for to in ["events", "usage"] {
-            let mapped = cstream(&["--to", to, name], b"");
-            let read = cstream(&["--no-mmap", "--to", to, name], b"");
-            same(&mapped, &read, &format!("{what} --to {to}"));
-        }
+        named_mapped_as_read(&big, &what);
         std::fs::remove_file(&big).unwrap();
     }
     std::fs::remove_dir_all(&tmp).unwrap();
