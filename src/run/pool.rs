@@ -71,8 +71,8 @@ const NAPS: u32 = 4;
 /// input and be woken by its worker's send: two system calls and two
 /// context switches an input, on cores the workers need. Napping a few
 /// times first, it finds several inputs done at each wake: `-j 2` over
-/// 4,570 transcripts went from about 7,400 waits to 1,300, and its system
-/// time from 0.22 to 0.11 s (docs/performance.md, "The consumer naps").
+/// 4,570 transcripts went from about 6,900 waits to 1,400 (medians of 9,
+/// docs/performance.md, "The consumer naps").
 /// An input that stays silent longer (a slow or live one) is waited for
 /// on the channel, with no wake until it sends.
 pub(super) fn recv<T>(rx: &Receiver<T>) -> Result<T, RecvError> {

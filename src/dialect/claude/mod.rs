@@ -1086,7 +1086,7 @@ impl ClaudeParser {
             let mut t = ToolEnd::new(id, Cow::Owned(name), !failed);
             // A failed call's result is often a string: not read as an
             // object, where each refusal cost serde_json an error message
-            // (1.6 % of `--to usage` over a Claude tree).
+            // (docs/performance.md, "Refusals without error messages").
             let code = tur
                 .filter(|r| r.get().starts_with('{'))
                 .and_then(|r| self.read::<Members>(r).ok())
