@@ -24,6 +24,7 @@ use serde::Deserialize;
 use serde::de::value::BorrowedStrDeserializer;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
+use super::quotes::Quotes;
 use crate::input::scan::specials16;
 
 /// serde_json's name for a raw value: its `&RawValue` asks a deserializer
@@ -96,7 +97,7 @@ fn specials32_bytes(s: &[u8], i: usize) -> u32 {
 /// `None` for what this reader leaves to serde_json (an escape JSON does
 /// not have, a surrogate, paired or not).
 #[inline]
-fn escape_len(s: &[u8], j: usize) -> Option<usize> {
+pub(super) fn escape_len(s: &[u8], j: usize) -> Option<usize> {
     match *s.get(j + 1)? {
         b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(2),
         b'u' => {
@@ -151,7 +152,7 @@ fn string_end_with(s: &[u8], i: usize, wide: bool) -> Option<(usize, bool)> {
 /// Whether this CPU has AVX2, found out once per run: the string walk's
 /// choice of block, made once, not per string.
 #[inline]
-fn wide() -> bool {
+pub(super) fn wide() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         static WIDE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
@@ -295,6 +296,8 @@ struct Scan<'a> {
     s: &'a [u8],
     i: usize,
     depth: u32,
+    /// The text's quote index, when it was made (a whole line's walk).
+    quotes: Option<&'a Quotes>,
 }
 
 impl Scan<'_> {
@@ -317,12 +320,33 @@ impl Scan<'_> {
         (self.s.get(self.i..end)? == l).then(|| self.i = end)
     }
 
-    /// Past a string at `i` (its `"`); whether it held an escape.
-    fn string(&mut self) -> Option<bool> {
+    /// Past a string at `i` (its `"`).
+    #[inline(always)]
+    fn string(&mut self) -> Option<()> {
         self.eat(b'"')?;
-        let (end, escaped) = string_end(self.s, self.i)?;
-        self.i = end;
-        Some(escaped)
+        self.i = match self.quotes {
+            Some(q) => q.string_end(self.i)?,
+            None => string_end(self.s, self.i)?.0,
+        };
+        Some(())
+    }
+
+    /// Past a key at `i` (its `"`); whether it held an escape.
+    #[inline(always)]
+    fn key(&mut self) -> Option<bool> {
+        self.eat(b'"')?;
+        let from = self.i;
+        Some(match self.quotes {
+            Some(q) => {
+                self.i = q.string_end(from)?;
+                q.any_slash(from, self.i - 1)
+            }
+            None => {
+                let (end, escaped) = string_end(self.s, from)?;
+                self.i = end;
+                escaped
+            }
+        })
     }
 
     fn digits(&mut self) -> usize {
@@ -360,7 +384,7 @@ impl Scan<'_> {
     /// Past one value at `i`, checked.
     fn value(&mut self) -> Option<()> {
         match self.peek()? {
-            b'"' => self.string().map(drop),
+            b'"' => self.string(),
             b'{' => self.container(b'}'),
             b'[' => self.container(b']'),
             b't' => self.lit(b"true"),
@@ -399,7 +423,7 @@ impl Scan<'_> {
         if self.eat(close).is_none() {
             loop {
                 if close == b'}' {
-                    self.string()?;
+                    self.key()?;
                     self.ws();
                     self.eat(b':')?;
                     self.ws();
@@ -448,6 +472,7 @@ impl<'a> Value<'a> {
             s: self.s.as_bytes(),
             i: 0,
             depth: 0,
+            quotes: None,
         };
         sc.value().ok_or_else(refuse)?;
         if sc.i == self.s.len() {
@@ -463,6 +488,7 @@ impl<'a> Value<'a> {
                 s: self.s.as_bytes(),
                 i: 1,
                 depth: 1,
+                quotes: None,
             },
             src: self.s,
             first: true,
@@ -527,7 +553,7 @@ impl<'de> MapAccess<'de> for Walk<'de> {
             return Ok(None);
         }
         let from = self.sc.i;
-        if self.sc.string().ok_or_else(refuse)? {
+        if self.sc.key().ok_or_else(refuse)? {
             // An escaped key is serde_json's to unescape.
             return Err(refuse());
         }
@@ -689,6 +715,12 @@ impl fmt::Debug for Value<'_> {
     }
 }
 
+thread_local! {
+    /// The quote index of the line being walked, its buffers kept from
+    /// line to line.
+    static QUOTES: std::cell::RefCell<Quotes> = std::cell::RefCell::default();
+}
+
 /// Containers recorded on a [`Tape`] down to this depth (the line, its
 /// `message`, the message's `content`, a content block).
 const RECORD: u32 = 4;
@@ -696,6 +728,7 @@ const RECORD: u32 = 4;
 /// One member (or element) of a recorded container: where its key and
 /// value are in the text, and its own members when it is recorded too.
 #[derive(Clone, Copy)]
+#[cfg_attr(test, derive(PartialEq, Debug))]
 struct Node {
     key: (u32, u32),
     val: (u32, u32),
@@ -728,6 +761,18 @@ impl Tape {
     /// Walk the object `text` (a whole line): `false` when this reader does
     /// not accept it (then serde_json reads the line).
     pub(crate) fn build(&mut self, text: &str) -> bool {
+        QUOTES.with(|q| {
+            let mut q = q.borrow_mut();
+            if !q.index(text.as_bytes()) {
+                return false;
+            }
+            self.build_with(text, Some(&q))
+        })
+    }
+
+    /// [`Tape::build`], with the line's quote index or (`None`) by a search
+    /// for each string's end from its start.
+    fn build_with(&mut self, text: &str, quotes: Option<&Quotes>) -> bool {
         self.nodes.clear();
         self.index.clear();
         self.stack.clear();
@@ -735,7 +780,8 @@ impl Tape {
         let b = text.as_bytes();
         // No pass for bytes below 0x20 first: the string walk refuses them
         // inside strings, and the walk takes none between tokens (only
-        // spaces), so a line holding one is refused either way.
+        // spaces), so a line holding one is refused either way (the quote
+        // index refuses it before the walk).
         if b.len() >= u32::MAX as usize || b.first() != Some(&b'{') {
             return false;
         }
@@ -743,6 +789,7 @@ impl Tape {
             s: b,
             i: 0,
             depth: 0,
+            quotes,
         };
         let Some(kids) = self.container(&mut sc, 1) else {
             return false;
@@ -769,7 +816,7 @@ impl Tape {
             loop {
                 let key = if close == b'}' {
                     let from = sc.i;
-                    if sc.string()? {
+                    if sc.key()? {
                         return None;
                     }
                     let k = (from as u32 + 1, sc.i as u32 - 1);
@@ -1127,9 +1174,16 @@ mod tests {
             let s = serde.as_ref().expect("accepted what serde_json refuses");
             assert_eq!(format!("{p:?}"), format!("{s:?}"), "{line}");
         }
-        if !tape.build(line) {
+        // The walk by the line's quote index and the walk by a search from
+        // each string's start accept the same lines, with the same tapes.
+        let mut searched = Tape::default();
+        let by_search = searched.build_with(line, None);
+        assert_eq!(by_search, tape.build(line), "{line}");
+        if !by_search {
             return false;
         }
+        assert_eq!(searched.nodes, tape.nodes, "{line}");
+        assert_eq!(searched.index, tape.index, "{line}");
         let Some(t) = tape.read::<T>(line.as_ptr() as usize, line) else {
             return false;
         };

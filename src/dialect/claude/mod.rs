@@ -62,6 +62,7 @@ use crate::time::iso_ms;
 mod fast;
 pub mod offload;
 pub mod project;
+mod quotes;
 mod stream;
 pub mod subagent;
 mod usage;
