@@ -24,7 +24,7 @@ use serde::Deserialize;
 use serde::de::value::BorrowedStrDeserializer;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use super::quotes::Quotes;
+use super::quotes::{Quotes, wide};
 use crate::input::scan::specials16;
 
 /// serde_json's name for a raw value: its `&RawValue` asks a deserializer
@@ -97,7 +97,7 @@ fn specials32_bytes(s: &[u8], i: usize) -> u32 {
 /// `None` for what this reader leaves to serde_json (an escape JSON does
 /// not have, a surrogate, paired or not).
 #[inline]
-pub(super) fn escape_len(s: &[u8], j: usize) -> Option<usize> {
+fn escape_len(s: &[u8], j: usize) -> Option<usize> {
     match *s.get(j + 1)? {
         b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(2),
         b'u' => {
@@ -147,19 +147,6 @@ fn string_end_with(s: &[u8], i: usize, wide: bool) -> Option<(usize, bool)> {
         return Some((end, w.escaped));
     }
     w.tail(s)
-}
-
-/// Whether this CPU has AVX2, found out once per run: the string walk's
-/// choice of block, made once, not per string.
-#[inline]
-pub(super) fn wide() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        static WIDE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-        *WIDE.get_or_init(|| std::arch::is_x86_feature_detected!("avx2"))
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    false
 }
 
 /// [`specials32`] as a 64-bit mask, for [`StrWalk::blocks`].

@@ -1,7 +1,7 @@
 //! Where a line's strings end, found for the whole line in one pass before
 //! its walk (docs/performance.md, "One pass for the quotes").
 //!
-//! The walk of a line ([`super::fast::Tape`]) used to look for the end of
+//! The walk of a line (the fast reader's `Tape`) used to look for the end of
 //! each string from its opening quote: a block compare for the first 32
 //! bytes, then one per 64, then a stop at every escape. A Claude line has
 //! dozens of short strings and a few long ones full of escapes, so most of
@@ -39,6 +39,20 @@ struct Block {
 
 const EVEN: u64 = 0x5555_5555_5555_5555;
 
+/// Whether this CPU has AVX2, found out once per run: the choice of block
+/// compare (here and in the fast reader's string walk), made once, not per
+/// line or string.
+#[inline]
+pub(super) fn wide() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        static WIDE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        *WIDE.get_or_init(|| std::arch::is_x86_feature_detected!("avx2"))
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
 /// The bytes of a block that a backslash escapes, given its backslashes and
 /// `carry`, 1 when the last block ended in a run of backslashes that
 /// escapes this block's first byte (set for the next block on return).
@@ -64,7 +78,7 @@ impl Quotes {
     /// escape the walk refuses (then nothing of the index is to be read).
     pub(crate) fn index(&mut self, s: &[u8]) -> bool {
         #[cfg(target_arch = "x86_64")]
-        if super::fast::wide() {
+        if wide() {
             // SAFETY: `wide` found AVX2 on this CPU.
             return unsafe { avx2::index(self, s) };
         }
@@ -335,9 +349,13 @@ mod tests {
         let mut i = 0;
         while i < s.len() {
             match s[i] {
-                b'\\' => match super::super::fast::escape_len(s, i) {
-                    Some(n) => i += n,
-                    None => return true,
+                b'\\' => match s.get(i + 1) {
+                    Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => i += 2,
+                    Some(b'u') => match crate::json::hex4(s, i + 2) {
+                        Some(v) if !(0xD800..=0xDFFF).contains(&v) => i += 6,
+                        _ => return true,
+                    },
+                    _ => return true,
                 },
                 c if c < 0x20 => return true,
                 _ => i += 1,
@@ -438,7 +456,7 @@ mod tests {
                     (want.quotes, want.slashes, want.control)
                 );
                 #[cfg(target_arch = "x86_64")]
-                if super::super::fast::wide() {
+                if super::wide() {
                     // SAFETY: the CPU has AVX2 (checked above).
                     let wide = unsafe { super::avx2::classify_for_tests(&s, i) };
                     assert_eq!(
