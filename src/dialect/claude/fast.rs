@@ -24,7 +24,7 @@ use serde::Deserialize;
 use serde::de::value::BorrowedStrDeserializer;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use super::quotes::{Quotes, wide};
+use super::quotes::{Quotes, escape_len, wide};
 use crate::input::scan::specials16;
 
 /// serde_json's name for a raw value: its `&RawValue` asks a deserializer
@@ -91,21 +91,6 @@ fn specials32_bytes(s: &[u8], i: usize) -> u32 {
     s[i..i + 32].iter().rev().fold(0, |m, &c| {
         m << 1 | u32::from(c < 0x20 || c == b'"' || c == b'\\')
     })
-}
-
-/// The length of the escape at `s[j]` (a `\\`): 2, or 6 for `\\uXXXX`;
-/// `None` for what this reader leaves to serde_json (an escape JSON does
-/// not have, a surrogate, paired or not).
-#[inline]
-fn escape_len(s: &[u8], j: usize) -> Option<usize> {
-    match *s.get(j + 1)? {
-        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(2),
-        b'u' => {
-            let v = crate::json::hex4(s, j + 2)?;
-            (!(0xD800..=0xDFFF).contains(&v)).then_some(6)
-        }
-        _ => None,
-    }
 }
 
 /// The end (just past its closing quote) of the string whose body starts at
@@ -750,10 +735,9 @@ impl Tape {
     pub(crate) fn build(&mut self, text: &str) -> bool {
         QUOTES.with(|q| {
             let mut q = q.borrow_mut();
-            if !q.index(text.as_bytes()) {
-                return false;
-            }
-            self.build_with(text, Some(&q))
+            let walked = q.index(text.as_bytes()) && self.build_with(text, Some(&q));
+            q.trim();
+            walked
         })
     }
 

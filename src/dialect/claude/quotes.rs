@@ -39,6 +39,9 @@ struct Block {
 
 const EVEN: u64 = 0x5555_5555_5555_5555;
 
+/// The index kept from line to line at most: 1 MiB, for lines to 4 MiB.
+const KEPT_WORDS: usize = 1 << 16;
+
 /// Whether this CPU has AVX2, found out once per run: the choice of block
 /// compare (here and in the fast reader's string walk), made once, not per
 /// line or string.
@@ -115,18 +118,22 @@ impl Quotes {
         while e != 0 {
             let p = at + e.trailing_zeros() as usize;
             e &= e - 1;
-            // Past the end (a line that ends in a backslash) is 0.
-            match ESCAPES[usize::from(s.get(p).copied().unwrap_or(0))] {
-                SIMPLE => {}
-                HEX => match crate::json::hex4(s, p + 1) {
-                    Some(v) if !(0xD800..=0xDFFF).contains(&v) => {}
-                    _ => return false,
-                },
-                _ => return false,
+            // `p` is the escaped byte, its backslash the one before (past
+            // the end, for a line that ends in a backslash, is refused).
+            if escape_len(s, p - 1).is_none() {
+                return false;
             }
         }
         self.words.push([b.quotes & !esc, b.slashes]);
         true
+    }
+
+    /// Let go of an index grown for a line much longer than most, so that
+    /// a thread does not keep a quarter of its longest line for good.
+    pub(crate) fn trim(&mut self) {
+        if self.words.capacity() > KEPT_WORDS {
+            self.words = Vec::new();
+        }
     }
 
     /// The end (past its closing quote) of the string whose body starts at
@@ -161,21 +168,20 @@ impl Quotes {
     }
 }
 
-/// What the byte after an escaping backslash is: an escape of two bytes,
-/// the `u` of one of six, or neither (which JSON does not have).
-const SIMPLE: u8 = 1;
-const HEX: u8 = 2;
-static ESCAPES: [u8; 256] = {
-    let mut t = [0; 256];
-    let mut k = 0;
-    let simple = b"\"\\/bfnrt";
-    while k < simple.len() {
-        t[simple[k] as usize] = SIMPLE;
-        k += 1;
+/// The length of the escape at `s[j]` (a `\\`): 2, or 6 for `\\uXXXX`;
+/// `None` for what this reader leaves to serde_json (an escape JSON does
+/// not have, a surrogate, paired or not).
+#[inline(always)]
+pub(super) fn escape_len(s: &[u8], j: usize) -> Option<usize> {
+    match *s.get(j + 1)? {
+        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(2),
+        b'u' => {
+            let v = crate::json::hex4(s, j + 2)?;
+            (!(0xD800..=0xDFFF).contains(&v)).then_some(6)
+        }
+        _ => None,
     }
-    t[b'u' as usize] = HEX;
-    t
-};
+}
 
 /// The bits of the block at `s[i..i + 64]` a byte at a time (the tests'
 /// measure, and the way where there is no SSE2).
@@ -285,7 +291,7 @@ mod avx2 {
 
 #[cfg(test)]
 mod tests {
-    use super::{Quotes, classify_bytes, classify_sse, escaped};
+    use super::{KEPT_WORDS, Quotes, classify_bytes, classify_sse, escape_len, escaped};
 
     /// xorshift: the same texts on every run.
     struct Rng(u64);
@@ -349,13 +355,9 @@ mod tests {
         let mut i = 0;
         while i < s.len() {
             match s[i] {
-                b'\\' => match s.get(i + 1) {
-                    Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => i += 2,
-                    Some(b'u') => match crate::json::hex4(s, i + 2) {
-                        Some(v) if !(0xD800..=0xDFFF).contains(&v) => i += 6,
-                        _ => return true,
-                    },
-                    _ => return true,
+                b'\\' => match escape_len(s, i) {
+                    Some(n) => i += n,
+                    None => return true,
                 },
                 c if c < 0x20 => return true,
                 _ => i += 1,
@@ -432,6 +434,23 @@ mod tests {
             }
         }
         assert!(ends > 20_000 && refused > 1_000, "{ends} {refused}");
+    }
+
+    /// The index of a line past 4 MiB is not kept for the next line; one
+    /// of a line below it is.
+    #[test]
+    fn only_an_index_of_a_common_size_is_kept() {
+        let mut q = Quotes::default();
+        let line = format!("{{\"a\":\"{}\"}}", "x".repeat(64 * KEPT_WORDS + 64));
+        assert!(q.index(line.as_bytes()));
+        assert!(q.words.capacity() > KEPT_WORDS);
+        q.trim();
+        assert_eq!(q.words.capacity(), 0);
+        assert!(q.index(br#"{"a":"b"}"#));
+        let kept = q.words.capacity();
+        q.trim();
+        assert_eq!(q.words.capacity(), kept);
+        assert!(kept > 0);
     }
 
     /// Each way of comparing a block gives the bits a byte walk gives.
