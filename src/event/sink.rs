@@ -53,8 +53,10 @@ pub enum Reads {
     /// or other events: the same kinds in the same order, with the same
     /// timestamps, call ids, outcomes, usage increments and results' usage,
     /// so every figure comes out as the whole read makes it. A turn's end
-    /// may leave its own usage unknown (no figure is made of it). The
-    /// session's title may come after its start, by [`Sink::title`].
+    /// may leave its own usage unknown (no figure is made of it), and a
+    /// sub-agent's start the parent's call that spawned it (`parentCallId`;
+    /// its parent session is still named). The session's title may come
+    /// after its start, by [`Sink::title`].
     Figures,
 }
 

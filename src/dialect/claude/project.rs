@@ -517,9 +517,12 @@ impl ClaudeProjectParser {
         }
         self.started = true;
         // A sub-agent's file links to its parent session and, when the
-        // parent's transcript is beside it, to the call that spawned it.
+        // parent's transcript is beside it, to the call that spawned it:
+        // no figure is made of that call, so a read for the figures does
+        // not look through the parent's file for it.
+        let lean = self.inner.lean;
         let parent = self.subagent.as_ref().map(|(sid, agent, prompt)| {
-            let call = self.source.as_deref().and_then(|src| {
+            let call = self.source.as_deref().filter(|_| !lean).and_then(|src| {
                 super::subagent::spawning_call(src, sid, agent.as_deref(), prompt.as_deref())
             });
             SessionParent::subagent(Cow::Owned(sid.clone()), call.map(Cow::Owned))
@@ -1277,5 +1280,60 @@ impl Parser for ClaudeProjectParser {
             Some(self.total),
         )))?;
         self.inner.finish(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The parent call of the `session_started` of the sub-agent transcript
+    /// `path` (a fixture), read whole and read for the figures.
+    fn parents(path: &str) -> [Option<(String, Option<String>)>; 2] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+        let text = std::fs::read_to_string(&path).unwrap();
+        [Reads::Whole, Reads::Figures].map(|reads| {
+            let mut p = ClaudeProjectParser::default();
+            p.set_source(&path);
+            p.set_reads(reads);
+            let mut parent = None;
+            let mut take = |i: Item<'_>| {
+                if let Item::Event(Event {
+                    kind: Kind::SessionStarted(s),
+                    ..
+                }) = i
+                {
+                    let s = s.parent.expect("a sub-agent's start names its parent");
+                    parent = Some((
+                        s.session_id.into_owned(),
+                        s.call_id.map(Cow::into_owned),
+                    ));
+                }
+                Ok(())
+            };
+            for line in text.lines() {
+                p.parse(line, &mut |i| take(i.into_owned())).unwrap();
+            }
+            p.finish(&mut |i| take(i)).unwrap();
+            parent
+        })
+    }
+
+    /// A read for the figures names a sub-agent's parent session but does
+    /// not look through the parent's transcript for the spawning call,
+    /// which a whole read finds (both layouts).
+    #[test]
+    fn a_read_for_the_figures_leaves_the_spawning_call_unknown() {
+        for path in [
+            "fixtures/claude-project/subagent-parent_task-agentid/subagents/agent-a7c41d2.jsonl",
+            "fixtures/claude-project/older-subagent-layout/agent-9f3b2c1d.jsonl",
+        ] {
+            let [whole, lean] = parents(path);
+            let (wsid, wcall) = whole.expect(path);
+            let (lsid, lcall) = lean.expect(path);
+            assert_eq!(wsid, lsid, "{path}");
+            assert!(wcall.is_some(), "{path}: the whole read finds the call");
+            assert_eq!(lcall, None, "{path}");
+        }
     }
 }
