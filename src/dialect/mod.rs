@@ -221,6 +221,12 @@ pub trait Parser {
     /// reader may skip the texts no figure is made of.
     fn set_reads(&mut self, _reads: Reads) {}
 
+    /// The input is `text` (`None`: no longer): until this is called again,
+    /// records handed to [`Parser::parse`] that lie in it are slices of it,
+    /// which is not changed meanwhile, so a reader that holds records back
+    /// may keep where they are instead of copies.
+    fn set_text(&mut self, _text: Option<crate::input::WholeText>) {}
+
     /// The reader reports the records it does not understand itself, with
     /// [`Item::NotUnderstood`] at their lines, so the `unknown` events it
     /// emits are not counted again (a reader that holds its records until
@@ -752,6 +758,8 @@ pub struct AutoParser {
     mismatch: Option<Dialect>,
     /// What the sink needs read ([`Parser::set_reads`]).
     pub reads: Reads,
+    /// The input's whole text, when it was read whole ([`Parser::set_text`]).
+    text: Option<crate::input::WholeText>,
 }
 
 /// How many undecided JSON records detection keeps before it assumes cursor-agent.
@@ -777,7 +785,17 @@ impl AutoParser {
             forced_checked: false,
             mismatch: None,
             reads: Reads::Whole,
+            text: None,
         }
+    }
+
+    /// The input is `text` (`None`: no longer), for the parser now or when
+    /// it is chosen ([`Parser::set_text`]).
+    pub fn set_text(&mut self, text: Option<crate::input::WholeText>) {
+        if let Some(p) = self.inner.as_mut() {
+            p.set_text(text.clone());
+        }
+        self.text = text;
     }
 
     /// With `--from`: the dialect the input's first records belong to,
@@ -860,6 +878,9 @@ impl AutoParser {
             p.set_document();
         }
         p.set_reads(self.reads);
+        if self.text.is_some() {
+            p.set_text(self.text.clone());
+        }
         let held = std::mem::take(&mut self.held);
         self.held_bytes = 0;
         for (line, rec) in &held {

@@ -22,6 +22,12 @@ use crate::json::hex4;
 use scan::Strings;
 
 mod document;
+
+/// The whole of an input read into memory, shared with its parser while
+/// it is framed ([`Parser::set_text`](crate::dialect::Parser::set_text)):
+/// the records handed to the parser are slices of it (or copies, for a
+/// record the framer repaired).
+pub type WholeText = std::rc::Rc<Vec<u8>>;
 pub mod mapped;
 pub(crate) mod scan;
 pub mod zstd;

@@ -166,7 +166,17 @@ fn whole_file(
                 // walked file the byte it sniffs past it, then buffers.
                 let extra = usize::from(sniff && !at_end);
                 let ends = ReadEnds::new(first_len, extra);
-                framer.run_slice(&whole.buf[..whole.len], ends, &mut |_, _| {}, p, diag)
+                // The parser may keep the places of the records it holds
+                // back in the text rather than copies (until its end).
+                let text = std::rc::Rc::new(std::mem::take(&mut whole.buf));
+                p.parser.set_text(Some(text.clone()));
+                let framed = framer.run_slice(&text[..whole.len], ends, &mut |_, _| {}, p, diag);
+                let done = end_input(p, framed, diag);
+                p.parser.set_text(None);
+                // Back to the thread for its next file (the parser kept no
+                // share of it).
+                whole.buf = std::rc::Rc::try_unwrap(text).unwrap_or_default();
+                return done;
             }
             _ => {
                 let head = io::Cursor::new(&whole.buf[..whole.len]);

@@ -174,8 +174,10 @@ struct MsgUsage {
 /// out (or dropping it) never parses its envelope and message again: only
 /// the stream reader reads it once more, for its content.
 struct Held {
-    /// Where the record is in [`ClaudeProjectParser::held_text`].
+    /// Where the record is: in [`ClaudeProjectParser::held_text`], or in
+    /// the input's text when `in_text`.
     rec: std::ops::Range<usize>,
+    in_text: bool,
     role: Role,
     ts: Option<i64>,
     /// An assistant line's usage snapshot.
@@ -292,6 +294,9 @@ pub struct ClaudeProjectParser {
     /// copied into one buffer that keeps its capacity from turn to turn,
     /// rather than each into an allocation of its own.
     held_text: String,
+    /// The input's whole text, when it was read whole ([`Parser::set_text`]):
+    /// a record that lies in it is held as its place there, not copied.
+    text: Option<crate::input::WholeText>,
     /// Walks the held records no longer need, for the next lines' walks
     /// (a walk handed on is moved, not copied, and its buffers reused).
     spare_tapes: Vec<super::fast::Tape>,
@@ -432,11 +437,34 @@ impl ClaudeProjectParser {
         }
     }
 
-    /// Copy a record into the held text; where it is there.
-    fn hold_text(&mut self, rec: &str) -> std::ops::Range<usize> {
+    /// Where a record is held: its place in the input's text when it is a
+    /// slice of it (`true`), else in the held text, copied there.
+    fn hold_text(&mut self, rec: &str) -> (std::ops::Range<usize>, bool) {
+        if let Some(text) = &self.text
+            && let Some(from) = (rec.as_ptr() as usize).checked_sub(text.as_ptr() as usize)
+            && from + rec.len() <= text.len()
+        {
+            return (from..from + rec.len(), true);
+        }
         let from = self.held_text.len();
         self.held_text.push_str(rec);
-        from..self.held_text.len()
+        (from..self.held_text.len(), false)
+    }
+
+    /// The records of the input's text that are held, copied into the held
+    /// text: the text is let go of.
+    fn detach_text(&mut self) {
+        let Some(text) = self.text.take() else {
+            return;
+        };
+        for h in self.held.iter_mut().filter(|h| h.in_text) {
+            let rec = held_rec(h, &self.held_text, Some(text.as_slice()));
+            let from = self.held_text.len();
+            let rec = rec.to_owned();
+            self.held_text.push_str(&rec);
+            h.rec = from..self.held_text.len();
+            h.in_text = false;
+        }
     }
 
     /// Hold a queued prompt in the turn it came in.
@@ -444,6 +472,7 @@ impl ClaudeProjectParser {
         self.held_bytes += text.len();
         self.held.push(Held {
             rec: 0..0,
+            in_text: false,
             role: Role::Queued,
             ts,
             usage: None,
@@ -462,8 +491,10 @@ impl ClaudeProjectParser {
         self.held_bytes = 0;
         let mut held = std::mem::take(&mut self.held);
         let text = std::mem::take(&mut self.held_text);
+        let input = self.text.clone();
         for h in &mut held {
-            self.emit(h, &text, &mut |i| out(i.into_owned()))?;
+            let rec = held_rec(h, &text, input.as_deref().map(Vec::as_slice));
+            self.emit(h, rec, &mut |i| out(i.into_owned()))?;
         }
         self.recycle(held, text);
         Ok(())
@@ -493,6 +524,7 @@ impl ClaudeProjectParser {
     fn abandon<'a>(&mut self, out: Out<'_, 'a>) -> io::Result<()> {
         let held = std::mem::take(&mut self.held);
         let text = std::mem::take(&mut self.held_text);
+        let input = self.text.clone();
         for h in &held {
             if let Some(u) = &h.usage {
                 self.open(out)?;
@@ -501,7 +533,8 @@ impl ClaudeProjectParser {
             if matches!(h.role, Role::Unknown) {
                 // Not understood is not dropped, rewound or not.
                 self.open(out)?;
-                keep_unknown(&text[h.rec.clone()], &mut |i| out(i.into_owned()))?;
+                let rec = held_rec(h, &text, input.as_deref().map(Vec::as_slice));
+                keep_unknown(rec, &mut |i| out(i.into_owned()))?;
             }
         }
         self.recycle(held, text);
@@ -556,13 +589,12 @@ impl ClaudeProjectParser {
     }
 
     /// Turn one held record of the conversation into items.
-    fn emit<'a>(&mut self, h: &'a mut Held, text: &'a str, out: Out<'_, 'a>) -> io::Result<()> {
+    fn emit<'a>(&mut self, h: &'a mut Held, rec: &'a str, out: Out<'_, 'a>) -> io::Result<()> {
         if matches!(h.role, Role::Skip) {
             return Ok(());
         }
         self.open(out)?;
         let ts = h.ts;
-        let rec = &text[h.rec.clone()];
         if matches!(h.role, Role::Prompt | Role::Conversation)
             && let Some(t) = h.tape.as_mut()
         {
@@ -1071,9 +1103,10 @@ impl Parser for ClaudeProjectParser {
                 crate::dialect::record_kind(rec),
             )))?;
             self.held_bytes += rec.len();
-            let rec = self.hold_text(rec);
+            let (rec, in_text) = self.hold_text(rec);
             self.held.push(Held {
                 rec,
+                in_text,
                 role: Role::Unknown,
                 ts,
                 usage: None,
@@ -1200,9 +1233,10 @@ impl Parser for ClaudeProjectParser {
                 let spare = self.spare_tapes.pop().unwrap_or_default();
                 std::mem::replace(&mut self.tape, spare)
             });
-            let rec = self.hold_text(rec);
+            let (rec, in_text) = self.hold_text(rec);
             self.held.push(Held {
                 rec,
+                in_text,
                 role,
                 ts,
                 usage,
@@ -1219,6 +1253,12 @@ impl Parser for ClaudeProjectParser {
 
     fn set_source(&mut self, path: &Path) {
         self.source = Some(path.to_path_buf());
+    }
+
+    fn set_text(&mut self, text: Option<crate::input::WholeText>) {
+        // Records held from the text before stay readable.
+        self.detach_text();
+        self.text = text;
     }
 
     fn set_reads(&mut self, reads: Reads) {
@@ -1283,6 +1323,24 @@ impl Parser for ClaudeProjectParser {
     }
 }
 
+/// The text of the held record `h`: in `held` (the held text), or in
+/// `input` (the input's text) when it is held there.
+fn held_rec<'t>(h: &Held, held: &'t str, input: Option<&'t [u8]>) -> &'t str {
+    match input {
+        Some(input) if h.in_text => {
+            let bytes = &input[h.rec.clone()];
+            debug_assert!(std::str::from_utf8(bytes).is_ok());
+            // SAFETY: these are the bytes of a `&str` the record was handed
+            // as (`hold_text` found its address inside `input`), and the
+            // input's text is not changed while it is shared
+            // ([`Parser::set_text`]); a record held from another text was
+            // copied before that text was let go of (`detach_text`).
+            unsafe { std::str::from_utf8_unchecked(bytes) }
+        }
+        _ => &held[h.rec.clone()],
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1304,10 +1362,7 @@ mod tests {
                 }) = i
                 {
                     let s = s.parent.expect("a sub-agent's start names its parent");
-                    parent = Some((
-                        s.session_id.into_owned(),
-                        s.call_id.map(Cow::into_owned),
-                    ));
+                    parent = Some((s.session_id.into_owned(), s.call_id.map(Cow::into_owned)));
                 }
                 Ok(())
             };
@@ -1317,6 +1372,117 @@ mod tests {
             p.finish(&mut |i| take(i)).unwrap();
             parent
         })
+    }
+
+    /// Every item of the transcript `bytes`, read with `reads`; the lines
+    /// are slices of the input's text, which the parser is given
+    /// ([`Parser::set_text`]) when `shared`, and let go of after `keep`
+    /// lines.
+    fn items(bytes: &[u8], reads: Reads, shared: bool, keep: usize) -> Vec<String> {
+        let text = crate::input::WholeText::new(bytes.to_vec());
+        let mut p = ClaudeProjectParser::default();
+        p.set_reads(reads);
+        if shared {
+            p.set_text(Some(text.clone()));
+        }
+        let mut items = Vec::new();
+        for (n, line) in text.split(|&b| b == b'\n').enumerate() {
+            if n == keep {
+                p.set_text(None);
+            }
+            let Ok(line) = std::str::from_utf8(line) else {
+                continue;
+            };
+            if line.trim().is_empty() {
+                continue;
+            }
+            p.parse(line, &mut |i| {
+                items.push(format!("{:?}", i.into_owned()));
+                Ok(())
+            })
+            .unwrap();
+        }
+        p.set_text(None);
+        p.finish(&mut |i| {
+            items.push(format!("{i:?}"));
+            Ok(())
+        })
+        .unwrap();
+        items
+    }
+
+    /// Records held back as their places in the input's text give what
+    /// copies of them give, also when the text is let go of while a turn
+    /// is held (its records are copied then), over every transcript
+    /// fixture (rewinds, unknown records, sub-agents, compactions) and
+    /// both reads.
+    #[test]
+    fn records_held_in_the_input_text_read_as_copies() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        // The corpus is required where `CI` or `CSTREAM_CORPUS_REQUIRED`
+        // says it is expected (as the rollout reader's tests require it).
+        let corpus = root.join("../shared/corpus/sessions/claude-code");
+        let expected = std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false")
+            || std::env::var_os("CSTREAM_CORPUS_REQUIRED").is_some();
+        assert!(
+            corpus.is_dir() || !expected,
+            "{} is missing",
+            corpus.display()
+        );
+        let mut files = Vec::new();
+        let mut dirs = vec![root.join("fixtures/claude-project")];
+        if corpus.is_dir() {
+            dirs.push(corpus);
+        }
+        while let Some(d) = dirs.pop() {
+            for e in std::fs::read_dir(d).unwrap() {
+                let path = e.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|x| x == "jsonl") {
+                    files.push(path);
+                }
+            }
+        }
+        assert!(files.len() >= 15, "{} transcripts", files.len());
+        let mut held = 0;
+        for path in files {
+            let bytes = std::fs::read(&path).unwrap();
+            let lines = bytes.split(|&b| b == b'\n').count();
+            for reads in [Reads::Whole, Reads::Figures] {
+                let copied = items(&bytes, reads, false, usize::MAX);
+                assert_eq!(
+                    items(&bytes, reads, true, usize::MAX),
+                    copied,
+                    "{path:?} {reads:?}"
+                );
+                for keep in [1, lines / 2, lines.saturating_sub(2)] {
+                    assert_eq!(
+                        items(&bytes, reads, true, keep),
+                        copied,
+                        "{path:?} {reads:?}, let go of after {keep} lines"
+                    );
+                }
+            }
+            held += usize::from(!bytes.is_empty());
+        }
+        assert!(held >= 15);
+    }
+
+    /// A record is held as its place in the input's text only when it is a
+    /// slice of that text.
+    #[test]
+    fn only_a_slice_of_the_input_text_is_held_in_place() {
+        let text = crate::input::WholeText::new(b"{\"a\":1}\n{\"b\":2}".to_vec());
+        let mut p = ClaudeProjectParser::default();
+        p.set_text(Some(text.clone()));
+        let second = std::str::from_utf8(&text[8..15]).unwrap();
+        assert_eq!(p.hold_text(second), (8..15, true));
+        let copy = second.to_owned();
+        assert_eq!(p.hold_text(&copy), (0..7, false));
+        // Past the end of the text (a slice of a longer buffer) is a copy.
+        let longer = format!("{}{{}}", std::str::from_utf8(&text[..]).unwrap());
+        assert_eq!(p.hold_text(&longer[8..17]), (7..16, false));
     }
 
     /// A read for the figures names a sub-agent's parent session but does
