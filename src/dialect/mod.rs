@@ -457,13 +457,6 @@ impl Dialect {
         }
     }
 
-    /// Its parser reads records offered before the framer's check for lone
-    /// surrogate escapes (its `parse_checked`): asked per record, so
-    /// answered here rather than through the parser.
-    pub fn reads_checked(self) -> bool {
-        matches!(self, Dialect::Cursor)
-    }
-
     /// A file of this dialect is one JSON document whose top-level member
     /// `key` is an array to read element by element (the input stage's
     /// document framing), rather than a stream of records.
@@ -760,6 +753,10 @@ pub struct AutoParser {
     pub reads: Reads,
     /// The input's whole text, when it was read whole ([`Parser::set_text`]).
     text: Option<crate::input::WholeText>,
+    /// The parser in use reads records offered before the framer's check
+    /// for lone surrogate escapes ([`Parser::reads_checked`]): asked per
+    /// record, so kept here rather than asked of the parser each time.
+    checked: bool,
 }
 
 /// How many undecided JSON records detection keeps before it assumes cursor-agent.
@@ -786,6 +783,7 @@ impl AutoParser {
             mismatch: None,
             reads: Reads::Whole,
             text: None,
+            checked: false,
         }
     }
 
@@ -881,6 +879,7 @@ impl AutoParser {
         if self.text.is_some() {
             p.set_text(self.text.clone());
         }
+        self.checked = p.reads_checked();
         let held = std::mem::take(&mut self.held);
         self.held_bytes = 0;
         for (line, rec) in &held {
@@ -942,11 +941,11 @@ impl AutoParser {
     }
 
     /// Whether [`AutoParser::parse_checked`] would offer a record to the
-    /// dialect in use, and that dialect reads it ([`Dialect::reads_checked`]).
+    /// dialect in use, and that dialect's reader reads it
+    /// ([`Parser::reads_checked`]).
     #[inline]
     pub fn reads_checked(&self) -> bool {
-        (self.fixed.is_none() || self.forced_checked)
-            && self.chosen.is_some_and(Dialect::reads_checked)
+        (self.fixed.is_none() || self.forced_checked) && self.checked
     }
 
     /// [`Parser::parse_checked`] of the dialect in use; `None` while the
@@ -994,18 +993,6 @@ impl AutoParser {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn each_dialect_says_whether_its_parser_reads_checked() {
-        for d in Dialect::ALL {
-            assert_eq!(
-                d.reads_checked(),
-                d.parser().reads_checked(),
-                "{}",
-                d.name()
-            );
-        }
-    }
 
     #[test]
     fn every_dialect_has_one_detection_rule() {

@@ -100,3 +100,56 @@ fn lone_surrogates_anywhere_in_cursor_lines_read_as_replacement_characters() {
     // Deltas and tool lines (the fast paths' lines) among them.
     assert!(injected > 1000, "{injected} lines changed");
 }
+
+/// The same for Claude Code transcripts read for the figures (`--to
+/// usage`), whose walk of each line also refuses any surrogate escape
+/// and so spares the framer's pass: from standard input, and from a file
+/// read whole (whose records are held in place).
+#[test]
+fn lone_surrogates_in_claude_transcripts_read_for_the_figures_are_repaired() {
+    let dir = fixtures_dir().join("claude-project");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("fixtures/claude-project")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 10, "{} transcript fixtures", files.len());
+    let tmp = std::env::temp_dir().join(format!("cstream-surrogate-claude-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let file = tmp.join("session.jsonl");
+    let mut injected = 0;
+    for path in &files {
+        let text = std::fs::read_to_string(path).unwrap();
+        for k in [0, 2, 5] {
+            for (esc, same_as) in [
+                (r"\udc00", r"\ufffd"),
+                (r"\uD83D", r"\ufffd"),
+                (r"\ud83d\ude00", r"\ud83d\ude00"),
+            ] {
+                let (with, n) = inject_all(&text, k, esc);
+                if n == 0 {
+                    continue;
+                }
+                injected += n;
+                let (want, _) = inject_all(&text, k, same_as);
+                let name = format!("{} k={k} {esc}", path.display());
+                let lone = same_as != esc;
+                let from_stdin =
+                    [with.as_bytes(), want.as_bytes()].map(|t| cstream(&["--to", "usage"], t));
+                let from_file = [&with, &want].map(|t| {
+                    std::fs::write(&file, t).unwrap();
+                    common::cstream_file(&["--to", "usage"], &file)
+                });
+                for [got, expected] in [from_stdin, from_file] {
+                    assert_eq!(got.code, expected.code, "{name}: {}", got.stderr);
+                    assert_eq!(got.out(), expected.out(), "{name}");
+                    assert_eq!(got.stderr.contains(WARNING), lone, "{name}: {}", got.stderr);
+                    assert!(!expected.stderr.contains(WARNING), "{name}");
+                }
+            }
+        }
+    }
+    std::fs::remove_dir_all(&tmp).unwrap();
+    assert!(injected > 100, "{injected} lines changed");
+}

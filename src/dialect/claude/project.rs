@@ -297,6 +297,9 @@ pub struct ClaudeProjectParser {
     /// The input's whole text, when it was read whole ([`Parser::set_text`]):
     /// a record that lies in it is held as its place there, not copied.
     text: Option<crate::input::WholeText>,
+    /// `tape` is the walk of the record `parse` is handed next
+    /// (`parse_checked` walked it).
+    walked: bool,
     /// Walks the held records no longer need, for the next lines' walks
     /// (a walk handed on is moved, not copied, and its buffers reused).
     spare_tapes: Vec<super::fast::Tape>,
@@ -434,6 +437,23 @@ impl ClaudeProjectParser {
             // other attachments, turn durations, API errors.
             (Some("system" | "attachment" | "progress"), _) => Role::Skip,
             _ => Role::Unknown,
+        }
+    }
+
+    /// For the figures only: the buffers of the thread's last transcript
+    /// (its held text, its walks), taken once.
+    fn take_pool(&mut self) {
+        if !self.inner.lean || self.pooled {
+            return;
+        }
+        self.pooled = true;
+        let _ = POOL.try_with(|p| {
+            let mut p = p.borrow_mut();
+            self.held_text = std::mem::take(&mut p.text);
+            self.spare_tapes = std::mem::take(&mut p.tapes);
+        });
+        if let Some(t) = self.spare_tapes.pop() {
+            self.tape = t;
         }
     }
 
@@ -999,22 +1019,34 @@ impl Parser for ClaudeProjectParser {
         true
     }
 
+    fn reads_checked(&self) -> bool {
+        self.inner.lean
+    }
+
+    fn parse_checked<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Option<Parsed>> {
+        // The walk of a line for the figures checks every escape of it and
+        // refuses surrogate escapes, paired or not (quotes.rs), which is all
+        // the framer's own pass looks for: a line it takes needs no repair.
+        // One it refuses is repaired and handed to `parse`, which walks it
+        // again (a rare line: nothing of it was kept).
+        if !self.inner.lean {
+            return Ok(None);
+        }
+        self.take_pool();
+        if !self.tape.build(rec) {
+            return Ok(None);
+        }
+        self.walked = true;
+        self.parse(rec, out).map(Some)
+    }
+
     fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
         // Figures only: one walk of the line, which the stream reader reads
         // it from again when its turn is written.
         let base = rec.as_ptr() as usize;
-        if self.inner.lean && !self.pooled {
-            self.pooled = true;
-            let _ = POOL.try_with(|p| {
-                let mut p = p.borrow_mut();
-                self.held_text = std::mem::take(&mut p.text);
-                self.spare_tapes = std::mem::take(&mut p.tapes);
-            });
-            if let Some(t) = self.spare_tapes.pop() {
-                self.tape = t;
-            }
-        }
-        let fast = if self.inner.lean && self.tape.build(rec) {
+        self.take_pool();
+        let walked = std::mem::take(&mut self.walked) || (self.inner.lean && self.tape.build(rec));
+        let fast = if walked {
             self.tape.read::<Line<'a>>(base, rec)
         } else {
             None
