@@ -22,7 +22,9 @@ pub const MAX_OPEN_CALLS: usize = 4096;
 /// constant factor of the live calls.
 #[derive(Debug)]
 pub struct CallTable<V> {
-    map: HashMap<Rc<str>, (u64, V)>,
+    /// foldhash rather than SipHash: ids are short and every tool call is
+    /// looked up several times (seeded per table all the same).
+    map: HashMap<Rc<str>, (u64, V), foldhash::fast::RandomState>,
     order: VecDeque<(u64, Rc<str>)>,
     next: u64,
     cap: usize,
@@ -38,7 +40,7 @@ impl<V> CallTable<V> {
     /// An empty table that keeps at most `cap` calls (at least one).
     pub fn new(cap: usize) -> Self {
         CallTable {
-            map: HashMap::new(),
+            map: HashMap::default(),
             order: VecDeque::new(),
             next: 0,
             cap: cap.max(1),
