@@ -394,8 +394,10 @@ pub struct ClaudeParser {
     /// ([`fast::Tape`]); the address of the text it is of.
     tape: fast::Tape,
     taped: Option<usize>,
-    /// The saved-transcript reader walked the next line already.
+    /// The saved-transcript reader walked the next line already, and read
+    /// its timestamp.
     preset: bool,
+    preset_ts: Option<i64>,
     /// The saved-transcript reader counts the messages' usage itself and
     /// reads only the figures: the running totals, which it drops, and the
     /// turn ends' usage, which no figure reads, are not worked out.
@@ -673,7 +675,12 @@ impl Parser for ClaudeParser {
         if self.pending_init.is_some() {
             self.flush_init(line_model(&line), out)?;
         }
-        let ts = line.timestamp.as_deref().and_then(iso_ms);
+        // The saved-transcript reader read the same field of the same line.
+        let ts = if preset {
+            self.preset_ts
+        } else {
+            line.timestamp.as_deref().and_then(iso_ms)
+        };
         let ev = |kind| Item::Event(Event::at(ts, kind));
         let parent = line.parent_tool_use_id.0.clone();
         match (line.ty.as_deref(), line.subtype.as_deref()) {
@@ -873,9 +880,10 @@ impl ClaudeParser {
     }
 
     /// The next line was walked already (`tape`, of a copy of it).
-    pub(super) fn preset(&mut self, tape: &mut fast::Tape) {
+    pub(super) fn preset(&mut self, tape: &mut fast::Tape, ts: Option<i64>) {
         std::mem::swap(&mut self.tape, tape);
         self.preset = true;
+        self.preset_ts = ts;
     }
 
     /// The content blocks of a whole `assistant` line.

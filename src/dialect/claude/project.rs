@@ -619,8 +619,8 @@ impl ClaudeProjectParser {
             && let Some(t) = h.tape.as_mut()
         {
             // The line's walk goes to the stream reader (its own, of the
-            // line before, comes back to be reused).
-            self.inner.preset(t);
+            // line before, comes back to be reused), with its timestamp.
+            self.inner.preset(t, ts);
         }
         let h: &'a Held = h;
         match h.role {
