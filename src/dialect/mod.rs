@@ -990,6 +990,20 @@ impl AutoParser {
     }
 }
 
+/// The corpus folder `rel` of `../shared/corpus` beside the crate, for the
+/// unit tests that read it too: a missing one fails where `CI` or
+/// `CSTREAM_CORPUS_REQUIRED` says the corpus is expected, else is `None`.
+#[cfg(test)]
+pub(crate) fn test_corpus(rel: &str) -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/corpus")
+        .join(rel);
+    let expected = std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false")
+        || std::env::var_os("CSTREAM_CORPUS_REQUIRED").is_some();
+    assert!(dir.is_dir() || !expected, "{} is missing", dir.display());
+    dir.is_dir().then_some(dir)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

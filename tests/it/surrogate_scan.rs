@@ -59,6 +59,47 @@ fn inject_all(text: &str, k: usize, esc: &str) -> (String, usize) {
 
 const WARNING: &str = "lone UTF-16 surrogate escape replaced with U+FFFD";
 
+/// For each of the string values `ks` of the lines of `text`: a lone low
+/// half, a lone high half (upper case) and a whole pair, which is no lone
+/// surrogate, injected there. `check` gets the text with the escape, the
+/// same text with what it should read as (`\ufffd`, or the pair itself:
+/// raw values keep it escaped, so its output is not compared with the
+/// emoji's), a name for messages, and whether the escape is lone. The
+/// number of lines changed.
+fn each_injection(
+    text: &str,
+    ks: &[usize],
+    name: &str,
+    mut check: impl FnMut(&str, &str, &str, bool),
+) -> usize {
+    let mut injected = 0;
+    for &k in ks {
+        for (esc, same_as) in [
+            (r"\udc00", r"\ufffd"),
+            (r"\uD83D", r"\ufffd"),
+            (r"\ud83d\ude00", r"\ud83d\ude00"),
+        ] {
+            let (with, n) = inject_all(text, k, esc);
+            if n == 0 {
+                continue;
+            }
+            injected += n;
+            let (want, _) = inject_all(text, k, same_as);
+            check(&with, &want, &format!("{name} k={k} {esc}"), same_as != esc);
+        }
+    }
+    injected
+}
+
+/// `got` (with the escape) reads as `expected` (with what it stands for),
+/// and warns exactly when the escape was lone.
+fn same_but_the_warning(got: &common::Run, expected: &common::Run, name: &str, lone: bool) {
+    assert_eq!(got.code, expected.code, "{name}: {}", got.stderr);
+    assert_eq!(got.out(), expected.out(), "{name}");
+    assert_eq!(got.stderr.contains(WARNING), lone, "{name}: {}", got.stderr);
+    assert!(!expected.stderr.contains(WARNING), "{name}");
+}
+
 #[test]
 fn lone_surrogates_anywhere_in_cursor_lines_read_as_replacement_characters() {
     let dir = fixtures_dir().join("cursor");
@@ -71,31 +112,12 @@ fn lone_surrogates_anywhere_in_cursor_lines_read_as_replacement_characters() {
     let mut injected = 0;
     for path in &files {
         let text = std::fs::read_to_string(path).unwrap();
-        for k in 0..5 {
-            // A lone low half, a lone high half (upper case), and a
-            // whole pair, which is no lone surrogate (raw values keep it
-            // escaped, so its output is not compared with the emoji's).
-            for (esc, same_as) in [
-                (r"\udc00", r"\ufffd"),
-                (r"\uD83D", r"\ufffd"),
-                (r"\ud83d\ude00", r"\ud83d\ude00"),
-            ] {
-                let (with, n) = inject_all(&text, k, esc);
-                if n == 0 {
-                    continue;
-                }
-                injected += n;
-                let (want, _) = inject_all(&text, k, same_as);
-                let got = cstream(&["--to", "events"], with.as_bytes());
-                let expected = cstream(&["--to", "events"], want.as_bytes());
-                let name = format!("{} k={k} {esc}", path.display());
-                assert_eq!(got.code, expected.code, "{name}: {}", got.stderr);
-                assert_eq!(got.out(), expected.out(), "{name}");
-                let lone = same_as != esc;
-                assert_eq!(got.stderr.contains(WARNING), lone, "{name}: {}", got.stderr);
-                assert!(!expected.stderr.contains(WARNING), "{name}");
-            }
-        }
+        let name = path.display().to_string();
+        injected += each_injection(&text, &[0, 1, 2, 3, 4], &name, |with, want, name, lone| {
+            let got = cstream(&["--to", "events"], with.as_bytes());
+            let expected = cstream(&["--to", "events"], want.as_bytes());
+            same_but_the_warning(&got, &expected, name, lone);
+        });
     }
     // Deltas and tool lines (the fast paths' lines) among them.
     assert!(injected > 1000, "{injected} lines changed");
@@ -121,34 +143,16 @@ fn lone_surrogates_in_claude_transcripts_read_for_the_figures_are_repaired() {
     let mut injected = 0;
     for path in &files {
         let text = std::fs::read_to_string(path).unwrap();
-        for k in [0, 2, 5] {
-            for (esc, same_as) in [
-                (r"\udc00", r"\ufffd"),
-                (r"\uD83D", r"\ufffd"),
-                (r"\ud83d\ude00", r"\ud83d\ude00"),
-            ] {
-                let (with, n) = inject_all(&text, k, esc);
-                if n == 0 {
-                    continue;
-                }
-                injected += n;
-                let (want, _) = inject_all(&text, k, same_as);
-                let name = format!("{} k={k} {esc}", path.display());
-                let lone = same_as != esc;
-                let from_stdin =
-                    [with.as_bytes(), want.as_bytes()].map(|t| cstream(&["--to", "usage"], t));
-                let from_file = [&with, &want].map(|t| {
-                    std::fs::write(&file, t).unwrap();
-                    common::cstream_file(&["--to", "usage"], &file)
-                });
-                for [got, expected] in [from_stdin, from_file] {
-                    assert_eq!(got.code, expected.code, "{name}: {}", got.stderr);
-                    assert_eq!(got.out(), expected.out(), "{name}");
-                    assert_eq!(got.stderr.contains(WARNING), lone, "{name}: {}", got.stderr);
-                    assert!(!expected.stderr.contains(WARNING), "{name}");
-                }
-            }
-        }
+        let name = path.display().to_string();
+        injected += each_injection(&text, &[0, 2, 5], &name, |with, want, name, lone| {
+            let [got, expected] = [with, want].map(|t| cstream(&["--to", "usage"], t.as_bytes()));
+            same_but_the_warning(&got, &expected, name, lone);
+            let [got, expected] = [with, want].map(|t| {
+                std::fs::write(&file, t).unwrap();
+                common::cstream_file(&["--to", "usage"], &file)
+            });
+            same_but_the_warning(&got, &expected, &format!("{name} (file)"), lone);
+        });
     }
     std::fs::remove_dir_all(&tmp).unwrap();
     assert!(injected > 100, "{injected} lines changed");

@@ -2038,15 +2038,8 @@ mod tests {
     fn rollouts() -> Vec<PathBuf> {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut files = Vec::new();
-        let corpus = root.join("../shared/corpus/sessions/codex");
-        let expected = std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "false")
-            || std::env::var_os("CSTREAM_CORPUS_REQUIRED").is_some();
-        assert!(
-            corpus.is_dir() || !expected,
-            "{} is missing",
-            corpus.display()
-        );
-        for dir in [root.join("fixtures/codex-rollout"), corpus] {
+        let corpus = crate::dialect::test_corpus("sessions/codex");
+        for dir in std::iter::once(root.join("fixtures/codex-rollout")).chain(corpus) {
             let Ok(entries) = std::fs::read_dir(&dir) else {
                 continue;
             };
