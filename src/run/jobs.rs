@@ -730,8 +730,26 @@ pub(super) fn run<W: Write>(
     };
     // A stop (a closed pipe, --strict) drops the receivers: the workers
     // stop at their next chunk.
-    let r = super::pool::in_order(inputs, cfg.jobs, CHUNKS_IN_FLIGHT, work, consume, None);
+    let r = super::pool::in_order(
+        inputs,
+        cfg.jobs,
+        ahead(cfg),
+        CHUNKS_IN_FLIGHT,
+        work,
+        consume,
+        None,
+    );
     finish(p, &framer, r, diag)
+}
+
+/// How many files the workers may take ahead of the one being played: a
+/// wider window when they send rows only (`pool::window_for_rows`).
+fn ahead(cfg: &Config) -> usize {
+    if reduces(cfg) {
+        super::pool::window_for_rows(cfg.jobs)
+    } else {
+        super::pool::window(cfg.jobs)
+    }
 }
 
 /// Play the tapes in input order into `p`'s sink and `diag`.
@@ -862,5 +880,14 @@ mod tests {
         assert!(!with(|c| c.format = Format::Events));
         // Images are not replaced in the worker: a row holds no payload.
         assert!(with(|c| c.keep_images = false));
+        // Only rows get the wider window: a file of events in flight may
+        // hold its channel's chunks.
+        let jobs = Config { jobs: 3, ..usage };
+        assert_eq!(ahead(&jobs), super::super::pool::window_for_rows(3));
+        let events = Config {
+            format: Format::Events,
+            ..jobs
+        };
+        assert_eq!(ahead(&events), super::super::pool::window(3));
     }
 }

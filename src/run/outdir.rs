@@ -246,6 +246,7 @@ pub(super) fn run(
     pool::in_order(
         inputs,
         cfg.jobs,
+        pool::window(cfg.jobs),
         MESSAGES_IN_FLIGHT,
         work,
         consume,

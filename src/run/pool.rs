@@ -33,6 +33,18 @@ pub(super) fn window(jobs: usize) -> usize {
     4 * jobs.max(1)
 }
 
+/// The window when a file's worker makes only a few rows (`--to usage`
+/// reduced by the workers), which the consumer keeps and does not write
+/// until the run ends. Sixteen times [`window`]: a file's rows are a few
+/// hundred bytes a session, so even this many in flight hold little, and
+/// on a tree of small files four per job let the workers fill the window
+/// while the consumer napped ([`recv`]), then wait for it: on two cores,
+/// each such wait left a core idle and cost a wake across cores
+/// (docs/performance.md, "A wider window for rows").
+pub(super) fn window_for_rows(jobs: usize) -> usize {
+    16 * window(jobs)
+}
+
 /// The receivers of the inputs, handed to the consumer in input order as
 /// the workers take the inputs.
 pub(super) struct Ordered<'a, T> {
@@ -129,8 +141,8 @@ impl<T> Gate<T> {
 /// Run `work(i, &inputs[i], sender)` for every input on `jobs` scoped
 /// threads (at least one, at most one per input), and `consume` on the
 /// calling thread with the receivers in input order; each channel holds at
-/// most `capacity` messages, and at most [`window`]`(jobs)` inputs are taken
-/// ahead of the consumer. When `consume` returns, no worker starts
+/// most `capacity` messages, and at most `ahead` inputs are taken ahead of
+/// the consumer ([`window`], [`window_for_rows`]). When `consume` returns, no worker starts
 /// another input, and what is left in the channels goes to `leftover`:
 /// `None` drops the receivers, so a busy worker's next send fails and it
 /// stops there; `Some(f)` hands `f` every message still sent until the busy
@@ -138,6 +150,7 @@ impl<T> Gate<T> {
 pub(super) fn in_order<I, T, R>(
     inputs: &[I],
     jobs: usize,
+    ahead: usize,
     capacity: usize,
     work: impl Fn(usize, &I, SyncSender<T>) + Sync,
     consume: impl FnOnce(&mut Ordered<'_, T>) -> R,
@@ -157,7 +170,7 @@ where
         }),
         moved: Condvar::new(),
     };
-    let ahead = window(jobs);
+    let ahead = ahead.max(1);
     let stop = AtomicBool::new(false);
     // The next input and its sender, its receiver already on its way to
     // the consumer; `None` when there is nothing more to take.
@@ -228,6 +241,7 @@ mod tests {
             let got = in_order(
                 &inputs,
                 jobs,
+                super::window(jobs),
                 1,
                 |i, n, tx| {
                     // Later inputs finish first.
@@ -259,6 +273,7 @@ mod tests {
         let first = in_order(
             &inputs,
             2,
+            super::window(2),
             1,
             |_, n, tx| {
                 started.fetch_add(1, Ordering::Relaxed);
@@ -279,6 +294,7 @@ mod tests {
         let first = in_order(
             &inputs,
             3,
+            super::window(3),
             1,
             |_, n, tx| {
                 let _ = tx.send(*n);
@@ -299,43 +315,47 @@ mod tests {
     #[test]
     fn workers_wait_for_a_consumer_that_lags() {
         // Small inputs whose whole output fits in a channel, and a slow
-        // consumer: workers may not take more than the window ahead.
-        let inputs: Vec<u32> = (0..200).collect();
+        // consumer: workers may not take more than the window ahead, and
+        // with nothing else to wait for they take all of it.
         for jobs in [1, 2, 3] {
-            let done = AtomicUsize::new(0);
-            let most = AtomicUsize::new(0);
-            let sum = in_order(
-                &inputs,
-                jobs,
-                4,
-                |i, n, tx| {
-                    // The consumer counts an input done before asking for
-                    // the next, so this is at least what the pool allows.
-                    most.fetch_max(i + 1 - done.load(Ordering::SeqCst), Ordering::SeqCst);
-                    let _ = tx.send(*n);
-                },
-                |rx| {
-                    let mut sum = 0;
-                    while let Some(r) = rx.next() {
-                        sum += r.recv().unwrap();
-                        std::thread::sleep(std::time::Duration::from_micros(200));
-                        done.fetch_add(1, Ordering::SeqCst);
-                    }
-                    sum
-                },
-                None,
-            );
-            assert_eq!(sum, (0..200).sum::<u32>());
-            let most = most.load(Ordering::SeqCst);
-            assert!(
-                super::window(jobs) < inputs.len() / 4,
-                "a window that bounds nothing"
-            );
-            assert!(
-                most <= super::window(jobs),
-                "{jobs} jobs took {most} inputs ahead, window {}",
-                super::window(jobs)
-            );
+            for ahead in [super::window(jobs), super::window_for_rows(jobs)] {
+                let inputs: Vec<u32> = (0..8 * ahead as u32).collect();
+                let done = AtomicUsize::new(0);
+                let most = AtomicUsize::new(0);
+                let sum = in_order(
+                    &inputs,
+                    jobs,
+                    ahead,
+                    4,
+                    |i, n, tx| {
+                        // The consumer counts an input done before asking
+                        // for the next, so this is at least what the pool
+                        // allows.
+                        most.fetch_max(i + 1 - done.load(Ordering::SeqCst), Ordering::SeqCst);
+                        let _ = tx.send(*n);
+                    },
+                    |rx| {
+                        let mut sum = 0;
+                        while let Some(r) = rx.next() {
+                            sum += r.recv().unwrap();
+                            std::thread::sleep(std::time::Duration::from_micros(200));
+                            done.fetch_add(1, Ordering::SeqCst);
+                        }
+                        sum
+                    },
+                    None,
+                );
+                assert_eq!(sum, inputs.iter().sum::<u32>());
+                let most = most.load(Ordering::SeqCst);
+                assert!(
+                    most <= ahead,
+                    "{jobs} jobs took {most} inputs ahead, window {ahead}"
+                );
+                assert!(
+                    most > ahead / 2,
+                    "{jobs} jobs took only {most} inputs ahead, window {ahead}"
+                );
+            }
         }
     }
 
