@@ -58,7 +58,25 @@ pub fn session_name(path: &Path) -> bool {
 /// chat file, or a first line longer than the block) and the block names a
 /// session id (`"sessionId"` or `"session_id"`). A `package.json` or a
 /// settings file has neither, and is skipped.
+#[cfg_attr(not(feature = "walk"), allow(dead_code))]
 pub fn sniff(block: &[u8], whole: bool) -> Sniff {
+    sniff_told(block, whole).0
+}
+
+/// The record of a block whose detection told its dialect: where it lies
+/// in the block, and the dialect.
+pub type Told = (std::ops::Range<usize>, Dialect);
+
+/// [`sniff`], and the record that told the dialect when one did, so that
+/// a reader of the same bytes need not detect it again
+/// (`AutoParser::told`).
+pub fn sniff_told(block: &[u8], whole: bool) -> (Sniff, Option<Told>) {
+    let mut told = None;
+    let sniffed = sniff_into(block, whole, &mut told);
+    (sniffed, told)
+}
+
+fn sniff_into(block: &[u8], whole: bool, told: &mut Option<Told>) -> Sniff {
     if cfg!(feature = "sqlite") && crate::dialect::opencode::is_sqlite(block) {
         // An SQLite database among session files: OpenCode's store (its
         // name is what let the walk list it).
@@ -115,7 +133,11 @@ pub fn sniff(block: &[u8], whole: bool) -> Sniff {
             continue;
         };
         match detect_record(line) {
-            Detected::Is(_) => return Sniff::Session,
+            Detected::Is(d) => {
+                let at = line.as_ptr() as usize - block.as_ptr() as usize;
+                *told = Some((at..at + line.len(), d));
+                return Sniff::Session;
+            }
             Detected::Foreign(agent) => return Sniff::Foreign(agent),
             // The whole file is one record cut short (an agent killed
             // mid-line): read, so that the reader says where it ends,
@@ -182,6 +204,30 @@ impl fmt::Display for FileCounts {
 
 #[cfg(test)]
 mod tests {
+    use super::{Sniff, sniff_told};
+    use crate::dialect::{Detected, Dialect, detect_record};
+
+    /// The record the sniff says told the dialect is the first record that
+    /// does, at its place in the block.
+    #[test]
+    fn the_sniff_tells_which_record_told_the_dialect() {
+        let block = b"\n  {\"type\":\"summary\"}\n\n{\"type\":\"system\",\"subtype\":\"init\",\"apiKeySource\":\"login\"} \r\n{\"x\":1}\n";
+        let (sniffed, told) = sniff_told(block, true);
+        assert_eq!(sniffed, Sniff::Session);
+        let (at, d) = told.expect("a record told the dialect");
+        let rec = std::str::from_utf8(&block[at]).unwrap();
+        assert_eq!(
+            rec,
+            r#"{"type":"system","subtype":"init","apiKeySource":"login"}"#
+        );
+        assert_eq!(d, Dialect::Cursor);
+        assert_eq!(detect_record(rec), Detected::Is(d));
+        // None told: nothing to keep.
+        let (sniffed, told) = sniff_told(b"{\"name\":\"pkg\"}\n", true);
+        assert!(matches!(sniffed, Sniff::Skip(_)));
+        assert_eq!(told, None);
+    }
+
     use super::*;
 
     #[cfg(feature = "walk")]

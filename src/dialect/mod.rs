@@ -757,6 +757,10 @@ pub struct AutoParser {
     /// for lone surrogate escapes ([`Parser::reads_checked`]): asked per
     /// record, so kept here rather than asked of the parser each time.
     checked: bool,
+    /// A record of the text whose dialect is already known (its address,
+    /// its length, the dialect): the sniff of a walked file detected it
+    /// ([`AutoParser::told`]).
+    told: Option<(usize, usize, Dialect)>,
 }
 
 /// How many undecided JSON records detection keeps before it assumes cursor-agent.
@@ -784,6 +788,7 @@ impl AutoParser {
             reads: Reads::Whole,
             text: None,
             checked: false,
+            told: None,
         }
     }
 
@@ -793,7 +798,32 @@ impl AutoParser {
         if let Some(p) = self.inner.as_mut() {
             p.set_text(text.clone());
         }
+        if text.is_none() {
+            self.told = None;
+        }
         self.text = text;
+    }
+
+    /// The record at address `at`, `len` bytes long, of the text now set
+    /// ([`AutoParser::set_text`]) is of dialect `d`: detection tells that
+    /// record so without reading it again. Kept until the text is let go
+    /// of; the text is not changed meanwhile, so a record handed over at
+    /// that place is those very bytes.
+    pub fn told(&mut self, at: usize, len: usize, d: Dialect) {
+        if self.text.is_some() {
+            self.told = Some((at, len, d));
+        }
+    }
+
+    /// What detection makes of `rec`: what [`AutoParser::told`] said of
+    /// it, or [`detect_record`].
+    fn detect(&self, rec: &str) -> Detected {
+        match self.told {
+            Some((at, len, d)) if at == rec.as_ptr() as usize && len == rec.len() => {
+                Detected::Is(d)
+            }
+            _ => detect_record(rec),
+        }
     }
 
     /// With `--from`: the dialect the input's first records belong to,
@@ -911,7 +941,7 @@ impl AutoParser {
             }
             let d = match self.fixed {
                 Some(d) => d,
-                None => match detect_record(rec) {
+                None => match self.detect(rec) {
                     Detected::Is(d) => d,
                     Detected::Foreign(agent) => {
                         // What was kept is that agent's too: dropped with it.
@@ -1015,6 +1045,41 @@ mod tests {
             assert_eq!(rows, 1, "{} has {rows} rows in DETECTION", d.name());
         }
         assert_eq!(DETECTION.len(), Dialect::ALL.len());
+    }
+
+    /// A record the sniff of a walked file detected is not detected again:
+    /// what it told holds for those very bytes of the text, and for
+    /// nothing else.
+    #[test]
+    fn a_told_record_is_not_detected_again() {
+        // cursor-agent's by its content; told to be Claude's.
+        let rec = r#"{"type":"system","subtype":"init","apiKeySource":"login"}"#;
+        let chosen = |told: bool, at_copy: bool, let_go: bool| {
+            let text = std::rc::Rc::new(rec.as_bytes().to_vec());
+            let copy = rec.to_owned();
+            let mut p = AutoParser::new(None);
+            p.set_text(Some(text.clone()));
+            if told {
+                p.told(text.as_ptr() as usize, text.len(), Dialect::Claude);
+            }
+            if let_go {
+                p.set_text(None);
+            }
+            let framed = std::str::from_utf8(&text).unwrap();
+            let r = if at_copy { copy.as_str() } else { framed };
+            p.parse(r, 1, &mut |_, _| Ok(())).unwrap();
+            p.chosen
+        };
+        assert_eq!(chosen(false, false, false), Some(Dialect::Cursor));
+        assert_eq!(chosen(true, false, false), Some(Dialect::Claude));
+        // The same bytes elsewhere, or the text let go of: detected.
+        assert_eq!(chosen(true, true, false), Some(Dialect::Cursor));
+        assert_eq!(chosen(true, false, true), Some(Dialect::Cursor));
+        // Told without a text: nothing to hold it to.
+        let mut p = AutoParser::new(None);
+        p.told(rec.as_ptr() as usize, rec.len(), Dialect::Claude);
+        p.parse(rec, 1, &mut |_, _| Ok(())).unwrap();
+        assert_eq!(p.chosen, Some(Dialect::Cursor));
     }
 
     #[test]

@@ -5,6 +5,7 @@
 use super::pipeline::{Intake, Pipeline};
 use super::{BINARY_SNIFF_BYTES, NOT_AGENT_OUTPUT};
 use crate::diag::{Diag, Warn};
+use crate::dialect::archive::Told;
 use crate::input::mapped::{MappedFile, regular_len};
 use crate::input::{FrameError, Framer, ReadEnds};
 use std::fs::File;
@@ -105,7 +106,7 @@ pub(super) fn one_file(
     }
     begin_input(p);
     let whole = data.len() == first.len();
-    let framed = match plain_checks(p, first, || whole, diag, sniff) {
+    let framed = match plain_checks(p, first, || whole, diag, sniff, &mut None) {
         Checked::Skipped => return Ok(false),
         Checked::Done(r) => r,
         Checked::Frame => {
@@ -157,7 +158,9 @@ fn whole_file(
     begin_input(p);
     // The byte past the first block was read when there is one.
     let at_end = whole.len <= BINARY_SNIFF_BYTES;
-    let framed = match plain_checks(p, first, || at_end, diag, sniff) {
+    // The record whose detection told the sniff its dialect, if any.
+    let mut told = None;
+    let framed = match plain_checks(p, first, || at_end, diag, sniff, &mut told) {
         Checked::Skipped => return Ok(false),
         Checked::Done(r) => r,
         Checked::Frame => match whole.fill(&mut file, WHOLE_READ_BYTES) {
@@ -170,6 +173,12 @@ fn whole_file(
                 // back in the text rather than copies (until its end).
                 let text = std::rc::Rc::new(std::mem::take(&mut whole.buf));
                 p.parser.set_text(Some(text.clone()));
+                // The sniff read these very bytes (the first block is the
+                // start of the text): its detection is not made again.
+                if let Some((at, d)) = told {
+                    p.parser
+                        .told(text.as_ptr() as usize + at.start, at.len(), d);
+                }
                 let framed = framer.run_slice(&text[..whole.len], ends, &mut |_, _| {}, p, diag);
                 let done = end_input(p, framed, diag);
                 p.parser.set_text(None);
@@ -374,7 +383,7 @@ fn plain_input<R: Read>(
 ) -> Option<Result<(), FrameError>> {
     let mut rest = Vec::new();
     let whole = || whole_input(&first, &mut reader, &mut rest);
-    match plain_checks(p, &first, whole, diag, sniff) {
+    match plain_checks(p, &first, whole, diag, sniff, &mut None) {
         Checked::Skipped => None,
         Checked::Done(r) => Some(r),
         // A whole input in its first block (a finished file shorter than
@@ -415,8 +424,9 @@ fn plain_checks(
     whole: impl FnOnce() -> bool,
     diag: &mut Diag,
     sniff: bool,
+    told: &mut Option<Told>,
 ) -> Checked {
-    if sniff && !is_session(first, whole()) {
+    if sniff && !is_session(first, whole(), told) {
         // Not a session: skipped and counted, as if the walk had not
         // listed it.
         if let Some(files) = &mut p.files {
@@ -597,12 +607,11 @@ fn whole_input<R: Read>(first: &[u8], reader: &mut R, rest: &mut Vec<u8>) -> boo
 
 /// Whether a walked file whose first block is `first` (`whole`: all of
 /// it) is a session.
-fn is_session(first: &[u8], whole: bool) -> bool {
+fn is_session(first: &[u8], whole: bool, told: &mut Option<Told>) -> bool {
+    let (sniffed, t) = crate::dialect::archive::sniff_told(first, whole);
+    *told = t;
     // Another agent's file is opened, to be said to be one.
-    !matches!(
-        crate::dialect::archive::sniff(first, whole),
-        crate::dialect::archive::Sniff::Skip(_)
-    )
+    !matches!(sniffed, crate::dialect::archive::Sniff::Skip(_))
 }
 
 /// The first block of an input: for a live stream, one read of up to
