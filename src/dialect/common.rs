@@ -402,29 +402,73 @@ pub(crate) fn error_text(raw: &RawValue) -> Option<Str<'_>> {
 /// Anthropic-style usage (`input_tokens` excludes cache reads and writes):
 /// the normalized input adds them back (docs/events.md#usage).
 pub fn anthropic_usage(m: &Members<'_>) -> Option<Usage> {
-    let get = |k: &str| m.int(k).and_then(|v| u64::try_from(v).ok());
-    let input = get("input_tokens");
-    let output = get("output_tokens");
-    let cache_read = get("cache_read_input_tokens");
-    let cache_write = get("cache_creation_input_tokens");
-    if input.is_none() && output.is_none() {
-        return None;
+    let get = |k: &str| m.get(k);
+    AnthropicCounts {
+        input_tokens: get("input_tokens"),
+        output_tokens: get("output_tokens"),
+        cache_read_input_tokens: get("cache_read_input_tokens"),
+        cache_creation_input_tokens: get("cache_creation_input_tokens"),
+        // The writes by lifetime (Claude Code 2.1 writes for an hour):
+        // only the one-hour part is kept, the rest being five-minute
+        // writes.
+        cache_creation: m.obj("cache_creation").map(|c| CacheCreation {
+            ephemeral_1h_input_tokens: c.get("ephemeral_1h_input_tokens"),
+        }),
     }
-    // The writes by lifetime (Claude Code 2.1 writes for an hour): only
-    // the one-hour part is kept, the rest being five-minute writes.
-    let write_1h = m
-        .obj("cache_creation")
-        .and_then(|c| c.int("ephemeral_1h_input_tokens"))
-        .and_then(|v| u64::try_from(v).ok());
-    Some(
-        Usage::cache_apart(
-            input.unwrap_or(0),
-            output.unwrap_or(0),
-            cache_read,
-            cache_write,
+    .usage()
+}
+
+/// The members of an Anthropic usage object that [`anthropic_usage`]
+/// reads, read as a struct: one match per member instead of a search of
+/// the members for each name, and the nested `cache_creation` without
+/// collecting its members. An object that names a member twice fails
+/// this read (serde's derive refuses duplicates), as does a
+/// `cache_creation` that is not an object or null: the caller then reads
+/// [`Members`] (the first of a name counting), so the figures are the same
+/// either way.
+#[derive(serde::Deserialize, Default)]
+pub struct AnthropicCounts<'a> {
+    #[serde(borrow, default)]
+    input_tokens: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    output_tokens: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    cache_read_input_tokens: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    cache_creation_input_tokens: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    cache_creation: Option<CacheCreation<'a>>,
+}
+
+#[derive(serde::Deserialize, Default)]
+struct CacheCreation<'a> {
+    #[serde(borrow, default)]
+    ephemeral_1h_input_tokens: Option<&'a RawValue>,
+}
+
+impl AnthropicCounts<'_> {
+    /// The usage these counts make ([`anthropic_usage`]).
+    pub fn usage(&self) -> Option<Usage> {
+        let int = |v: Option<&RawValue>| v.and_then(raw_as_i64).and_then(|v| u64::try_from(v).ok());
+        let input = int(self.input_tokens);
+        let output = int(self.output_tokens);
+        if input.is_none() && output.is_none() {
+            return None;
+        }
+        let write_1h = self
+            .cache_creation
+            .as_ref()
+            .and_then(|c| int(c.ephemeral_1h_input_tokens));
+        Some(
+            Usage::cache_apart(
+                input.unwrap_or(0),
+                output.unwrap_or(0),
+                int(self.cache_read_input_tokens),
+                int(self.cache_creation_input_tokens),
+            )
+            .with_cache_write_1h(write_1h),
         )
-        .with_cache_write_1h(write_1h),
-    )
+    }
 }
 
 /// `{input_tokens, cached_input_tokens, output_tokens, …}`: OpenAI's
@@ -803,6 +847,48 @@ impl SavedHead {
 
 #[cfg(test)]
 mod tests {
+
+    /// The usage counts read as a struct give what the members give, and
+    /// the read refuses what the members would read differently (a name
+    /// given twice), so that its callers fall back to them.
+    #[test]
+    fn anthropic_counts_read_as_the_members_do() {
+        use crate::json::Members;
+        let cases = [
+            r#"{"input_tokens":3,"cache_creation_input_tokens":120,"cache_read_input_tokens":4000,"cache_creation":{"ephemeral_5m_input_tokens":20,"ephemeral_1h_input_tokens":100},"output_tokens":9,"service_tier":"standard","server_tool_use":{"web_search_requests":0}}"#,
+            r#"{"output_tokens":9}"#,
+            r#"{"input_tokens":"12","output_tokens":null}"#,
+            r#"{"input_tokens":-1,"output_tokens":2.5}"#,
+            r#"{"input_tokens":1,"output_tokens":2,"cache_creation":null}"#,
+            r#"{"input_tokens":1,"output_tokens":2,"cache_creation":{}}"#,
+            r#"{"input_tokens":1,"output_tokens":2,"cache_creation":{"ephemeral_1h_input_tokens":"7"}}"#,
+            r#"{"cache_read_input_tokens":5}"#,
+            r#"{}"#,
+            r#"{"input_\u0074okens":6,"output_tokens":1}"#,
+        ];
+        for c in cases {
+            let members = Members::parse(c).expect(c);
+            let counts: AnthropicCounts = serde_json::from_str(c).expect(c);
+            assert_eq!(counts.usage(), anthropic_usage(&members), "{c}");
+        }
+        assert_eq!(
+            anthropic_usage(&Members::parse(cases[0]).unwrap())
+                .map(|u| (u.input, u.cache_write_1h)),
+            Some((4123, Some(100)))
+        );
+        // Read differently by a struct: refused, the members read instead.
+        for c in [
+            r#"{"input_tokens":5,"input_tokens":7,"output_tokens":1}"#,
+            r#"{"input_tokens":5,"output_tokens":1,"cache_creation":3}"#,
+            r#"{"input_tokens":5,"output_tokens":1,"cache_creation":{"ephemeral_1h_input_tokens":1,"ephemeral_1h_input_tokens":2}}"#,
+        ] {
+            assert!(serde_json::from_str::<AnthropicCounts>(c).is_err(), "{c}");
+            assert!(
+                anthropic_usage(&Members::parse(c).unwrap()).is_some(),
+                "{c}"
+            );
+        }
+    }
     use super::*;
 
     #[test]

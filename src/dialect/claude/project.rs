@@ -71,7 +71,7 @@ use serde_json::value::RawValue;
 
 use super::offload;
 use crate::dialect::claude::{ClaudeParser, UserText, user_text};
-use crate::dialect::common::anthropic_usage;
+use crate::dialect::common::{AnthropicCounts, anthropic_usage};
 use crate::dialect::{Item, Out, Parser, Probe, keep_unknown, read_line};
 use crate::event::{Event, Json, Kind, Reads, SessionParent, SummaryPhase, Text, Usage};
 use crate::input::Parsed;
@@ -201,22 +201,18 @@ struct LineUsage {
 }
 
 impl LineUsage {
-    /// `members` reads the message's `usage` object (from the line's walk
+    /// `usage` reads the message's `usage` object (from the line's walk
     /// when there is one; serde_json's answer either way).
     fn of<'a>(
         line: &Line<'a>,
         m: &Message<'a>,
-        members: impl FnOnce(&'a RawValue) -> Option<Members<'a>>,
+        usage: impl FnOnce(&'a RawValue) -> Option<Usage>,
     ) -> Option<Self> {
         if line.ty.as_deref() != Some("assistant") {
             return None;
         }
         let id = m.id.as_deref().or(line.request_id.as_deref());
-        let usage = m
-            .usage
-            .and_then(members)
-            .as_ref()
-            .and_then(anthropic_usage)?;
+        let usage = m.usage.and_then(usage)?;
         Some(LineUsage {
             id: id.map(str::to_owned),
             usage,
@@ -1249,10 +1245,21 @@ impl Parser for ClaudeProjectParser {
             let tape = &self.tape;
             let usage = msg.as_ref().and_then(|m| {
                 LineUsage::of(&line, m, |u| {
-                    taped
-                        .then(|| tape.read::<Members<'a>>(base, u.get()))
+                    // The counts as a struct; the members when that read
+                    // fails (a name given twice: the first counts).
+                    let counts = taped
+                        .then(|| tape.read::<AnthropicCounts<'a>>(base, u.get()))
                         .flatten()
-                        .or_else(|| Members::of(u))
+                        .or_else(|| serde_json::from_str(u.get()).ok());
+                    match counts {
+                        Some(c) => c.usage(),
+                        None => taped
+                            .then(|| tape.read::<Members<'a>>(base, u.get()))
+                            .flatten()
+                            .or_else(|| Members::of(u))
+                            .as_ref()
+                            .and_then(anthropic_usage),
+                    }
                 })
             });
             let summary = Self::summary_text(role, &line, msg.as_ref());
