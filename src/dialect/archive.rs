@@ -204,8 +204,7 @@ impl fmt::Display for FileCounts {
 
 #[cfg(test)]
 mod tests {
-    use super::{Sniff, sniff_told};
-    use crate::dialect::{Detected, Dialect, detect_record};
+    use super::*;
 
     /// The record the sniff says told the dialect is the first record that
     /// does, at its place in the block.
@@ -227,8 +226,6 @@ mod tests {
         assert!(matches!(sniffed, Sniff::Skip(_)));
         assert_eq!(told, None);
     }
-
-    use super::*;
 
     #[cfg(feature = "walk")]
     #[test]

@@ -418,6 +418,18 @@ pub fn anthropic_usage(m: &Members<'_>) -> Option<Usage> {
     .usage()
 }
 
+/// Anthropic usage from its object read as [`AnthropicCounts`] (`None`:
+/// that read failed) or else, only then, as its `members`.
+pub fn anthropic_usage_read<'a>(
+    counts: Option<AnthropicCounts<'a>>,
+    members: impl FnOnce() -> Option<Members<'a>>,
+) -> Option<Usage> {
+    match counts {
+        Some(c) => c.usage(),
+        None => members().as_ref().and_then(anthropic_usage),
+    }
+}
+
 /// The members of an Anthropic usage object that [`anthropic_usage`]
 /// reads, read as a struct: one match per member instead of a search of
 /// the members for each name, and the nested `cache_creation` without
@@ -426,7 +438,7 @@ pub fn anthropic_usage(m: &Members<'_>) -> Option<Usage> {
 /// `cache_creation` that is not an object or null: the caller then reads
 /// [`Members`] (the first of a name counting), so the figures are the same
 /// either way.
-#[derive(serde::Deserialize, Default)]
+#[derive(serde::Deserialize)]
 pub struct AnthropicCounts<'a> {
     #[serde(borrow, default)]
     input_tokens: Option<&'a RawValue>,
@@ -440,7 +452,7 @@ pub struct AnthropicCounts<'a> {
     cache_creation: Option<CacheCreation<'a>>,
 }
 
-#[derive(serde::Deserialize, Default)]
+#[derive(serde::Deserialize)]
 struct CacheCreation<'a> {
     #[serde(borrow, default)]
     ephemeral_1h_input_tokens: Option<&'a RawValue>,
@@ -847,6 +859,7 @@ impl SavedHead {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
 
     /// The usage counts read as a struct give what the members give, and
     /// the read refuses what the members would read differently (a name
@@ -889,7 +902,6 @@ mod tests {
             );
         }
     }
-    use super::*;
 
     #[test]
     fn error_text_reads_every_dialects_wrapping() {

@@ -46,9 +46,9 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::common::{
-    AnthropicCounts, anthropic_usage, count_patch_lines, error_text, fill_start, fill_start_owned,
-    join_lines, join_output, normalize_tool_name, raw_object1, split_mcp_name, strip_persisted,
-    without_output,
+    anthropic_usage, anthropic_usage_read, count_patch_lines, error_text, fill_start,
+    fill_start_owned, join_lines, join_output, normalize_tool_name, raw_object1, split_mcp_name,
+    strip_persisted, without_output,
 };
 use super::{Channel, Has, Item, Out, Parser, Probe, keep_unknown, read_line};
 use crate::event::calls::CallTable;
@@ -511,14 +511,7 @@ impl ClaudeParser {
         }
         // From the line's walk when only the figures are read; the
         // members when the counts cannot be read as a struct.
-        let counts = |r| match self.read::<AnthropicCounts>(r) {
-            Ok(c) => c.usage(),
-            Err(_) => self
-                .read::<Members>(r)
-                .ok()
-                .as_ref()
-                .and_then(anthropic_usage),
-        };
+        let counts = |r| anthropic_usage_read(self.read(r).ok(), || self.read::<Members>(r).ok());
         let Some(u) = raw.and_then(counts) else {
             return Ok(());
         };

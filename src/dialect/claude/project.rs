@@ -71,7 +71,7 @@ use serde_json::value::RawValue;
 
 use super::offload;
 use crate::dialect::claude::{ClaudeParser, UserText, user_text};
-use crate::dialect::common::{AnthropicCounts, anthropic_usage};
+use crate::dialect::common::{AnthropicCounts, anthropic_usage_read};
 use crate::dialect::{Item, Out, Parser, Probe, keep_unknown, read_line};
 use crate::event::{Event, Json, Kind, Reads, SessionParent, SummaryPhase, Text, Usage};
 use crate::input::Parsed;
@@ -1251,15 +1251,12 @@ impl Parser for ClaudeProjectParser {
                         .then(|| tape.read::<AnthropicCounts<'a>>(base, u.get()))
                         .flatten()
                         .or_else(|| serde_json::from_str(u.get()).ok());
-                    match counts {
-                        Some(c) => c.usage(),
-                        None => taped
+                    anthropic_usage_read(counts, || {
+                        taped
                             .then(|| tape.read::<Members<'a>>(base, u.get()))
                             .flatten()
                             .or_else(|| Members::of(u))
-                            .as_ref()
-                            .and_then(anthropic_usage),
-                    }
+                    })
                 })
             });
             let summary = Self::summary_text(role, &line, msg.as_ref());
