@@ -267,9 +267,31 @@ pub fn unescape_literal(lit: &str) -> Option<Cow<'_, str>> {
     // string parser, which makes up most of the cost of re-sent cumulative
     // output. Anything unusual (a lone surrogate, an invalid escape) goes to
     // serde_json, so the answer is always serde_json's.
-    match unescape_fast(inner) {
+    match unescape_fast(inner, usize::MAX) {
         Some(s) => Some(Cow::Owned(s)),
         None => serde_json::from_str::<String>(lit).ok().map(Cow::Owned),
+    }
+}
+
+/// The text of a JSON string literal read from valid JSON as far as its
+/// `lines`-th newline (that newline included), or all of it when it has
+/// fewer: for a reader that looks only at a text's first lines, without
+/// copying a long tool output whole. A literal without escapes has no
+/// newline, and is borrowed whole. `lines` is at least one.
+pub fn unescape_literal_head(lit: &str, lines: usize) -> Option<Cow<'_, str>> {
+    let lines = lines.max(1);
+    let inner = lit.strip_prefix('"')?.strip_suffix('"')?;
+    if !has_backslash(inner.as_bytes()) {
+        return Some(Cow::Borrowed(inner));
+    }
+    match unescape_fast(inner, lines) {
+        Some(s) => Some(Cow::Owned(s)),
+        None => serde_json::from_str::<String>(lit).ok().map(|mut s| {
+            if let Some((at, _)) = s.match_indices('\n').nth(lines - 1) {
+                s.truncate(at + 1);
+            }
+            Cow::Owned(s)
+        }),
     }
 }
 
@@ -297,8 +319,9 @@ fn has_backslash(b: &[u8]) -> bool {
     }
 }
 
-/// Unescape the inside of a string literal; `None` where serde_json must decide.
-fn unescape_fast(inner: &str) -> Option<String> {
+/// Unescape the inside of a string literal, stopping after its `newlines`-th
+/// newline; `None` where serde_json must decide.
+fn unescape_fast(inner: &str, mut newlines: usize) -> Option<String> {
     let b = inner.as_bytes();
     let mut out = String::with_capacity(b.len());
     let mut i = 0;
@@ -309,7 +332,7 @@ fn unescape_fast(inner: &str) -> Option<String> {
         i += off + 1;
         let c = *b.get(i)?;
         i += 1;
-        out.push(match c {
+        let c = match c {
             b'"' => '"',
             b'\\' => '\\',
             b'/' => '/',
@@ -337,7 +360,14 @@ fn unescape_fast(inner: &str) -> Option<String> {
                 }
             }
             _ => return None,
-        });
+        };
+        out.push(c);
+        if c == '\n' {
+            newlines -= 1;
+            if newlines == 0 {
+                return Some(out);
+            }
+        }
     }
     out.push_str(&inner[i..]);
     Some(out)
@@ -680,10 +710,10 @@ mod tests {
         // Where serde_json refuses, so does this (the fast path must not
         // invent an answer).
         assert_eq!(unescape_literal(r#""lone \ud83d end""#), None);
-        assert_eq!(unescape_fast(r"lone \ud83d end"), None);
-        assert_eq!(unescape_fast(r"\x41"), None);
+        assert_eq!(unescape_fast(r"lone \ud83d end", usize::MAX), None);
+        assert_eq!(unescape_fast(r"\x41", usize::MAX), None);
         assert_eq!(
-            unescape_fast(r"a\nb\u00e9\ud83d\ude00").as_deref(),
+            unescape_fast(r"a\nb\u00e9\ud83d\ude00", usize::MAX).as_deref(),
             Some("a\nbé😀")
         );
     }
@@ -696,6 +726,30 @@ mod tests {
         fn unescape_reverses_serde_json(s in any::<String>()) {
             let lit = serde_json::to_string(&s).unwrap();
             prop_assert_eq!(unescape_literal(&lit).map(Cow::into_owned), Some(s));
+        }
+
+        /// A literal's first lines are the start of its whole text, cut
+        /// after the newline that ends the last of them.
+        #[test]
+        fn a_head_is_the_text_cut_after_its_lines(
+            parts in proptest::collection::vec(
+                prop_oneof![Just("\n"), Just("\r\n"), Just("ab"), Just("\""), Just("é"), Just("\u{1}")],
+                0..30,
+            ),
+            lines in 1usize..8,
+        ) {
+            let s = parts.concat();
+            let lit = serde_json::to_string(&s).unwrap();
+            let want = match s.match_indices('\n').nth(lines - 1) {
+                Some((at, _)) => &s[..=at],
+                None => &s[..],
+            };
+            let head = unescape_literal_head(&lit, lines).unwrap();
+            prop_assert_eq!(head.as_ref(), want);
+            // Written with `\u000a` for a newline: the same.
+            let spelled = lit.replace("\\n", "\\u000a");
+            let head = unescape_literal_head(&spelled, lines).unwrap();
+            prop_assert_eq!(head.as_ref(), want);
         }
 
         /// Escaping by blocks writes what serde_json writes, for strings of

@@ -538,7 +538,7 @@ impl ExecEnd {
 /// (`Process running with session ID N`).
 fn running_process(text: &str) -> Option<&str> {
     text.lines()
-        .take(6)
+        .take(HEAD_LINES)
         .find_map(|l| l.strip_prefix("Process running with session ID "))
         .map(str::trim)
         .filter(|n| !n.is_empty())
@@ -561,7 +561,7 @@ fn id_in_file_name(name: &str) -> Option<&str> {
 /// The exit code an exec output reports (`Exit code: N`, `Process exited
 /// with code N`).
 fn exit_line(text: &str) -> Option<i64> {
-    text.lines().take(6).find_map(|l| {
+    text.lines().take(HEAD_LINES).find_map(|l| {
         let n = l
             .strip_prefix("Exit code: ")
             .or_else(|| l.strip_prefix("Process exited with code "))?;
@@ -936,6 +936,8 @@ impl CodexRolloutParser {
             && output.is_none_or(|o| !may_say_exit_code(o.get()));
         let text = if unread {
             None
+        } else if self.lean {
+            output.and_then(output_head)
         } else {
             output.and_then(output_text)
         };
@@ -1518,6 +1520,26 @@ fn output_text(raw: &RawValue) -> Option<Str<'_>> {
     }
     let joined: String = texts(raw).collect();
     Some(Cow::Owned(joined))
+}
+
+/// The lines of an exec output that say whether its process is still
+/// running and how it exited ([`running_process`], [`exit_line`]).
+const HEAD_LINES: usize = 6;
+
+/// What the figures read of a call's output ([`output_text`]): its first
+/// [`HEAD_LINES`] lines, all that [`running_process`] and [`exit_line`] look
+/// at, rather than a copy of the whole (outputs are much of a rollout's
+/// bytes). A text that may be JSON (`{"output": …, "metadata": {"exit_code":
+/// …}}`, read whole by `tool_end`) is read whole.
+fn output_head(raw: &RawValue) -> Option<Str<'_>> {
+    if raw.get().starts_with('"') {
+        let head = crate::json::unescape_literal_head(raw.get(), HEAD_LINES)?;
+        let first = head.trim_start_matches([' ', '\n', '\t', '\r']);
+        if !first.is_empty() && !first.starts_with('{') {
+            return Some(head);
+        }
+    }
+    output_text(raw)
 }
 
 /// The texts of a content array (`input_text`, `output_text`,
