@@ -497,8 +497,15 @@ impl Sink for RowSink {
         Ok(())
     }
 
+    /// Blocks read are not counted: the rows are sent as sessions end, and
+    /// a chunk sent every few blocks would be empty. A file's channel holds
+    /// [`CHUNKS_IN_FLIGHT`] chunks, so a worker ahead of the consumer on a
+    /// file of more than that many blocks waited for it, its core idle (a
+    /// Codex rollout of several megabytes; docs/performance.md, "Rows
+    /// without empty chunks"). Diagnostics still go in chunks of
+    /// [`CHUNK_CALLS`].
     fn idle(&mut self) -> io::Result<()> {
-        self.rec.block()
+        self.rec.maybe_send()
     }
 
     fn finish(&mut self) -> io::Result<()> {
@@ -614,7 +621,11 @@ fn record_file(wc: &WorkerConfig, input: &Input, tx: SyncSender<Vec<Tape>>, pool
     let to_tape = Rc::clone(&rec);
     let mut diag = Diag::recording(Box::new(move |m| to_tape.push(Tape::Diag(m))));
     diag.file = input.display_name();
-    let mut framer = Framer::new();
+    // The worker's framer, kept from its last file: a long line's buffer is
+    // not grown again for every file. Its counts are this file's.
+    let mut framer = FRAMER.take().unwrap_or_default();
+    framer.lines_in = 0;
+    framer.bytes_in = 0;
     let (read, skipped) = match File::open(path) {
         Ok(f) => {
             let regular = crate::input::mapped::regular_len(&f);
@@ -641,7 +652,13 @@ fn record_file(wc: &WorkerConfig, input: &Input, tx: SyncSender<Vec<Tape>>, pool
         skipped,
         stop: p.stop,
     })));
+    FRAMER.set(Some(framer));
     let _ = rec.send();
+}
+
+thread_local! {
+    /// A worker's framer, for its next file.
+    static FRAMER: Cell<Option<Framer>> = const { Cell::new(None) };
 }
 
 /// A writer shared by the run's chain and the workers' output.
@@ -767,6 +784,7 @@ fn play(
     // Sessions of the files already written.
     let mut base = 0u64;
     let mut outcomes = Outcomes::default();
+    let mut waiter = super::pool::Waiter::new();
     for (i, input) in inputs.iter().enumerate() {
         let Some(rx) = receivers.next() else {
             return Err(io::Error::other("a conversion thread stopped"));
@@ -775,7 +793,7 @@ fn play(
         p.summary_input(cfg, inputs, i);
         let mut cur: Option<Session> = None;
         let done = 'file: loop {
-            let Ok(chunk) = super::pool::recv(rx) else {
+            let Ok(chunk) = waiter.recv(rx) else {
                 // A worker that stopped without finishing its file
                 // panicked; the scope passes its panic on.
                 return Err(io::Error::other("a conversion thread stopped"));
@@ -890,5 +908,65 @@ mod tests {
             ..jobs
         };
         assert_eq!(ahead(&events), super::super::pool::window(3));
+    }
+
+    /// The chunks a worker sends for one file of one session, about 2 MiB
+    /// (sixteen blocks of input) long.
+    fn chunks_of_a_long_file(rows: bool) -> Vec<Vec<Tape>> {
+        let dir = std::env::temp_dir().join(format!("cstream-jobs-{}-{rows}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("long.jsonl");
+        let mut text =
+            String::from(r#"{"type":"system","subtype":"init","session_id":"s1","model":"gpt-5"}"#);
+        text.push('\n');
+        let said = "x".repeat(1000);
+        while text.len() < 2 << 20 {
+            text.push_str(&format!(
+                r#"{{"type":"assistant","message":{{"role":"assistant","content":[{{"type":"text","text":"{said}"}}]}},"session_id":"s1"}}"#
+            ));
+            text.push('\n');
+        }
+        text.push_str(r#"{"type":"result","subtype":"success","session_id":"s1","duration_ms":5}"#);
+        text.push('\n');
+        std::fs::write(&path, text).unwrap();
+        let cfg = Config {
+            format: if rows { Format::Usage } else { Format::Events },
+            ..Config::default()
+        };
+        let sink = crate::output::sink(cfg.format, &cfg.output, io::sink());
+        let wc = WorkerConfig {
+            from: None,
+            normalize: cfg.normalize,
+            strict: false,
+            line_buffered: false,
+            report_sessions: false,
+            starts: sink.starts(),
+            reads: sink.reads(),
+            render: None,
+            rows: rows.then(|| cfg.output.usage.clone()),
+            no_mmap: true,
+        };
+        let (tx, rx) = std::sync::mpsc::sync_channel(1024);
+        record_file(&wc, &Input::Path(path), tx, &Arc::new(Pool::default()));
+        std::fs::remove_dir_all(&dir).unwrap();
+        rx.try_iter().collect()
+    }
+
+    /// A worker reducing to rows sends a long file's rows, and its end, in
+    /// one chunk, not an empty chunk every few blocks read (a worker ahead
+    /// of the consumer waited on its channel full of them); a worker that
+    /// sends the events sends them as it reads.
+    #[test]
+    fn rows_go_in_one_chunk_however_long_the_file() {
+        let rows = chunks_of_a_long_file(true);
+        assert_eq!(rows.len(), 1, "{} chunks", rows.len());
+        assert!(rows[0].iter().any(|t| matches!(t, Tape::Row(..))));
+        assert!(matches!(rows[0].last(), Some(Tape::Done(_))));
+        let events = chunks_of_a_long_file(false);
+        assert!(
+            events.len() > CHUNKS_IN_FLIGHT / 2,
+            "{} chunks",
+            events.len()
+        );
     }
 }

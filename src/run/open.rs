@@ -217,7 +217,12 @@ impl Whole {
     fn take(size: usize) -> Whole {
         let mut buf = WHOLE_BUFFER.with(std::cell::Cell::take);
         if buf.len() < size {
-            buf.resize(size, 0);
+            // A new buffer, at least twice the old: growing this one
+            // would copy its old bytes, and growing it a little for each
+            // larger file would touch fresh memory each time.
+            let grown = (buf.len() * 2).min(WHOLE_READ_BYTES + 1).max(size);
+            drop(buf);
+            buf = vec![0; grown];
         }
         Whole {
             buf,

@@ -77,25 +77,51 @@ impl<T> Ordered<'_, T> {
 const NAP: Duration = Duration::from_micros(300);
 const NAPS: u32 = 4;
 
-/// The next message of `rx`, an input's channel ([`Ordered::next`]). A
-/// consumer that writes faster than the workers convert (`--to usage`
-/// over a tree of small files) would otherwise block on nearly every
-/// input and be woken by its worker's send: two system calls and two
-/// context switches an input, on cores the workers need. Napping a few
-/// times first, it finds several inputs done at each wake: `-j 2` over
-/// 4,570 transcripts went from about 6,900 waits to 1,400 (medians of 9,
-/// docs/performance.md, "The consumer naps").
-/// An input that stays silent longer (a slow or live one) is waited for
-/// on the channel, with no wake until it sends.
-pub(super) fn recv<T>(rx: &Receiver<T>) -> Result<T, RecvError> {
-    for _ in 0..NAPS {
-        match rx.try_recv() {
-            Ok(m) => return Ok(m),
-            Err(TryRecvError::Disconnected) => return Err(RecvError),
-            Err(TryRecvError::Empty) => std::thread::sleep(NAP),
-        }
+/// How the consumer waits for the next message of an input's channel
+/// ([`Ordered::next`]). A consumer that writes faster than the workers
+/// convert (`--to usage` over a tree of small files) would otherwise block
+/// on nearly every input and be woken by its worker's send: two system
+/// calls and two context switches an input, on cores the workers need.
+/// Napping a few times first, it finds several inputs done at each wake:
+/// `-j 2` over 4,570 transcripts went from about 6,900 waits to 1,400
+/// (medians of 9, docs/performance.md, "The consumer naps"). An input that
+/// stays silent longer (a slow or live one, or a large file) is waited for
+/// on the channel, with no wake until it sends; and after such a wait the
+/// next input is waited for at once, without naps, until one is found done
+/// on arrival: on a tree of large files every nap was a wake for nothing,
+/// taking a worker's core (docs/performance.md, "Naps only while they
+/// pay").
+pub(super) struct Waiter {
+    naps: u32,
+}
+
+impl Waiter {
+    pub(super) fn new() -> Waiter {
+        Waiter { naps: NAPS }
     }
-    rx.recv()
+
+    /// The next message of `rx`.
+    pub(super) fn recv<T>(&mut self, rx: &Receiver<T>) -> Result<T, RecvError> {
+        match rx.try_recv() {
+            Ok(m) => {
+                // The workers are ahead: naps pay again.
+                self.naps = NAPS;
+                return Ok(m);
+            }
+            Err(TryRecvError::Disconnected) => return Err(RecvError),
+            Err(TryRecvError::Empty) => {}
+        }
+        for _ in 0..self.naps {
+            std::thread::sleep(NAP);
+            match rx.try_recv() {
+                Ok(m) => return Ok(m),
+                Err(TryRecvError::Disconnected) => return Err(RecvError),
+                Err(TryRecvError::Empty) => {}
+            }
+        }
+        self.naps = 0;
+        rx.recv()
+    }
 }
 
 /// What the workers share: the next input to take, how many the consumer
@@ -232,7 +258,7 @@ where
 
 #[cfg(test)]
 mod tests {
-    use super::{NAP, NAPS, RecvError, in_order, recv, sync_channel};
+    use super::{NAP, NAPS, RecvError, Waiter, in_order, sync_channel};
 
     #[test]
     fn results_come_in_input_order_whatever_the_threads() {
@@ -375,10 +401,38 @@ mod tests {
                 std::thread::sleep(NAP * (NAPS + 2));
                 tx.send(3).unwrap();
             });
-            assert_eq!(recv(&rx), Ok(1));
-            assert_eq!(recv(&rx), Ok(2));
-            assert_eq!(recv(&rx), Ok(3));
-            assert_eq!(recv(&rx), Err(RecvError));
+            let mut w = Waiter::new();
+            assert_eq!(w.recv(&rx), Ok(1));
+            assert_eq!(w.recv(&rx), Ok(2));
+            assert_eq!(w.recv(&rx), Ok(3));
+            assert_eq!(w.recv(&rx), Err(RecvError));
+        });
+    }
+
+    /// After a message that came only past the naps, the next is waited
+    /// for without them; one found at once brings them back.
+    #[test]
+    fn naps_stop_after_a_long_wait_and_come_back() {
+        let (tx, rx) = sync_channel(4);
+        let (go, started) = sync_channel(0);
+        let (sent, was_sent) = sync_channel(0);
+        std::thread::scope(|s| {
+            s.spawn(move || {
+                started.recv().unwrap();
+                // Far past every nap, however slow the machine.
+                std::thread::sleep(NAP * NAPS * 20);
+                tx.send(1).unwrap();
+                tx.send(2).unwrap();
+                sent.send(()).unwrap();
+            });
+            let mut w = Waiter::new();
+            assert_eq!(w.naps, NAPS);
+            go.send(()).unwrap();
+            assert_eq!(w.recv(&rx), Ok(1));
+            assert_eq!(w.naps, 0);
+            was_sent.recv().unwrap();
+            assert_eq!(w.recv(&rx), Ok(2));
+            assert_eq!(w.naps, NAPS);
         });
     }
 }
