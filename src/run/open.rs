@@ -202,7 +202,7 @@ thread_local! {
 }
 
 /// A file read whole ([`whole_file`]): `buf[..len]` read so far. The
-/// buffer is zeroed only where it grows (reads never look past `len`),
+/// buffer is zeroed only when it grows (reads never look past `len`),
 /// and given back to the thread when dropped.
 struct Whole {
     buf: Vec<u8>,
