@@ -181,22 +181,23 @@ pub trait Parser {
     fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed>;
 
     /// Parse a record whose lone surrogate escapes the framer has not
-    /// replaced yet, by a path that sees every escape of it: `Some` when
-    /// that path read the record (and found no surrogate escape in it),
-    /// `None`, with nothing emitted and no state changed, to have the
-    /// record repaired and given to [`Parser::parse`]
+    /// replaced yet and whose bytes nobody has validated as UTF-8, by a
+    /// path that sees every escape of it: `Some` when that path read the
+    /// record (and found no surrogate escape in it, and checked that it is
+    /// valid UTF-8), `None`, with nothing emitted and no state changed, to
+    /// have the record validated, repaired and given to [`Parser::parse`]
     /// (crate::input::Handler::record_checked). The default reads nothing.
     fn parse_checked<'a>(
         &mut self,
-        _rec: &'a str,
+        _rec: &'a [u8],
         _out: Out<'_, 'a>,
     ) -> io::Result<Option<Parsed>> {
         Ok(None)
     }
 
-    /// Whether [`Parser::parse_checked`] reads anything: a reader that
-    /// does not spares the framer validating each record twice (once to
-    /// offer it here, once for [`Parser::parse`]).
+    /// Whether [`Parser::parse_checked`] reads anything: for a reader that
+    /// does not, the framer goes straight to validating each record for
+    /// [`Parser::parse`].
     fn reads_checked(&self) -> bool {
         false
     }
@@ -983,7 +984,7 @@ impl AutoParser {
     #[inline]
     pub fn parse_checked<'a>(
         &mut self,
-        rec: &'a str,
+        rec: &'a [u8],
         line: u64,
         out: LineOut<'_, 'a>,
     ) -> io::Result<Option<Parsed>> {

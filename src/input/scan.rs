@@ -81,9 +81,10 @@ impl Strings {
 // The block mask lives with the JSON writer, which escapes by it too
 // (crate::json::mask): `json` is below `input` in the module order.
 use crate::json::mask::special;
+use crate::json::mask::specials_or_high16;
 pub(crate) use crate::json::mask::specials16;
 #[cfg(test)]
-use crate::json::mask::specials16_bytes;
+use crate::json::mask::{specials_or_high16_bytes, specials16_bytes};
 
 /// The index of the first [`special`] byte of `b` from `i`, or `b.len()`.
 #[inline]
@@ -96,6 +97,23 @@ fn next_special(b: &[u8], mut i: usize) -> usize {
         i += 16;
     }
     while i < b.len() && !special(b[i]) {
+        i += 1;
+    }
+    i
+}
+
+/// The index of the first [`special`] or non-ASCII byte of `b` from `i`,
+/// or `b.len()`.
+#[inline]
+fn next_special_or_high(b: &[u8], mut i: usize) -> usize {
+    while i + 16 <= b.len() {
+        let mask = specials_or_high16(b, i);
+        if mask != 0 {
+            return i + mask.trailing_zeros() as usize;
+        }
+        i += 16;
+    }
+    while i < b.len() && !special(b[i]) && b[i] < 0x80 {
         i += 1;
     }
     i
@@ -120,12 +138,47 @@ fn next_special(b: &[u8], mut i: usize) -> usize {
 /// counts.
 #[inline]
 pub fn checked_string_end(body: &[u8]) -> Option<(usize, bool)> {
+    string_end::<false>(body)
+}
+
+/// [`checked_string_end`] for bytes not yet known to be UTF-8: the body is
+/// also refused when it is not valid UTF-8 (escapes are ASCII, so the
+/// body's raw bytes are valid exactly when the text it stands for is). A
+/// reader that takes a record only when every byte of it is either in a
+/// string read by this or an ASCII byte it matched spares the record's
+/// separate validation (`Parser::parse_checked`, crate::dialect).
+#[inline]
+pub fn checked_utf8_string_end(body: &[u8]) -> Option<(usize, bool)> {
+    string_end::<true>(body)
+}
+
+/// Both string scanners: `UTF8` checks the body's non-ASCII bytes too.
+/// Until the first such byte the block mask stops at it as well; from
+/// there the scan goes on as the plain one, and the bytes from it to the
+/// closing quote are validated in one pass once the end is known (most
+/// strings are ASCII and never take that pass).
+#[inline]
+fn string_end<const UTF8: bool>(body: &[u8]) -> Option<(usize, bool)> {
     let mut i = 0;
     let mut escaped = false;
+    let mut high: Option<usize> = None;
     loop {
-        i = next_special(body, i);
+        i = if UTF8 && high.is_none() {
+            next_special_or_high(body, i)
+        } else {
+            next_special(body, i)
+        };
         match *body.get(i)? {
-            b'"' => return Some((i, escaped)),
+            b'"' => {
+                if let Some(h) = high {
+                    simdutf8::basic::from_utf8(&body[h..i]).ok()?;
+                }
+                return Some((i, escaped));
+            }
+            c if UTF8 && c >= 0x80 => {
+                high = Some(i);
+                i += 1;
+            }
             b'\\' => {
                 escaped = true;
                 i += match *body.get(i + 1)? {
@@ -171,12 +224,19 @@ pub fn skip_ws(s: &[u8], mut i: usize) -> usize {
 /// [`checked_string_end`]), so `Some` is only ever given for a value
 /// serde_json accepts (a caller falls back to serde_json on `None`).
 pub fn value_end(s: &[u8], i: usize) -> Option<usize> {
-    value_end_at(s, i, 0)
+    value_end_at::<false>(s, i, 0)
 }
 
-fn value_end_at(s: &[u8], i: usize, depth: u32) -> Option<usize> {
+/// [`value_end`] for bytes not yet known to be UTF-8: its strings are read
+/// by [`checked_utf8_string_end`], and every byte outside them is one of
+/// JSON's ASCII tokens, so `Some` also says that `s[i..end]` is valid UTF-8.
+pub fn utf8_value_end(s: &[u8], i: usize) -> Option<usize> {
+    value_end_at::<true>(s, i, 0)
+}
+
+fn value_end_at<const UTF8: bool>(s: &[u8], i: usize, depth: u32) -> Option<usize> {
     match *s.get(i)? {
-        b'"' => checked_string_end(&s[i + 1..]).map(|(e, _)| i + e + 2),
+        b'"' => string_end::<UTF8>(&s[i + 1..]).map(|(e, _)| i + e + 2),
         b'{' => {
             if depth >= MAX_DEPTH {
                 return None;
@@ -189,12 +249,12 @@ fn value_end_at(s: &[u8], i: usize, depth: u32) -> Option<usize> {
                 if s.get(j) != Some(&b'"') {
                     return None;
                 }
-                j = value_end_at(s, j, depth + 1)?;
+                j = value_end_at::<UTF8>(s, j, depth + 1)?;
                 j = skip_ws(s, j);
                 if s.get(j) != Some(&b':') {
                     return None;
                 }
-                j = value_end_at(s, skip_ws(s, j + 1), depth + 1)?;
+                j = value_end_at::<UTF8>(s, skip_ws(s, j + 1), depth + 1)?;
                 j = skip_ws(s, j);
                 match *s.get(j)? {
                     b',' => j = skip_ws(s, j + 1),
@@ -212,7 +272,7 @@ fn value_end_at(s: &[u8], i: usize, depth: u32) -> Option<usize> {
                 return Some(j + 1);
             }
             loop {
-                j = value_end_at(s, j, depth + 1)?;
+                j = value_end_at::<UTF8>(s, j, depth + 1)?;
                 j = skip_ws(s, j);
                 match *s.get(j)? {
                     b',' => j = skip_ws(s, j + 1),
@@ -273,6 +333,11 @@ mod tests {
                 b[at + 2] = c;
                 for i in 0..=4 {
                     assert_eq!(specials16(&b, i), specials16_bytes(&b, i), "{c:#x} at {at}");
+                    assert_eq!(
+                        specials_or_high16(&b, i),
+                        specials_or_high16_bytes(&b, i),
+                        "{c:#x} at {at}"
+                    );
                 }
             }
         }
@@ -487,5 +552,85 @@ mod tests {
         assert_eq!(value_end(br#"{"a":"}"} x"#, 0), Some(9));
         let deep = "[".repeat(200) + &"]".repeat(200);
         assert_eq!(value_end(deep.as_bytes(), 0), None);
+    }
+
+    /// serde_json's verdict on bytes, as `from_slice` gives it (invalid
+    /// UTF-8 refused).
+    fn serde_accepts_bytes(b: &[u8]) -> bool {
+        serde_json::from_slice::<serde::de::IgnoredAny>(b).is_ok()
+    }
+
+    #[test]
+    fn utf8_scans_refuse_what_is_not_utf8() {
+        // Cut characters, stray continuation bytes, overlong forms, encoded
+        // surrogates and bytes past U+10FFFF, before, inside and after the
+        // first 16-byte block, and after a valid non-ASCII character.
+        let bad: [&[u8]; 7] = [
+            b"\xc3",
+            b"\x80",
+            b"\xc0\xaf",
+            b"\xed\xa0\x80",
+            b"\xf4\x90\x80\x80",
+            b"\xff",
+            b"\xe2\x82",
+        ];
+        for b in bad {
+            for pre in [
+                "",
+                "0123456789abcdefg",
+                r"\u00e9 é",
+                "é",
+                "🙏 0123456789abcdef",
+            ] {
+                let mut body = pre.as_bytes().to_vec();
+                body.extend_from_slice(b);
+                body.extend_from_slice(b"tail\" ,1");
+                assert_eq!(checked_utf8_string_end(&body), None, "{body:?}");
+                assert!(checked_string_end(&body).is_some(), "{body:?}");
+                let mut v = b"{\"k\":[1,\"".to_vec();
+                v.extend_from_slice(&body);
+                v.extend_from_slice(b"]}");
+                assert_eq!(utf8_value_end(&v, 0), None, "{v:?}");
+                assert!(value_end(&v, 0).is_some(), "{v:?}");
+            }
+        }
+        let good = r#"x é 🙏 \u00e9 0123456789abcdef ü" ,"#;
+        assert_eq!(
+            checked_utf8_string_end(good.as_bytes()),
+            checked_string_end(good.as_bytes())
+        );
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 2000, ..Default::default() })]
+
+        /// Bytes of every kind, valid UTF-8 or not, at any offset: the
+        /// UTF-8 scanners give what the plain ones give when the string or
+        /// value they end is valid UTF-8, and `None` otherwise; so a value
+        /// they read is one serde_json reads from the same bytes.
+        #[test]
+        fn utf8_scans_are_the_plain_ones_on_utf8(
+            parts in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    &b"abc"[..], b"0123456789abcdef", "é".as_bytes(), "🙏".as_bytes(),
+                    "€".as_bytes(), b"\xc3", b"\x80", b"\xed\xa0\x80", b"\xf0\x9f",
+                    b"\xff", br"\n", br#"\""#, br"\u00e9", b"\"", b",", b"[", b"]",
+                    b"{", b"}", b":", b"1", b" ",
+                ]),
+                0..24,
+            )
+        ) {
+            let body = parts.concat();
+            let plain = checked_string_end(&body);
+            let want = plain.filter(|&(end, _)| std::str::from_utf8(&body[..end]).is_ok());
+            proptest::prop_assert_eq!(checked_utf8_string_end(&body), want);
+            let plain = value_end(&body, 0);
+            let want = plain.filter(|&end| std::str::from_utf8(&body[..end]).is_ok());
+            let ours = utf8_value_end(&body, 0);
+            proptest::prop_assert_eq!(ours, want);
+            if let Some(end) = ours {
+                proptest::prop_assert!(serde_accepts_bytes(&body[..end]));
+            }
+        }
     }
 }

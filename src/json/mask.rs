@@ -38,6 +38,46 @@ pub(crate) fn specials16(b: &[u8], i: usize) -> u32 {
     }
 }
 
+/// [`specials16`] with the bytes of 0x80 and up flagged too: the scanner
+/// that validates UTF-8 as it goes (crate::input::scan) stops at the first
+/// byte that is not ASCII. One more OR per block: SSE2's byte mask is each
+/// byte's top bit, so a byte's own top bit joins the compare results.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(crate) fn specials_or_high16(b: &[u8], i: usize) -> u32 {
+    use std::arch::x86_64::{
+        _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
+    };
+    assert!(i + 16 <= b.len());
+    // SAFETY: as in `specials16`: SSE2 is part of x86_64, and the load
+    // reads `b[i..i + 16]`, in bounds by the assert above.
+    unsafe {
+        let x = _mm_loadu_si128(b.as_ptr().add(i).cast());
+        let m = _mm_or_si128(
+            _mm_or_si128(
+                _mm_cmpeq_epi8(x, _mm_set1_epi8(b'"' as i8)),
+                _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8)),
+            ),
+            _mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x), x),
+        );
+        _mm_movemask_epi8(m) as u32 & 0xffff
+    }
+}
+
+/// [`specials_or_high16`] a byte at a time (no SSE2, and the tests).
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[inline]
+pub(crate) fn specials_or_high16_bytes(b: &[u8], i: usize) -> u32 {
+    b[i..i + 16]
+        .iter()
+        .rev()
+        .fold(0, |m, &c| m << 1 | u32::from(special(c) || c >= 0x80))
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+pub(crate) use specials_or_high16_bytes as specials_or_high16;
+
 /// [`specials16`] a byte at a time, where there is no SSE2 (and the unit
 /// tests' measure of it).
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]

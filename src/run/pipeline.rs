@@ -497,17 +497,24 @@ impl Intake {
     }
 }
 
+/// A record for [`Pipeline::record_in`]: for the parser's checked path,
+/// as bytes nobody has validated yet, or validated.
+enum Rec<'a> {
+    Unchecked(&'a [u8]),
+    Str(&'a str),
+}
+
 impl Pipeline<'_> {
     /// Parse a record that fits in memory as it is (not huge), through
-    /// the parser's checked path (`checked`: `None` when it does not take
-    /// the record, crate::input::Handler::record_checked) or its usual one.
+    /// the parser's checked path (bytes not validated yet: `None` when it
+    /// does not take the record, crate::input::Handler::record_checked) or
+    /// its usual one.
     #[inline]
-    fn record_str(
+    fn record_in(
         &mut self,
-        rec: &str,
+        rec: Rec<'_>,
         line: u64,
         diag: &mut Diag,
-        checked: bool,
     ) -> io::Result<Option<Parsed>> {
         let norm = &mut self.norm;
         let sink = &mut *self.sink;
@@ -516,13 +523,12 @@ impl Pipeline<'_> {
         // kept until a later one told the dialect is not this one.
         // Items come by reference: an event is not copied on its way.
         let mut each = |line, item: &mut Item<'_>| intake.item(norm, sink, diag, line, item);
-        let parsed = if checked {
-            match self.parser.parse_checked(rec, line, &mut each)? {
+        let parsed = match rec {
+            Rec::Unchecked(rec) => match self.parser.parse_checked(rec, line, &mut each)? {
                 Some(p) => p,
                 None => return Ok(None),
-            }
-        } else {
-            self.parser.parse(rec, line, &mut each)?
+            },
+            Rec::Str(rec) => self.parser.parse(rec, line, &mut each)?,
         };
         let only_unknown = self.taken(intake, diag);
         self.recorded(parsed, only_unknown, diag)?;
@@ -559,14 +565,12 @@ impl Handler for Pipeline<'_> {
         if !self.parser.reads_checked() {
             return Ok(None);
         }
-        // Huge records and invalid UTF-8 take the usual way (`record`).
-        let Ok(rec) = simdutf8::basic::from_utf8(bytes) else {
-            return Ok(None);
-        };
-        if rec.len() >= self.huge {
+        // Huge records take the usual way (`record`), and so does one the
+        // checked path refuses, invalid UTF-8 included.
+        if bytes.len() >= self.huge {
             return Ok(None);
         }
-        self.record_str(rec, line, diag, true)
+        self.record_in(Rec::Unchecked(bytes), line, diag)
     }
 
     fn record(&mut self, bytes: &[u8], line: u64, diag: &mut Diag) -> io::Result<Parsed> {
@@ -592,7 +596,7 @@ impl Handler for Pipeline<'_> {
             self.held_from = Some(parsed);
             return Ok(parsed);
         }
-        let parsed = self.record_str(rec, line, diag, false)?;
+        let parsed = self.record_in(Rec::Str(rec), line, diag)?;
         Ok(parsed.expect("the parser's `parse` reads every record"))
     }
 

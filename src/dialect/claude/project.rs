@@ -1019,7 +1019,7 @@ impl Parser for ClaudeProjectParser {
         self.inner.lean
     }
 
-    fn parse_checked<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Option<Parsed>> {
+    fn parse_checked<'a>(&mut self, rec: &'a [u8], out: Out<'_, 'a>) -> io::Result<Option<Parsed>> {
         // The walk of a line for the figures checks every escape of it and
         // refuses surrogate escapes, paired or not (quotes.rs), which is all
         // the framer's own pass looks for: a line it takes needs no repair.
@@ -1028,6 +1028,10 @@ impl Parser for ClaudeProjectParser {
         if !self.inner.lean {
             return Ok(None);
         }
+        // The walk reads `str`: the record is validated first, once.
+        let Ok(rec) = simdutf8::basic::from_utf8(rec) else {
+            return Ok(None);
+        };
         self.take_pool();
         if !self.tape.build(rec) {
             return Ok(None);

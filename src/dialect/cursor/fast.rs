@@ -13,8 +13,11 @@
 //! `None`, and the general serde parser reads the line instead, so the fast
 //! path can only be a shortcut, never a different answer. Both readers here
 //! scan every byte of a line they accept, escapes included: a line they
-//! accept holds no surrogate escape. `tests` and a property test in
-//! `tests/it/properties.rs` check that both paths agree.
+//! accept holds no surrogate escape. They read bytes, not yet known to be
+//! UTF-8: their string scans validate each string's bytes, and every byte
+//! outside a string is one of the ASCII tokens they match, so a line they
+//! accept is valid UTF-8 and needs no pass of its own for it. `tests` and a
+//! property test in `tests/it/properties.rs` check that both paths agree.
 
 use std::borrow::Cow;
 
@@ -24,7 +27,7 @@ use super::{Part, ResultParts, ToolBody, ToolCallObj, outcome_kind};
 // These refuse surrogate escapes: a line either path reads is then known
 // to hold none, so the framer's pass looking for lone ones can be spared
 // for it (`CursorParser::parse_checked`).
-use crate::input::scan::{checked_string_end, skip_ws, value_end};
+use crate::input::scan::{checked_utf8_string_end, skip_ws, utf8_value_end};
 use crate::json::{LaxStr, Members, Val, raw_as_i64, raw_as_str};
 
 /// A delta line read by the fast path.
@@ -37,15 +40,29 @@ pub(super) struct FastDelta<'a> {
     pub ts: i64,
 }
 
-const THINKING: &str = r#"{"type":"thinking","subtype":"delta","text":"#;
-const ASSISTANT: &str =
-    r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"#;
-const ASSISTANT_END: &str = r#"}]}"#;
-const SESSION: &str = r#","session_id":"#;
-const TIMESTAMP: &str = r#","timestamp_ms":"#;
+const THINKING: &[u8] = br#"{"type":"thinking","subtype":"delta","text":"#;
+const ASSISTANT: &[u8] =
+    br#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"#;
+const ASSISTANT_END: &[u8] = br#"}]}"#;
+const SESSION: &[u8] = br#","session_id":"#;
+const TIMESTAMP: &[u8] = br#","timestamp_ms":"#;
+
+/// Bytes this module has checked as UTF-8, as `str`.
+///
+/// Every caller passes a slice made only of string bodies read by
+/// [`checked_utf8_string_end`] or values read by [`utf8_value_end`] (both
+/// refuse invalid UTF-8) and of ASCII bytes matched one by one; the slice's
+/// ends are at ASCII bytes, so no character is cut. The debug assertion
+/// (every test build) holds each caller to that.
+#[inline]
+fn checked_str(b: &[u8]) -> &str {
+    debug_assert!(std::str::from_utf8(b).is_ok(), "{b:?}");
+    // SAFETY: valid UTF-8, as said above.
+    unsafe { std::str::from_utf8_unchecked(b) }
+}
 
 /// Read `rec` if it is one of the two delta shapes, exactly.
-pub(super) fn delta(rec: &str) -> Option<FastDelta<'_>> {
+pub(super) fn delta(rec: &[u8]) -> Option<FastDelta<'_>> {
     let (thinking, rest) = if let Some(r) = rec.strip_prefix(THINKING) {
         (true, r)
     } else if let Some(r) = rec.strip_prefix(ASSISTANT) {
@@ -64,13 +81,13 @@ pub(super) fn delta(rec: &str) -> Option<FastDelta<'_>> {
         // An escaped session id is rare; the general parser handles it.
         return None;
     };
-    let digits = rest.strip_prefix(TIMESTAMP)?.strip_suffix('}')?;
-    if digits.is_empty() || digits.len() > 18 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+    let digits = rest.strip_prefix(TIMESTAMP)?.strip_suffix(b"}")?;
+    if digits.is_empty() || digits.len() > 18 || !digits.iter().all(u8::is_ascii_digit) {
         return None;
     }
     // At most 18 digits, all checked above: the value fits an i64.
     let ts = digits
-        .bytes()
+        .iter()
         .fold(0i64, |v, d| v * 10 + i64::from(d - b'0'));
     Some(FastDelta {
         thinking,
@@ -82,19 +99,20 @@ pub(super) fn delta(rec: &str) -> Option<FastDelta<'_>> {
 
 /// A JSON string at the start of `s` (which must begin with `"`): its value
 /// and what follows it. `None` when it is not a string this path reads
-/// (unterminated, a raw control character, an invalid escape).
-fn string(s: &str) -> Option<(Cow<'_, str>, &str)> {
-    let body = s.strip_prefix('"')?;
-    // One pass finds the end and refuses raw control characters and bad
-    // escapes, as serde_json would.
-    let (end, escaped) = checked_string_end(body.as_bytes())?;
-    let raw = &body[..end];
+/// (unterminated, a raw control character, an invalid escape, bytes that
+/// are not UTF-8).
+fn string(s: &[u8]) -> Option<(Cow<'_, str>, &[u8])> {
+    let body = s.strip_prefix(b"\"")?;
+    // One pass finds the end and refuses raw control characters, bad
+    // escapes and invalid UTF-8, as serde_json would.
+    let (end, escaped) = checked_utf8_string_end(body)?;
+    let raw = checked_str(&body[..end]);
     let rest = &body[end + 1..];
     if !escaped {
         return Some((Cow::Borrowed(raw), rest));
     }
     // `s` starts with the opening quote, so this is the literal with both quotes.
-    let literal = &s[..end + 2];
+    let literal = checked_str(&s[..end + 2]);
     // The crate's unescaper gives serde_json's answer (it hands anything
     // unusual to serde_json) without parsing the literal a second time.
     let value = crate::json::unescape_literal(literal)?;
@@ -109,6 +127,8 @@ pub(super) struct FastTool<'a> {
     pub session_id: LaxStr<'a>,
     pub ts: Option<i64>,
     pub tool_call: ToolCallObj<'a>,
+    /// The whole line, every byte of it checked.
+    pub line: &'a str,
 }
 
 /// The keys of a `tool_call` line this path reads; any other key (or one
@@ -135,8 +155,8 @@ const TOOL_LINE_KEYS: [&str; 7] = [
 /// byte serde_json would refuse) returns `None`, and the general parser
 /// reads the line: a shortcut, never a different answer (the property
 /// test in `tests` checks it on mutated lines).
-pub(super) fn tool_line(rec: &str) -> Option<FastTool<'_>> {
-    if !rec.starts_with(r#"{"type":"tool_call","#) {
+pub(super) fn tool_line(rec: &[u8]) -> Option<FastTool<'_>> {
+    if !rec.starts_with(br#"{"type":"tool_call","#) {
         return None;
     }
     let mut seen = [false; TOOL_LINE_KEYS.len()];
@@ -157,7 +177,7 @@ pub(super) fn tool_line(rec: &str) -> Option<FastTool<'_>> {
         }
         let (v, end) = skip(rec, i)?;
         match k {
-            "type" if v != r#""tool_call""# => return None,
+            "type" if v != br#""tool_call""# => return None,
             "subtype" => subtype = Some(raw_as_str(raw(v))?),
             "call_id" => call_id = LaxStr(raw_as_str(raw(v))),
             "session_id" => session_id = LaxStr(raw_as_str(raw(v))),
@@ -168,7 +188,7 @@ pub(super) fn tool_line(rec: &str) -> Option<FastTool<'_>> {
         }
         Some(end)
     })?;
-    if skip_ws(rec.as_bytes(), end) != rec.len() {
+    if skip_ws(rec, end) != rec.len() {
         return None;
     }
     Some(FastTool {
@@ -177,11 +197,15 @@ pub(super) fn tool_line(rec: &str) -> Option<FastTool<'_>> {
         session_id,
         ts,
         tool_call: tool_call?,
+        // The object walk read every byte up to `end`, and ASCII
+        // whitespace follows.
+        line: checked_str(rec),
     })
 }
 
 /// A raw JSON value the scanner checked, as serde_json's `RawValue`.
-fn raw(json: &str) -> &RawValue {
+fn raw(json: &[u8]) -> &RawValue {
+    let json = checked_str(json);
     // SAFETY: `RawValue` is a `#[repr(transparent)]` wrapper of `str`
     // (serde_json makes its own borrowed raw values by this same cast), and
     // `json` is one whole JSON value, checked by `value_end` as strictly as
@@ -190,9 +214,9 @@ fn raw(json: &str) -> &RawValue {
     unsafe { &*(std::ptr::from_ref::<str>(json) as *const RawValue) }
 }
 
-/// The value at `s[i..]`, checked: its text and the index past it.
-fn skip(s: &str, i: usize) -> Option<(&str, usize)> {
-    let end = value_end(s.as_bytes(), i)?;
+/// The value at `s[i..]`, checked: its bytes and the index past it.
+fn skip(s: &[u8], i: usize) -> Option<(&[u8], usize)> {
+    let end = utf8_value_end(s, i)?;
     Some((&s[i..end], end))
 }
 
@@ -201,11 +225,10 @@ fn skip(s: &str, i: usize) -> Option<(&str, usize)> {
 /// and returns the index past it. The index past the object; `None` when
 /// it is not an object, a part does not scan, or `f` says `None`.
 fn object<'a>(
-    s: &'a str,
+    b: &'a [u8],
     i: usize,
     mut f: impl FnMut(&'a str, usize) -> Option<usize>,
 ) -> Option<usize> {
-    let b = s.as_bytes();
     if b.get(i) != Some(&b'{') {
         return None;
     }
@@ -217,11 +240,11 @@ fn object<'a>(
         if b.get(j) != Some(&b'"') {
             return None;
         }
-        let (len, escaped) = checked_string_end(&b[j + 1..])?;
+        let (len, escaped) = checked_utf8_string_end(&b[j + 1..])?;
         if escaped {
             return None;
         }
-        let key = &s[j + 1..j + 1 + len];
+        let key = checked_str(&b[j + 1..j + 1 + len]);
         j = skip_ws(b, j + len + 2);
         if b.get(j) != Some(&b':') {
             return None;
@@ -236,7 +259,7 @@ fn object<'a>(
 }
 
 /// `Members` of the object at `s[i..]`.
-fn members(s: &str, i: usize) -> Option<(Members<'_>, usize)> {
+fn members(s: &[u8], i: usize) -> Option<(Members<'_>, usize)> {
     let mut m = Vec::with_capacity(8);
     let end = object(s, i, |k, i| {
         let (v, end) = skip(s, i)?;
@@ -248,8 +271,8 @@ fn members(s: &str, i: usize) -> Option<(Members<'_>, usize)> {
 
 /// `LaxInt` of a raw value: `None` inside when it is no integer, `None`
 /// outside for a string with escapes (left to the general path).
-fn lax_int(v: &str) -> Option<Option<i64>> {
-    if v.contains('\\') || !short_int_if_number(v) {
+fn lax_int(v: &[u8]) -> Option<Option<i64>> {
+    if v.contains(&b'\\') || !short_int_if_number(v) {
         return None;
     }
     Some(raw_as_i64(raw(v)))
@@ -259,17 +282,17 @@ fn lax_int(v: &str) -> Option<Option<i64>> {
 /// number it is not asked for, but parses one that a `LaxInt`, a `Val` or
 /// a `ResultParts` is read from, and refuses some (`1e999` is out of
 /// range): those are left to the general path.
-fn short_int_if_number(v: &str) -> bool {
-    let digits = v.strip_prefix('-').unwrap_or(v);
-    if !v.starts_with('-') && !v.starts_with(|c: char| c.is_ascii_digit()) {
+fn short_int_if_number(v: &[u8]) -> bool {
+    let digits = v.strip_prefix(b"-").unwrap_or(v);
+    if !v.starts_with(b"-") && !v.first().is_some_and(u8::is_ascii_digit) {
         return true;
     }
-    (1..=18).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit())
+    (1..=18).contains(&digits.len()) && digits.iter().all(u8::is_ascii_digit)
 }
 
 /// `Val` of the value at `s[i..]`.
-fn val(s: &str, i: usize) -> Option<(Val<'_>, usize)> {
-    if s.as_bytes().get(i) == Some(&b'{') {
+fn val(s: &[u8], i: usize) -> Option<(Val<'_>, usize)> {
+    if s.get(i) == Some(&b'{') {
         let (m, end) = members(s, i)?;
         return Some((Val::Obj(m), end));
     }
@@ -285,12 +308,12 @@ fn val(s: &str, i: usize) -> Option<(Val<'_>, usize)> {
 }
 
 /// `ToolCallObj` of the object at `s[i..]`, as its `Deserialize` reads it.
-fn tool_call_obj(s: &str, i: usize) -> Option<(ToolCallObj<'_>, usize)> {
+fn tool_call_obj(s: &[u8], i: usize) -> Option<(ToolCallObj<'_>, usize)> {
     let mut t = ToolCallObj::default();
     let end = object(s, i, |k, i| {
         if t.key.is_none() && (k.ends_with("ToolCall") || k == "function") {
             t.key = Some(Cow::Borrowed(k));
-            if s[i..].starts_with("null") {
+            if s[i..].starts_with(b"null") {
                 return skip(s, i).map(|(_, end)| end);
             }
             let (b, end) = tool_body(s, i)?;
@@ -311,7 +334,7 @@ fn tool_call_obj(s: &str, i: usize) -> Option<(ToolCallObj<'_>, usize)> {
 
 /// `ToolBody` of the object at `s[i..]` (its derived `Deserialize` refuses
 /// a key given twice: so does this, leaving the line to the general path).
-fn tool_body(s: &str, i: usize) -> Option<(ToolBody<'_>, usize)> {
+fn tool_body(s: &[u8], i: usize) -> Option<(ToolBody<'_>, usize)> {
     let mut b = ToolBody::default();
     let mut seen = [false; 4];
     let end = object(s, i, |k, i| {
@@ -323,7 +346,7 @@ fn tool_body(s: &str, i: usize) -> Option<(ToolBody<'_>, usize)> {
         {
             return None;
         }
-        let null = s[i..].starts_with("null");
+        let null = s[i..].starts_with(b"null");
         match k {
             "args" if !null => {
                 let (v, end) = val(s, i)?;
@@ -350,8 +373,8 @@ fn tool_body(s: &str, i: usize) -> Option<(ToolBody<'_>, usize)> {
 
 /// `ResultParts` of the value at `s[i..]`: the first outcome member read
 /// as a `Val`, the others raw; anything but an object is unusual.
-fn result_parts(s: &str, i: usize) -> Option<(ResultParts<'_>, usize)> {
-    if s.as_bytes().get(i) != Some(&b'{') {
+fn result_parts(s: &[u8], i: usize) -> Option<(ResultParts<'_>, usize)> {
+    if s.get(i) != Some(&b'{') {
         let (v, end) = skip(s, i)?;
         return short_int_if_number(v).then_some((ResultParts::unusual(), end));
     }
@@ -385,7 +408,7 @@ mod tests {
     #[test]
     fn reads_both_shapes() {
         let t = delta(
-            r#"{"type":"thinking","subtype":"delta","text":" read","session_id":"s-1","timestamp_ms":1763800006589}"#,
+            br#"{"type":"thinking","subtype":"delta","text":" read","session_id":"s-1","timestamp_ms":1763800006589}"#,
         );
         assert_eq!(
             t,
@@ -396,7 +419,7 @@ mod tests {
                 ts: 1763800006589
             })
         );
-        let a = delta(r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"a\n\"b\" \u00e9 🙏"}]},"session_id":"s","timestamp_ms":7}"#).unwrap();
+        let a = delta(r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"a\n\"b\" \u00e9 🙏"}]},"session_id":"s","timestamp_ms":7}"#.as_bytes()).unwrap();
         assert!(!a.thinking);
         assert_eq!(a.text, "a\n\"b\" é 🙏");
         assert_eq!(a.ts, 7);
@@ -410,18 +433,21 @@ mod tests {
             let text = format!(
                 r#"{{"type":"thinking","subtype":"delta","text":"a{esc}","session_id":"s","timestamp_ms":7}}"#
             );
-            assert_eq!(delta(&text), None, "{text}");
+            assert_eq!(delta(text.as_bytes()), None, "{text}");
             let sid = format!(
                 r#"{{"type":"thinking","subtype":"delta","text":"a","session_id":"s{esc}","timestamp_ms":7}}"#
             );
-            assert_eq!(delta(&sid), None, "{sid}");
+            assert_eq!(delta(sid.as_bytes()), None, "{sid}");
             let tool = format!(
                 r#"{{"type":"tool_call","subtype":"started","call_id":"c","tool_call":{{"readToolCall":{{"args":{{"path":"p{esc}"}}}}}}}}"#
             );
-            assert!(tool_line(&tool).is_none(), "{tool}");
-            assert!(tool_line(&tool.replace(esc, "")).is_some(), "{tool}");
+            assert!(tool_line(tool.as_bytes()).is_none(), "{tool}");
+            assert!(
+                tool_line(tool.replace(esc, "").as_bytes()).is_some(),
+                "{tool}"
+            );
             let key = tool.replace("\"path\"", &format!("\"k{esc}\""));
-            assert!(tool_line(&key).is_none(), "{key}");
+            assert!(tool_line(key.as_bytes()).is_none(), "{key}");
         }
         // Escapes that only look alike are read: `\\ud800` is a backslash
         // and text, `\u0d80` and `\ud7ff` are no surrogates.
@@ -432,7 +458,11 @@ mod tests {
             let want = serde_json::from_str::<serde_json::Value>(&line)
                 .ok()
                 .map(|v| v["text"].as_str().unwrap().to_owned());
-            assert_eq!(delta(&line).map(|d| d.text.into_owned()), want, "{line}");
+            assert_eq!(
+                delta(line.as_bytes()).map(|d| d.text.into_owned()),
+                want,
+                "{line}"
+            );
         }
     }
 
@@ -457,13 +487,44 @@ mod tests {
             // Trailing bytes after the object.
             r#"{"type":"thinking","subtype":"delta","text":"x","session_id":"s","timestamp_ms":7}}"#,
         ] {
-            assert_eq!(delta(line), None, "{line}");
+            assert_eq!(delta(line.as_bytes()), None, "{line}");
+        }
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_are_left_to_the_general_parser() {
+        // In the text, the session id, a key, a tool result, after a
+        // valid non-ASCII character and past the first 16-byte block.
+        let good = [
+            r#"{"type":"thinking","subtype":"delta","text":"é TEXT","session_id":"s ü","timestamp_ms":7}"#,
+            r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"0123456789abcdef TEXT"}]},"session_id":"s","timestamp_ms":7}"#,
+            r#"{"type":"tool_call","subtype":"completed","call_id":"c","tool_call":{"readToolCall":{"args":{"path":"p"},"result":{"success":{"content":"0123456789abcdef é TEXT"}}}},"session_id":"s"}"#,
+            r#"{"type":"tool_call","subtype":"started","call_id":"c","tool_call":{"readToolCall":{"args":{"TEXT":"p"}}},"session_id":"s"}"#,
+        ];
+        for line in good {
+            let fast = delta(line.as_bytes()).is_some() || tool_line(line.as_bytes()).is_some();
+            assert!(fast, "{line}");
+            for bad in [
+                &b"\xff"[..],
+                b"\xc3",
+                b"\xe2\x82",
+                b"\xed\xa0\x80",
+                b"\xc0\xaf",
+            ] {
+                let mut b = Vec::new();
+                let (head, tail) = line.split_once("TEXT").unwrap();
+                b.extend_from_slice(head.as_bytes());
+                b.extend_from_slice(bad);
+                b.extend_from_slice(tail.as_bytes());
+                assert!(delta(&b).is_none(), "{b:?}");
+                assert!(tool_line(&b).is_none(), "{b:?}");
+            }
         }
     }
 
     #[test]
     fn escaped_quote_before_the_end_is_not_the_end() {
-        let t = delta(r#"{"type":"thinking","subtype":"delta","text":"say \"hi\\","session_id":"s","timestamp_ms":1}"#).unwrap();
+        let t = delta(br#"{"type":"thinking","subtype":"delta","text":"say \"hi\\","session_id":"s","timestamp_ms":1}"#).unwrap();
         assert_eq!(t.text, "say \"hi\\");
     }
 
@@ -517,7 +578,7 @@ mod tests {
     }
 
     fn fast_described(line: &str) -> Option<String> {
-        let t = tool_line(line)?;
+        let t = tool_line(line.as_bytes())?;
         Some(format!(
             "{:?} {:?} {:?} {:?} {}",
             t.subtype.as_ref(),
@@ -555,8 +616,8 @@ mod tests {
         );
         for v in [r#""a\"b""#, "12", r#"{"a":[1,{"b":null}]}"#, "null"] {
             let theirs: &RawValue = serde_json::from_str(v).unwrap();
-            assert_eq!(raw(v).get(), theirs.get());
-            assert_eq!(format!("{:?}", raw(v)), format!("{theirs:?}"));
+            assert_eq!(raw(v.as_bytes()).get(), theirs.get());
+            assert_eq!(format!("{:?}", raw(v.as_bytes())), format!("{theirs:?}"));
         }
     }
 
@@ -584,7 +645,7 @@ mod tests {
             r#"{"type":"tool_call","subtype":"started","tool_call":null}"#,
             r#"{"type":"tool_call","subtype":"started","tool_call":{"readToolCall":{"args":{"a":01}}}}"#,
         ] {
-            assert!(tool_line(line).is_none(), "{line}");
+            assert!(tool_line(line.as_bytes()).is_none(), "{line}");
         }
     }
 
@@ -599,7 +660,7 @@ mod tests {
             pick in proptest::prelude::any::<proptest::sample::Index>(),
             edits in proptest::collection::vec(
                 (proptest::prelude::any::<proptest::sample::Index>(), 0u8..3, proptest::sample::select(
-                    br#""\{}[],:0-1.eE tnu/ab"#.to_vec().into_iter().chain([b'\n', 0x01]).collect::<Vec<u8>>())),
+                    br#""\{}[],:0-1.eE tnu/ab"#.to_vec().into_iter().chain([b'\n', 0x01, 0x80, 0xc3, 0xe2, 0xff]).collect::<Vec<u8>>())),
                 1..4,
             ),
         ) {
@@ -614,7 +675,13 @@ mod tests {
                     _ => {}
                 }
             }
-            let Ok(line) = String::from_utf8(b) else { return Ok(()) };
+            // Bytes that are not UTF-8 (a cut or stray byte): both fast
+            // paths refuse the line, which is then validated and repaired.
+            let Ok(line) = String::from_utf8(b.clone()) else {
+                proptest::prop_assert!(tool_line(&b).is_none(), "{:?}", b);
+                proptest::prop_assert!(delta(&b).is_none(), "{:?}", b);
+                return Ok(());
+            };
             if let Some(ours) = fast_described(&line) {
                 proptest::prop_assert_eq!(Some(ours), general(&line), "{}", line);
             }

@@ -134,7 +134,7 @@ impl CursorParser {
     /// The fast paths (fast.rs): `None`, with nothing emitted, for a line
     /// neither takes.
     #[inline]
-    fn parse_fast<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Option<Parsed>> {
+    fn parse_fast<'a>(&mut self, rec: &'a [u8], out: Out<'_, 'a>) -> io::Result<Option<Parsed>> {
         if let Some(d) = fast::delta(rec) {
             return self.fast_delta(d, out).map(Some);
         }
@@ -149,7 +149,7 @@ impl CursorParser {
             out(Item::IdHint(Cow::Owned(sid.to_owned())))?;
         }
         self.flush(t.ts, out)?;
-        self.tool_call_line(&t.subtype, Some(t.tool_call), t.call_id, rec, t.ts, out)
+        self.tool_call_line(&t.subtype, Some(t.tool_call), t.call_id, t.line, t.ts, out)
             .map(Some)
     }
 
@@ -419,10 +419,11 @@ impl Parser for CursorParser {
         true
     }
 
-    fn parse_checked<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Option<Parsed>> {
+    fn parse_checked<'a>(&mut self, rec: &'a [u8], out: Out<'_, 'a>) -> io::Result<Option<Parsed>> {
         // Both fast paths scan every escape of the lines they take and
         // refuse surrogate escapes (fast.rs), which is all the framer's own
-        // pass looks for.
+        // pass looks for; and they validate the UTF-8 of every byte they
+        // take, so the record needs no validation of its own.
         if let Some(p) = self.parse_fast(rec, out)? {
             return Ok(Some(p));
         }
@@ -434,7 +435,7 @@ impl Parser for CursorParser {
 
     fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
         if !std::mem::take(&mut self.fast_refused)
-            && let Some(p) = self.parse_fast(rec, out)?
+            && let Some(p) = self.parse_fast(rec.as_bytes(), out)?
         {
             return Ok(p);
         }
