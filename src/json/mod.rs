@@ -257,20 +257,10 @@ pub fn raw_as_str(raw: &RawValue) -> Option<Cow<'_, str>> {
 
 /// The text of a JSON string literal (quotes included) read from valid JSON;
 /// borrowed when it has no escapes. `None` for what is not a string literal.
+#[inline]
 pub fn unescape_literal(lit: &str) -> Option<Cow<'_, str>> {
-    let inner = lit.strip_prefix('"')?.strip_suffix('"')?;
-    if !has_backslash(inner.as_bytes()) {
-        return Some(Cow::Borrowed(inner));
-    }
-    // Shell output is one escape (`\n`) every few dozen bytes: copying the
-    // runs between escapes whole is several times faster than serde_json's
-    // string parser, which makes up most of the cost of re-sent cumulative
-    // output. Anything unusual (a lone surrogate, an invalid escape) goes to
-    // serde_json, so the answer is always serde_json's.
-    match unescape_fast(inner, usize::MAX) {
-        Some(s) => Some(Cow::Owned(s)),
-        None => serde_json::from_str::<String>(lit).ok().map(Cow::Owned),
-    }
+    // As many lines as there are: the head is the whole text.
+    unescape_literal_head(lit, usize::MAX)
 }
 
 /// The text of a JSON string literal read from valid JSON as far as its
@@ -284,10 +274,17 @@ pub fn unescape_literal_head(lit: &str, lines: usize) -> Option<Cow<'_, str>> {
     if !has_backslash(inner.as_bytes()) {
         return Some(Cow::Borrowed(inner));
     }
+    // Shell output is one escape (`\n`) every few dozen bytes: copying the
+    // runs between escapes whole is several times faster than serde_json's
+    // string parser, which makes up most of the cost of re-sent cumulative
+    // output. Anything unusual (a lone surrogate, an invalid escape) goes to
+    // serde_json, so the answer is always serde_json's.
     match unescape_fast(inner, lines) {
         Some(s) => Some(Cow::Owned(s)),
         None => serde_json::from_str::<String>(lit).ok().map(|mut s| {
-            if let Some((at, _)) = s.match_indices('\n').nth(lines - 1) {
+            if lines < usize::MAX
+                && let Some((at, _)) = s.match_indices('\n').nth(lines - 1)
+            {
                 s.truncate(at + 1);
             }
             Cow::Owned(s)

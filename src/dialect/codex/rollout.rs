@@ -1532,14 +1532,61 @@ const HEAD_LINES: usize = 6;
 /// bytes). A text that may be JSON (`{"output": …, "metadata": {"exit_code":
 /// …}}`, read whole by `tool_end`) is read whole.
 fn output_head(raw: &RawValue) -> Option<Str<'_>> {
-    if raw.get().starts_with('"') {
-        let head = crate::json::unescape_literal_head(raw.get(), HEAD_LINES)?;
-        let first = head.trim_start_matches([' ', '\n', '\t', '\r']);
-        if !first.is_empty() && !first.starts_with('{') {
-            return Some(head);
+    let lit = raw.get();
+    if lit.starts_with('"') {
+        match output_start(lit) {
+            OutputStart::Text => return crate::json::unescape_literal_head(lit, HEAD_LINES),
+            OutputStart::BraceOrBlank => {}
+            OutputStart::Unsure => {
+                let head = crate::json::unescape_literal_head(lit, HEAD_LINES)?;
+                let first = head.trim_start_matches([' ', '\n', '\t', '\r']);
+                if !first.is_empty() && !first.starts_with('{') {
+                    return Some(head);
+                }
+            }
         }
     }
     output_text(raw)
+}
+
+/// How an output's text starts, told from its JSON literal before anything
+/// is unescaped, so that a text read whole is not unescaped a first time
+/// for its head.
+#[derive(Debug, PartialEq, Eq)]
+enum OutputStart {
+    /// Past blank space, something other than `{`: the head will do.
+    Text,
+    /// `{` past blank space, or nothing but blank space: read whole.
+    BraceOrBlank,
+    /// Another escape first (`\u0020`, `\"`…), or the head's lines are all
+    /// blank: the head tells.
+    Unsure,
+}
+
+/// [`OutputStart`] of the string literal `lit` (its quotes included):
+/// blank space is what `output_head` trims, written as itself (a space) or
+/// as a `\n`, `\t`, `\r` escape (JSON has no raw control bytes in strings).
+fn output_start(lit: &str) -> OutputStart {
+    let b = lit.as_bytes();
+    let mut i = 1;
+    let mut newlines = 0;
+    loop {
+        match b.get(i) {
+            Some(b' ') => i += 1,
+            Some(b'\\') => match b.get(i + 1) {
+                Some(b'n') if newlines + 1 < HEAD_LINES => {
+                    newlines += 1;
+                    i += 2;
+                }
+                Some(b't' | b'r') => i += 2,
+                _ => return OutputStart::Unsure,
+            },
+            // The closing quote: an unescaped quote ends a literal.
+            Some(b'{' | b'"') => return OutputStart::BraceOrBlank,
+            Some(_) => return OutputStart::Text,
+            None => return OutputStart::Unsure,
+        }
+    }
 }
 
 /// The texts of a content array (`input_text`, `output_text`,
@@ -2184,8 +2231,54 @@ mod tests {
         }
     }
 
+    /// `output_head` as it was before it looked at the literal first: the
+    /// head unescaped, then the whole text when the head starts with `{` or
+    /// is blank.
+    fn output_head_by_unescaping(raw: &RawValue) -> Option<Str<'_>> {
+        if raw.get().starts_with('"') {
+            let head = crate::json::unescape_literal_head(raw.get(), HEAD_LINES)?;
+            let first = head.trim_start_matches([' ', '\n', '\t', '\r']);
+            if !first.is_empty() && !first.starts_with('{') {
+                return Some(head);
+            }
+        }
+        output_text(raw)
+    }
+
+    #[test]
+    fn output_starts() {
+        for (lit, want) in [
+            (r#""a\nb""#, OutputStart::Text),
+            (r#"" \t\r\n{\"output\":1}""#, OutputStart::BraceOrBlank),
+            (r#"" \n ""#, OutputStart::BraceOrBlank),
+            (r#""""#, OutputStart::BraceOrBlank),
+            (r#""\u0020{""#, OutputStart::Unsure),
+            (r#""\"a""#, OutputStart::Unsure),
+            (r#""\n\n\n\n\n\nabc""#, OutputStart::Unsure),
+            (r#""\n\n\n\n\nabc""#, OutputStart::Text),
+        ] {
+            assert_eq!(output_start(lit), want, "{lit}");
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+        /// Looking at the literal first changes nothing that is read.
+        #[test]
+        fn output_heads_are_what_unescaping_first_gave(
+            parts in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    " ", r"\n", r"\t", r"\r", "{", "}", "a", r"\u0020", r"\u007b", r#"\""#,
+                    r#"\"output\":"#, "Exit code: 1", "Process running", "é",
+                ]),
+                0..14,
+            )
+        ) {
+            let lit = format!("\"{}\"", parts.concat());
+            let raw: &RawValue = serde_json::from_str(&lit).unwrap();
+            prop_assert_eq!(output_head(raw), output_head_by_unescaping(raw), "{}", lit);
+        }
 
         /// Lines put together from pieces, well formed or not: where the
         /// quick wrapper answers, serde_json reads the line and the same
