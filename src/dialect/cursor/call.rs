@@ -103,9 +103,15 @@ pub(super) fn tool_call<'a>(
     Some((call, id))
 }
 
-/// Bytes cstream assembled from valid JSON pieces.
+/// Bytes cstream assembled from valid JSON pieces: `str`s copied whole
+/// (raw values) or escaped by `write_str` (which cuts a text only before and
+/// after ASCII bytes) and ASCII punctuation, so valid UTF-8 by construction.
+/// Checking it again was 1.3 % of `--to events` on the bench mix, where every
+/// tool call's arguments and result are assembled.
 fn assembled_json(buf: Vec<u8>) -> Json<'static> {
-    Json::assembled(String::from_utf8(buf).expect("assembled from UTF-8 pieces"))
+    debug_assert!(std::str::from_utf8(&buf).is_ok(), "{buf:?}");
+    // SAFETY: valid UTF-8, as said above; every test build checks it.
+    Json::assembled(unsafe { String::from_utf8_unchecked(buf) })
 }
 
 /// `function.arguments`: usually a JSON string holding the arguments object.
