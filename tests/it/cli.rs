@@ -479,6 +479,44 @@ fn output_file() {
         ));
 }
 
+/// `--summary FILE` and `--outputs FILE` append to FILE: a FILE that holds
+/// JSON (the session given where the report's file was meant) or is an
+/// input is refused with exit 2, and keeps every byte; a Markdown file is
+/// appended to.
+#[test]
+fn reports_are_not_appended_to_a_session() {
+    let original = std::fs::read(OK).unwrap();
+    let session = scratch("report-session.jsonl");
+    std::fs::write(&session, &original).unwrap();
+    let name = session.to_str().unwrap();
+    for flag in ["--summary", "--outputs"] {
+        // `cstream --summary session.jsonl`: standard input is the input.
+        std_cstream()
+            .args([flag, name])
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map(|o| {
+                assert_eq!(o.status.code(), Some(2), "{flag}");
+                assert_eq!(
+                    String::from_utf8_lossy(&o.stderr),
+                    format!(
+                        "cstream: error: {flag} {name}: it holds JSON (a session or a stream?), not a report; refusing to append to it (nothing was read or written)\n"
+                    )
+                );
+            })
+            .unwrap();
+        assert_eq!(std::fs::read(&session).unwrap(), original, "{flag}");
+    }
+    let md = scratch("report-summary.md");
+    std::fs::write(&md, "# CI\n").unwrap();
+    cstream()
+        .args(["--summary", md.to_str().unwrap(), OK])
+        .assert()
+        .code(0);
+    let text = std::fs::read_to_string(&md).unwrap();
+    assert!(text.starts_with("# CI\n") && text.len() > 10, "{text}");
+}
+
 /// Invariant: an output that is one of the inputs (the same file, however
 /// it is named) is refused with exit 2 before anything is written, and the
 /// input keeps every byte.

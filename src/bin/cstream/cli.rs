@@ -920,6 +920,17 @@ pub fn main() -> ExitCode {
         ));
         return Exit::Fatal.into();
     }
+    for (flag, path) in [("--summary", &cli.summary), ("--outputs", &cli.outputs)] {
+        if let Some(path) = path
+            && let Some(why) = clobber::report_refused(path, &inputs)
+        {
+            let name = printable(&path.display().to_string());
+            diag.error(format_args!(
+                "{flag} {name}: {why}; refusing to append to it (nothing was read or written)"
+            ));
+            return Exit::Fatal.into();
+        }
+    }
     // `--otlp-endpoint`: the output is passed through a writer that also
     // sends each session's line (checked by `validate`).
     let poster = cli.otlp_endpoint.as_deref().map(|u| {

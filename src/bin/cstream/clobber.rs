@@ -9,6 +9,7 @@
 //! named pipe given as input would block on open); paths are `stat`ed and
 //! the standard streams `fstat`ed.
 
+use std::io::Read;
 use std::path::Path;
 
 use cstream::Input;
@@ -103,6 +104,24 @@ pub fn input_written_over(output: Output<'_>, inputs: &[Input]) -> Option<String
         .map(Input::display_name)
 }
 
+/// Why a report appended to `path` (`--summary`, `--outputs`) must not be
+/// written there: the file is one of the inputs, or a regular file whose
+/// first non-blank byte is `{`, JSON: a session or a stream, never a
+/// Markdown summary or `key=value` lines. `cstream --summary session.jsonl`
+/// (the input given where the report's file was meant, reading standard
+/// input instead) would otherwise append Markdown to the session file.
+/// `None`: the report may be appended. Only a regular file is opened.
+pub fn report_refused(path: &Path, inputs: &[Input]) -> Option<String> {
+    if let Some(input) = input_written_over(Output::Path(path), inputs) {
+        return Some(format!("it is the input {input}"));
+    }
+    path_id(path)?;
+    let mut head = [0u8; 4096];
+    let n = std::fs::File::open(path).ok()?.read(&mut head).ok()?;
+    let first = head[..n].iter().find(|b| !b.is_ascii_whitespace())?;
+    (*first == b'{').then(|| "it holds JSON (a session or a stream?), not a report".to_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,6 +159,39 @@ mod tests {
             std::fs::hard_link(&a, &hard).unwrap();
             assert!(input_written_over(Output::Path(&hard), &inputs).is_some());
         }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn reports_are_not_appended_to_inputs_or_json() {
+        let dir = std::env::temp_dir().join(format!("cstream-report-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = |name: &str, text: &str| {
+            let p = dir.join(name);
+            std::fs::write(&p, text).unwrap();
+            p
+        };
+        let session = file("s.jsonl", "\n  {\"type\":\"system\"}\n");
+        let md = file("summary.md", "### cstream: ok\n\n{not json}\n");
+        let kv = file("outputs.txt", "outcome=ok\n");
+        let empty = file("empty.md", "");
+        assert!(
+            report_refused(&session, &[])
+                .unwrap()
+                .contains("holds JSON")
+        );
+        assert_eq!(report_refused(&md, &[]), None);
+        assert_eq!(report_refused(&kv, &[]), None);
+        assert_eq!(report_refused(&empty, &[]), None);
+        assert_eq!(report_refused(&dir.join("new.md"), &[]), None);
+        // A directory is nobody's report file: left to the writer's error.
+        assert_eq!(report_refused(&dir, &[]), None);
+        let inputs = [Input::Path(md.clone())];
+        assert!(
+            report_refused(&md, &inputs)
+                .unwrap()
+                .starts_with("it is the input ")
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
