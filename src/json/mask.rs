@@ -17,6 +17,24 @@ pub(crate) fn special(c: u8) -> bool {
 #[cfg(target_arch = "x86_64")]
 #[inline]
 pub(crate) fn specials16(b: &[u8], i: usize) -> u32 {
+    block_mask::<false>(b, i)
+}
+
+/// [`specials16`] with the bytes of 0x80 and up flagged too: the scanner
+/// that validates UTF-8 as it goes (crate::input::scan) stops at the first
+/// byte that is not ASCII.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(crate) fn specials_or_high16(b: &[u8], i: usize) -> u32 {
+    block_mask::<true>(b, i)
+}
+
+/// Both block masks; `HIGH` flags the bytes of 0x80 and up, for one more
+/// OR: SSE2's byte mask is each byte's top bit, so a byte's own top bit
+/// joins the compare results.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn block_mask<const HIGH: bool>(b: &[u8], i: usize) -> u32 {
     use std::arch::x86_64::{
         _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
         _mm_set1_epi8,
@@ -27,40 +45,16 @@ pub(crate) fn specials16(b: &[u8], i: usize) -> u32 {
     unsafe {
         let x = _mm_loadu_si128(b.as_ptr().add(i).cast());
         // x <= 0x1f (unsigned) exactly when min(x, 0x1f) == x.
-        let m = _mm_or_si128(
+        let mut m = _mm_or_si128(
             _mm_or_si128(
                 _mm_cmpeq_epi8(x, _mm_set1_epi8(b'"' as i8)),
                 _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8)),
             ),
             _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x),
         );
-        _mm_movemask_epi8(m) as u32 & 0xffff
-    }
-}
-
-/// [`specials16`] with the bytes of 0x80 and up flagged too: the scanner
-/// that validates UTF-8 as it goes (crate::input::scan) stops at the first
-/// byte that is not ASCII. One more OR per block: SSE2's byte mask is each
-/// byte's top bit, so a byte's own top bit joins the compare results.
-#[cfg(target_arch = "x86_64")]
-#[inline]
-pub(crate) fn specials_or_high16(b: &[u8], i: usize) -> u32 {
-    use std::arch::x86_64::{
-        _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
-        _mm_set1_epi8,
-    };
-    assert!(i + 16 <= b.len());
-    // SAFETY: as in `specials16`: SSE2 is part of x86_64, and the load
-    // reads `b[i..i + 16]`, in bounds by the assert above.
-    unsafe {
-        let x = _mm_loadu_si128(b.as_ptr().add(i).cast());
-        let m = _mm_or_si128(
-            _mm_or_si128(
-                _mm_cmpeq_epi8(x, _mm_set1_epi8(b'"' as i8)),
-                _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8)),
-            ),
-            _mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x), x),
-        );
+        if HIGH {
+            m = _mm_or_si128(m, x);
+        }
         _mm_movemask_epi8(m) as u32 & 0xffff
     }
 }
