@@ -189,9 +189,21 @@ pub const VERSION: &str = concat!(
     ")"
 );
 
-/// Every event type's wire name, in [`Kind::index`] order (the `--stats`
-/// line lists them in this order).
-pub(crate) const TYPE_NAMES: [&str; 19] = [
+// One list gives both tables, so a line's head cannot name another type.
+macro_rules! type_names {
+    ($($name:literal),* $(,)?) => {
+        /// Every event type's wire name, in [`Kind::index`] order (the `--stats`
+        /// line lists them in this order).
+        pub(crate) const TYPE_NAMES: [&str; 19] = [$($name),*];
+
+        /// How an `events` line of each type starts, up to its session id,
+        /// in [`Kind::index`] order: one write per line instead of three.
+        pub(crate) const WIRE_HEADS: [&[u8]; 19] =
+            [$(concat!("{\"type\":\"", $name, "\",\"sessionId\":").as_bytes()),*];
+    };
+}
+
+type_names![
     "session_started",
     "user_message",
     "thinking_delta",

@@ -7,23 +7,22 @@
 use std::io::{self, Write};
 
 use super::{Event, Kind, SessionResult, Text, ToolDetails, ToolEnd, ToolStart, Usage};
-use crate::json::{write_i64, write_str, write_u64};
+use crate::json::{TsDigits, write_i64, write_str, write_u64};
 
 /// Write `ev` as one line of cstream's `events` format (with the newline),
 /// its session id already quoted and escaped (a sink writing many events of
-/// one session escapes it once).
+/// one session escapes it once), its timestamp through the sink's `ts`.
 pub fn write_event_quoted<W: Write + ?Sized>(
     w: &mut W,
     quoted_sid: &[u8],
+    ts: &mut TsDigits,
     ev: &Event,
 ) -> io::Result<()> {
-    w.write_all(b"{\"type\":\"")?;
-    w.write_all(ev.type_name().as_bytes())?;
-    w.write_all(b"\",\"sessionId\":")?;
+    w.write_all(super::WIRE_HEADS[ev.kind.index()])?;
     w.write_all(quoted_sid)?;
-    if let Some(ts) = ev.ts {
+    if let Some(t) = ev.ts {
         w.write_all(b",\"ts\":")?;
-        write_i64(w, ts)?;
+        ts.write(w, t)?;
     }
     let mut o = Fields { w };
     match &ev.kind {

@@ -109,6 +109,40 @@ pub fn write_i64<W: Write + ?Sized>(w: &mut W, v: i64) -> io::Result<()> {
     w.write_all(itoa::Buffer::new().format(v).as_bytes())
 }
 
+/// Epoch-millisecond timestamps for a writer of many (one per event): the
+/// digits of the current second are kept, so a timestamp in the same second
+/// as the last costs its three millisecond digits, and any 13-digit one
+/// (2001-09-09 to 2286-11-20) is written as one fixed-size copy, not through
+/// itoa and a variable-length `write_all` (a `memmove` call). Any other
+/// value is written as [`write_i64`] writes it.
+#[derive(Debug, Clone, Default)]
+pub struct TsDigits {
+    /// The second whose ten digits `digits` starts with (0: none yet, as no
+    /// 13-digit timestamp has a zero second).
+    secs: i64,
+    digits: [u8; 13],
+}
+
+impl TsDigits {
+    /// Write `ts` (as [`write_i64`] would).
+    #[inline]
+    pub fn write<W: Write + ?Sized>(&mut self, w: &mut W, ts: i64) -> io::Result<()> {
+        if !(1_000_000_000_000..10_000_000_000_000).contains(&ts) {
+            return write_i64(w, ts);
+        }
+        let (secs, ms) = (ts / 1000, (ts % 1000) as u16);
+        if secs != self.secs {
+            // 10^9 <= secs < 10^10: exactly ten digits.
+            self.digits[..10].copy_from_slice(itoa::Buffer::new().format(secs).as_bytes());
+            self.secs = secs;
+        }
+        self.digits[10] = b'0' + (ms / 100) as u8;
+        self.digits[11] = b'0' + (ms / 10 % 10) as u8;
+        self.digits[12] = b'0' + (ms % 10) as u8;
+        w.write_all(&self.digits)
+    }
+}
+
 /// Write a float as serde_json would (`null` when not finite).
 pub fn write_f64<W: Write + ?Sized>(w: &mut W, v: f64) -> io::Result<()> {
     if v.is_finite() {
@@ -650,6 +684,55 @@ impl<'de: 'a, 'a> Deserialize<'de> for Members<'a> {
 
 #[cfg(test)]
 mod tests {
+    /// Timestamps written through the kept digits read as itoa writes
+    /// them: in and out of the 13-digit range, negative, at the range's
+    /// ends, the same second repeated and revisited.
+    #[test]
+    fn ts_digits_write_what_itoa_writes() {
+        let edge = [
+            0,
+            -1,
+            999,
+            i64::MIN,
+            i64::MAX,
+            999_999_999_999,
+            1_000_000_000_000,
+            1_000_000_000_999,
+            9_999_999_999_999,
+            10_000_000_000_000,
+            1_763_800_000_011,
+            1_763_800_000_042,
+            1_763_800_001_000,
+            1_763_800_000_999,
+            1_763_800_000_011,
+        ];
+        let mut d = super::TsDigits::default();
+        let mut got = Vec::new();
+        let mut want = Vec::new();
+        for ts in edge {
+            d.write(&mut got, ts).unwrap();
+            got.push(b' ');
+            want.extend_from_slice(format!("{ts} ").as_bytes());
+        }
+        assert_eq!(
+            String::from_utf8(got).unwrap(),
+            String::from_utf8(want).unwrap()
+        );
+        let around = prop_oneof![
+            1_000_000_000_000i64..10_000_000_000_000,
+            1_763_800_000_000i64..1_763_800_005_000,
+            any::<i64>(),
+        ];
+        proptest!(ProptestConfig::with_cases(500), |(ts in proptest::collection::vec(around, 1..40))| {
+            let mut d = super::TsDigits::default();
+            for t in ts {
+                let mut got = Vec::new();
+                d.write(&mut got, t).unwrap();
+                prop_assert_eq!(got, t.to_string().into_bytes());
+            }
+        });
+    }
+
     use super::*;
     use proptest::prelude::*;
 

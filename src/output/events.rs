@@ -5,13 +5,15 @@ use std::io::{self, Write};
 
 use super::{Session, Sink};
 use crate::event::{Event, Kind, write_event_quoted};
-use crate::json::write_str;
+use crate::json::{TsDigits, write_str};
 
 /// Writes one JSON line per event.
 pub struct EventsSink<W: Write> {
     w: W,
     /// The current session's ordinal and its id, quoted and escaped once.
     sid: (usize, Vec<u8>),
+    /// The digits of the last timestamp's second.
+    ts: TsDigits,
 }
 
 impl<W: Write> EventsSink<W> {
@@ -19,6 +21,7 @@ impl<W: Write> EventsSink<W> {
         EventsSink {
             w,
             sid: (0, Vec::new()),
+            ts: TsDigits::default(),
         }
     }
 }
@@ -34,14 +37,14 @@ impl<W: Write> Sink for EventsSink<W> {
             // The stream says what it carries, so that reading it back
             // (`--from events`) does not dedupe it a second time.
             let mut line = Vec::new();
-            write_event_quoted(&mut line, &self.sid.1, ev)?;
+            write_event_quoted(&mut line, &self.sid.1, &mut self.ts, ev)?;
             if let Some(body) = line.strip_suffix(b"}\n") {
                 self.w.write_all(body)?;
                 return self.w.write_all(b",\"dedupe\":false}\n");
             }
             return self.w.write_all(&line);
         }
-        write_event_quoted(&mut self.w, &self.sid.1, ev)
+        write_event_quoted(&mut self.w, &self.sid.1, &mut self.ts, ev)
     }
 
     fn flush(&mut self) -> io::Result<()> {
