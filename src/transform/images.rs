@@ -184,18 +184,28 @@ fn kind(k: &mut Kind<'_>) -> bool {
     }
 }
 
-/// Whether `k` has a field this adapter looks at (the others pass untouched).
-fn looked_at(k: &Kind<'_>) -> bool {
-    matches!(
-        k,
-        Kind::UserMessage { .. }
-            | Kind::UserEvent { .. }
-            | Kind::ToolCallStarted(_)
-            | Kind::ToolCallProgress { .. }
-            | Kind::ToolCallCompleted(_)
-            | Kind::ToolCall(_)
-            | Kind::Unknown { .. }
-    )
+/// Whether [`kind`] could change anything in `k`: the same searches it
+/// starts with, made before the event is copied for it. Most events hold no
+/// image, and copying a tool call's completion (its result, its output)
+/// only to find none cost more than converting it.
+fn may_change(k: &Kind<'_>) -> bool {
+    let text = |s: &str| BASE64.find(s.as_bytes()).is_some();
+    let start = |t: &ToolStart<'_>| may_hold(t.args.get());
+    let end = |t: &ToolEnd<'_>| {
+        t.result.as_ref().is_some_and(|r| may_hold(r.get()))
+            || t.output.as_ref().is_some_and(output_may_hold)
+            || t.error.as_deref().is_some_and(text)
+            || t.start.as_deref().is_some_and(start)
+    };
+    match k {
+        Kind::UserMessage { text: t } | Kind::UserEvent { text: t, .. } => text(t),
+        Kind::ToolCallStarted(t) => start(t),
+        Kind::ToolCallProgress { partial, .. } => may_hold(partial.get()),
+        Kind::ToolCallCompleted(t) => end(t),
+        Kind::ToolCall(b) => start(&b.0) || end(&b.1),
+        Kind::Unknown { raw } => may_hold(raw.get()),
+        _ => false,
+    }
 }
 
 impl Adapter for Images<'_> {
@@ -208,7 +218,7 @@ impl Adapter for Images<'_> {
     }
 
     fn event(&mut self, s: &Session, ev: &Event<'_>) -> io::Result<()> {
-        if !looked_at(&ev.kind) {
+        if !may_change(&ev.kind) {
             return self.inner.event(s, ev);
         }
         let mut k = ev.kind.clone();
@@ -250,6 +260,61 @@ mod tests {
         let s = v.to_string();
         assert!(!s.contains(&b64[..100]), "{s}");
         assert_eq!(s.matches("48.2 KiB]").count(), 3, "{s}");
+    }
+
+    /// `may_change` says yes to every event `kind` changes (one per field
+    /// it looks at, and a kept start inside a completion), and no to the
+    /// same events without the image.
+    #[test]
+    fn may_change_before_every_change() {
+        let url = "see data:image/png;base64,iVBORw0KGgo= here";
+        let args = |img: bool| {
+            let s = if img { url } else { "see no image here" };
+            Json::assembled(serde_json::json!({ "prompt": s }).to_string())
+        };
+        let start = |img| ToolStart::new(Cow::Borrowed("c"), Cow::Borrowed("t"), args(img));
+        let end = |field: usize, img: bool| {
+            let mut t = ToolEnd::new(Cow::Borrowed("c"), Cow::Borrowed("t"), true);
+            let s = if img { url } else { "nothing" };
+            match field {
+                0 => t.result = Some(args(img)),
+                1 => t.output = Some(Text::Plain(Cow::Borrowed(s))),
+                2 => t.output = Some(Text::Json(Cow::Owned(serde_json::to_string(s).unwrap()))),
+                3 => t.error = Some(Cow::Borrowed(s)),
+                _ => t.start = Some(Box::new(start(img))),
+            }
+            t
+        };
+        let kinds = |img: bool| {
+            let s = if img { url } else { "plain words" };
+            let mut v = vec![
+                Kind::UserMessage {
+                    text: Cow::Borrowed(s),
+                },
+                Kind::UserEvent {
+                    what: crate::event::UserEventKind::Command,
+                    text: Cow::Borrowed(s),
+                },
+                Kind::ToolCallStarted(Box::new(start(img))),
+                Kind::ToolCallProgress {
+                    call_id: Cow::Borrowed("c"),
+                    partial: args(img),
+                },
+                Kind::Unknown { raw: args(img) },
+            ];
+            for field in 0..5 {
+                v.push(Kind::ToolCallCompleted(Box::new(end(field, img))));
+                v.push(Kind::ToolCall(Box::new((start(false), end(field, img)))));
+            }
+            v.push(Kind::ToolCall(Box::new((start(img), end(0, false)))));
+            v
+        };
+        for (with, without) in kinds(true).into_iter().zip(kinds(false)) {
+            assert!(kind(&mut with.clone()), "{with:?}");
+            assert!(may_change(&with), "{with:?}");
+            assert!(!kind(&mut without.clone()), "{without:?}");
+            assert!(!may_change(&without), "{without:?}");
+        }
     }
 
     #[test]
