@@ -45,14 +45,32 @@ fn may_hold(s: &str) -> bool {
 /// as it came) is looked at as it is, not unescaped: its escapes other than
 /// `\u` stand for characters that are not in "base64" and would cut the
 /// word, so the characters have the word only if the literal has it or a
-/// `\u` escape could spell it.
+/// `\u` escape spells one of its letters. Shell output is full of `\u001b`
+/// (terminal colours), which spell none: unescaping all of it to look
+/// cost more than converting the rest of the stream.
 fn output_may_hold(o: &Text<'_>) -> bool {
     match o {
         Text::Plain(s) => BASE64.find(s.as_bytes()).is_some(),
         Text::Json(lit) => {
-            BASE64.find(lit.as_bytes()).is_some() || memmem::find(lit.as_bytes(), b"\\u").is_some()
+            let b = lit.as_bytes();
+            BASE64.find(b).is_some()
+                || memmem::find_iter(b, b"\\u").any(|i| spells_base64_letter(&b[i + 2..]))
         }
     }
+}
+
+/// Whether the four hex digits at the start of `hex` (after a `\u`) are a
+/// letter of "base64". Anything else starting there (fewer than four
+/// bytes, a `\\u` that is an escaped backslash before a `u`) answers
+/// yes or no as its digits happen to read: a yes only costs a closer look.
+fn spells_base64_letter(hex: &[u8]) -> bool {
+    let Some(h) = hex.get(..4) else {
+        return false;
+    };
+    let Ok(h) = std::str::from_utf8(h) else {
+        return false;
+    };
+    u32::from_str_radix(h, 16).is_ok_and(|c| b"base64".iter().any(|&l| u32::from(l) == c))
 }
 
 /// Replace every `data:<type>;base64,<payload>` in `s`.
@@ -335,5 +353,20 @@ mod tests {
         assert_eq!(elided(r#""base\n64 data:image/png;bas\te64,AAAA""#), None);
         assert!(!output_may_hold(&Text::literal(r#""base\n64 \t""#)));
         assert!(output_may_hold(&Text::literal(r#""\u0062ase64""#)));
+        // Every letter of the word, in either case of hex digit; colour
+        // escapes and other characters are not looked at closer.
+        for l in ["0062", "0061", "0073", "0065", "0036", "0034", "0042"] {
+            let lit = format!(r#""\u001b[1m \u{l}""#);
+            let want = l != "0042";
+            assert_eq!(output_may_hold(&Text::Json(Cow::Owned(lit.clone()))), want, "{lit}");
+            let upper = lit.to_uppercase().replace("\\U", "\\u");
+            assert_eq!(output_may_hold(&Text::Json(Cow::Owned(upper))), want, "{lit}");
+        }
+        assert!(!output_may_hold(&Text::literal(r#""\u001b[31mred\u001b[0m \u00e9""#)));
+        // Spelt by an escape: elided as before.
+        assert_eq!(
+            elided(r#""\u001b[0mdata:image/png;bas\u0065\u00364,iVBORw0KGgo=""#),
+            Some("\u{1b}[0m[image: image/png, 8 B]".to_owned())
+        );
     }
 }
