@@ -356,11 +356,18 @@ fn unescape_fast(inner: &str, mut newlines: usize) -> Option<String> {
     let b = inner.as_bytes();
     let mut out = String::with_capacity(b.len());
     let mut i = 0;
-    while let Some(off) = memchr::memchr(b'\\', &b[i..]) {
-        // Both ends are ASCII (a backslash, or the start/end), so the run is
-        // whole characters.
-        out.push_str(&inner[i..i + off]);
-        i += off + 1;
+    loop {
+        let at = next_special(b, i);
+        // Both ends are ASCII (a special byte, or the start/end), so the run
+        // is whole characters.
+        out.push_str(&inner[i..at]);
+        match b.get(at) {
+            None => return Some(out),
+            Some(b'\\') => {}
+            // A raw quote or control character: not a valid literal's.
+            Some(_) => return None,
+        }
+        i = at + 1;
         let c = *b.get(i)?;
         i += 1;
         let c = match c {
@@ -400,8 +407,36 @@ fn unescape_fast(inner: &str, mut newlines: usize) -> Option<String> {
             }
         }
     }
-    out.push_str(&inner[i..]);
-    Some(out)
+}
+
+/// The position of the first [`mask::special`] byte of `b` from `i` (in
+/// a valid literal's body, a backslash), or `b.len()`. Escapes in code and
+/// shell output come every few dozen bytes, where a `memchr` call per
+/// escape cost more in setting up than in searching: blocks of 16 are
+/// tested inline, the last one overlapping the one before.
+#[inline]
+fn next_special(b: &[u8], mut i: usize) -> usize {
+    while i + BLOCK <= b.len() {
+        let m = specials16(b, i);
+        if m != 0 {
+            return i + m.trailing_zeros() as usize;
+        }
+        i += BLOCK;
+    }
+    if b.len() >= BLOCK {
+        let base = b.len() - BLOCK;
+        // `i - base` is at most 16, which shifts out all 16 bits.
+        let m = specials16(b, base) >> (i - base);
+        return if m != 0 {
+            i + m.trailing_zeros() as usize
+        } else {
+            b.len()
+        };
+    }
+    b[i..]
+        .iter()
+        .position(|&c| mask::special(c))
+        .map_or(b.len(), |p| i + p)
 }
 
 /// The value of the four hex digits at `b[i..i + 4]`.
@@ -863,8 +898,10 @@ mod tests {
                     Just(r"\n"), Just(r#"\""#), Just(r"\\"), Just(r"\/"), Just(r"\u00e9"),
                     Just(r"\ud83d"), Just(r"\ude00"), Just(r"\u"), Just(r"\x"), Just(r"\u12"),
                     Just("é"), Just("ab"), Just("12"), Just(r"\uDBFF\uDFFF"), Just(r"\t\r"),
+                    // Runs across the 16-byte blocks the search tests.
+                    Just("0123456789abcdefghi"), Just("0123456789abcdef"),
                 ],
-                0..12,
+                0..24,
             )
         ) {
             let lit = format!("\"{}\"", parts.concat());
