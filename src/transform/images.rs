@@ -358,11 +358,21 @@ mod tests {
         for l in ["0062", "0061", "0073", "0065", "0036", "0034", "0042"] {
             let lit = format!(r#""\u001b[1m \u{l}""#);
             let want = l != "0042";
-            assert_eq!(output_may_hold(&Text::Json(Cow::Owned(lit.clone()))), want, "{lit}");
+            assert_eq!(
+                output_may_hold(&Text::Json(Cow::Owned(lit.clone()))),
+                want,
+                "{lit}"
+            );
             let upper = lit.to_uppercase().replace("\\U", "\\u");
-            assert_eq!(output_may_hold(&Text::Json(Cow::Owned(upper))), want, "{lit}");
+            assert_eq!(
+                output_may_hold(&Text::Json(Cow::Owned(upper))),
+                want,
+                "{lit}"
+            );
         }
-        assert!(!output_may_hold(&Text::literal(r#""\u001b[31mred\u001b[0m \u00e9""#)));
+        assert!(!output_may_hold(&Text::literal(
+            r#""\u001b[31mred\u001b[0m \u00e9""#
+        )));
         // Spelt by an escape: elided as before.
         assert_eq!(
             elided(r#""\u001b[0mdata:image/png;bas\u0065\u00364,iVBORw0KGgo=""#),
