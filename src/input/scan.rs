@@ -80,44 +80,10 @@ impl Strings {
 
 // The block mask lives with the JSON writer, which escapes by it too
 // (crate::json::mask): `json` is below `input` in the module order.
-use crate::json::mask::special;
-use crate::json::mask::specials_or_high16;
+use crate::json::mask::next_special;
 pub(crate) use crate::json::mask::specials16;
 #[cfg(test)]
-use crate::json::mask::{specials_or_high16_bytes, specials16_bytes};
-
-/// The index of the first [`special`] byte of `b` from `i`, or `b.len()`.
-#[inline]
-fn next_special(b: &[u8], mut i: usize) -> usize {
-    while i + 16 <= b.len() {
-        let mask = specials16(b, i);
-        if mask != 0 {
-            return i + mask.trailing_zeros() as usize;
-        }
-        i += 16;
-    }
-    while i < b.len() && !special(b[i]) {
-        i += 1;
-    }
-    i
-}
-
-/// The index of the first [`special`] or non-ASCII byte of `b` from `i`,
-/// or `b.len()`.
-#[inline]
-fn next_special_or_high(b: &[u8], mut i: usize) -> usize {
-    while i + 16 <= b.len() {
-        let mask = specials_or_high16(b, i);
-        if mask != 0 {
-            return i + mask.trailing_zeros() as usize;
-        }
-        i += 16;
-    }
-    while i < b.len() && !special(b[i]) && b[i] < 0x80 {
-        i += 1;
-    }
-    i
-}
+use crate::json::mask::{specials_or_high16, specials_or_high16_bytes, specials16_bytes};
 
 /// The closing quote of the string whose body starts `body` (the bytes
 /// after its opening quote): its index, and whether the body has a
@@ -164,9 +130,9 @@ fn string_end<const UTF8: bool>(body: &[u8]) -> Option<(usize, bool)> {
     let mut high: Option<usize> = None;
     loop {
         i = if UTF8 && high.is_none() {
-            next_special_or_high(body, i)
+            next_special::<true>(body, i)
         } else {
-            next_special(body, i)
+            next_special::<false>(body, i)
         };
         match *body.get(i)? {
             b'"' => {

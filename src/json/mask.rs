@@ -59,6 +59,63 @@ fn block_mask<const HIGH: bool>(b: &[u8], i: usize) -> u32 {
     }
 }
 
+/// Bytes tested at once by the block masks.
+pub(crate) const BLOCK: usize = 16;
+
+/// [`specials16`], or with `HIGH` [`specials_or_high16`].
+#[inline]
+fn block<const HIGH: bool>(b: &[u8], i: usize) -> u32 {
+    if HIGH {
+        specials_or_high16(b, i)
+    } else {
+        specials16(b, i)
+    }
+}
+
+/// The block mask of `b` from `i` (`i <= b.len()`) where fewer than 16
+/// bytes may be left: bit `k` is byte `i + k`, and no bit is set past the
+/// end. Most strings are short (a delta's few words), and walking their
+/// last, partial block a byte at a time cost more than the blocks before
+/// it: that block is tested at once too, as the last 16 bytes of `b` with
+/// the bits of the bytes before `i` shifted out, or, when `b` is shorter
+/// than 16 bytes, as a copy padded with plain bytes.
+#[inline]
+pub(crate) fn specials_from<const HIGH: bool>(b: &[u8], i: usize) -> u32 {
+    debug_assert!(i <= b.len());
+    if i + BLOCK <= b.len() {
+        block::<HIGH>(b, i)
+    } else if b.len() >= BLOCK {
+        let base = b.len() - BLOCK;
+        // `i - base` is at most 16, which shifts out all 16 bits.
+        block::<HIGH>(b, base) >> (i - base)
+    } else {
+        let mut pad = [b'a'; BLOCK];
+        pad[..b.len() - i].copy_from_slice(&b[i..]);
+        block::<HIGH>(&pad, 0)
+    }
+}
+
+/// The index of the first [`special`] byte of `b` from `i` (with `HIGH`,
+/// or byte of 0x80 and up), or `b.len()`: the string scanner's step
+/// (crate::input::scan) and the unescaper's (crate::json). Escapes in code
+/// and shell output come every few dozen bytes, where a `memchr` call per
+/// escape cost more in setting up than in searching: blocks are tested
+/// inline, the last one by [`specials_from`].
+#[inline]
+pub(crate) fn next_special<const HIGH: bool>(b: &[u8], mut i: usize) -> usize {
+    while i + BLOCK <= b.len() {
+        let m = block::<HIGH>(b, i);
+        if m != 0 {
+            return i + m.trailing_zeros() as usize;
+        }
+        i += BLOCK;
+    }
+    match specials_from::<HIGH>(b, i) {
+        0 => b.len(),
+        m => i + m.trailing_zeros() as usize,
+    }
+}
+
 /// [`specials_or_high16`] a byte at a time (no SSE2, and the tests).
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 #[inline]
@@ -85,3 +142,49 @@ pub(crate) fn specials16_bytes(b: &[u8], i: usize) -> u32 {
 
 #[cfg(not(target_arch = "x86_64"))]
 pub(crate) use specials16_bytes as specials16;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// [`next_special`] and [`specials_from`] find what a byte walk finds,
+    /// from every start, in buffers shorter than, as long as and longer
+    /// than a block, with the byte in every position, the last included.
+    #[test]
+    fn next_special_agrees_with_a_byte_walk() {
+        for c in [b'"', b'\\', 0x00, 0x1f, b'\n', 0x80, 0xff, b'a'] {
+            for len in 0..40 {
+                for at in 0..len.max(1) {
+                    let mut b = vec![b'x'; len];
+                    if at < len {
+                        b[at] = c;
+                    }
+                    for i in 0..=len {
+                        let walk = |high: bool| {
+                            (i..len)
+                                .find(|&k| special(b[k]) || high && b[k] >= 0x80)
+                                .unwrap_or(len)
+                        };
+                        assert_eq!(
+                            next_special::<false>(&b, i),
+                            walk(false),
+                            "{c:#x} {len} {at} {i}"
+                        );
+                        assert_eq!(
+                            next_special::<true>(&b, i),
+                            walk(true),
+                            "{c:#x} {len} {at} {i}"
+                        );
+                        let bits = |high: bool| {
+                            (i..len.min(i + BLOCK))
+                                .filter(|&k| special(b[k]) || high && b[k] >= 0x80)
+                                .fold(0u32, |m, k| m | 1 << (k - i))
+                        };
+                        assert_eq!(specials_from::<false>(&b, i), bits(false));
+                        assert_eq!(specials_from::<true>(&b, i), bits(true));
+                    }
+                }
+            }
+        }
+    }
+}

@@ -12,7 +12,7 @@ use std::io::{self, Write};
 use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
-use mask::specials16;
+use mask::{BLOCK, next_special, specials_from};
 
 // ---------------------------------------------------------------- writing
 
@@ -51,22 +51,7 @@ pub fn write_str_body<W: Write + ?Sized>(w: &mut W, s: &str) -> io::Result<()> {
     while i < bytes.len() {
         // The bytes to escape among the 16 from `i`, as a mask (one SSE2
         // compare per block, shared with the input's string scanner).
-        // Most strings are short (a delta's few words), and walking their
-        // last, partial block a byte at a time cost more than the blocks
-        // before it: that block is checked at once too, as the last 16
-        // bytes of the string with the bits of bytes already checked
-        // shifted out, or, in a string shorter than 16 bytes, as a copy
-        // padded with plain bytes.
-        let mask = if i + BLOCK <= bytes.len() {
-            specials16(bytes, i)
-        } else if bytes.len() >= BLOCK {
-            let base = bytes.len() - BLOCK;
-            specials16(bytes, base) >> (i - base)
-        } else {
-            let mut pad = [b'a'; BLOCK];
-            pad[..bytes.len()].copy_from_slice(bytes);
-            specials16(&pad, 0) & ((1 << bytes.len()) - 1)
-        };
+        let mask = specials_from::<false>(bytes, i);
         let mut m = mask;
         while m != 0 {
             let k = i + m.trailing_zeros() as usize;
@@ -95,9 +80,6 @@ pub fn write_str_body<W: Write + ?Sized>(w: &mut W, s: &str) -> io::Result<()> {
     }
     w.write_all(&bytes[start..])
 }
-
-/// Bytes tested at once by [`write_str_body`].
-const BLOCK: usize = 16;
 
 /// Write an unsigned integer.
 pub fn write_u64<W: Write + ?Sized>(w: &mut W, v: u64) -> io::Result<()> {
@@ -357,7 +339,8 @@ fn unescape_fast(inner: &str, mut newlines: usize) -> Option<String> {
     let mut out = String::with_capacity(b.len());
     let mut i = 0;
     loop {
-        let at = next_special(b, i);
+        // A valid literal's next special byte is a backslash.
+        let at = next_special::<false>(b, i);
         // Both ends are ASCII (a special byte, or the start/end), so the run
         // is whole characters.
         out.push_str(&inner[i..at]);
@@ -407,36 +390,6 @@ fn unescape_fast(inner: &str, mut newlines: usize) -> Option<String> {
             }
         }
     }
-}
-
-/// The position of the first [`mask::special`] byte of `b` from `i` (in
-/// a valid literal's body, a backslash), or `b.len()`. Escapes in code and
-/// shell output come every few dozen bytes, where a `memchr` call per
-/// escape cost more in setting up than in searching: blocks of 16 are
-/// tested inline, the last one overlapping the one before.
-#[inline]
-fn next_special(b: &[u8], mut i: usize) -> usize {
-    while i + BLOCK <= b.len() {
-        let m = specials16(b, i);
-        if m != 0 {
-            return i + m.trailing_zeros() as usize;
-        }
-        i += BLOCK;
-    }
-    if b.len() >= BLOCK {
-        let base = b.len() - BLOCK;
-        // `i - base` is at most 16, which shifts out all 16 bits.
-        let m = specials16(b, base) >> (i - base);
-        return if m != 0 {
-            i + m.trailing_zeros() as usize
-        } else {
-            b.len()
-        };
-    }
-    b[i..]
-        .iter()
-        .position(|&c| mask::special(c))
-        .map_or(b.len(), |p| i + p)
 }
 
 /// The value of the four hex digits at `b[i..i + 4]`.
