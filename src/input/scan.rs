@@ -462,7 +462,7 @@ mod tests {
                     r"\ue000", r"\u00e9", r"\n", r#"\""#, r"\\", r"\u12", r"\x", "é", "🙏",
                     "abcdefghij", "0123456789abcdef", "\t", "x",
                 ]),
-                0..16,
+                0..48,
             )
         ) {
             let body = parts.concat();
@@ -583,7 +583,7 @@ mod tests {
                     b"\xff", br"\n", br#"\""#, br"\u00e9", b"\"", b",", b"[", b"]",
                     b"{", b"}", b":", b"1", b" ",
                 ]),
-                0..24,
+                0..64,
             )
         ) {
             let body = parts.concat();
