@@ -1,25 +1,34 @@
 #!/usr/bin/env bash
 # Instruction-count profile of one cstream command with callgrind (repeatable on a noisy
-# machine, unlike wall time):
+# machine, unlike wall time), or with --time a profile of where its time goes:
 #
 #   bench/profile.sh                          # cstream --to events on a 10 MiB mixed stream
 #   bench/profile.sh --mb 5 -- --to text --color never
 #   bench/profile.sh --input FILE -- --from events --to text
+#   bench/profile.sh --time --mb 100          # CPU-time samples instead (perf, cpu-clock)
 #
 # Builds `--profile profiling` (release + line tables), runs `parse_baseline typed` and
 # the cstream command under valgrind --tool=callgrind, prints instructions per input byte
 # for both, then the top functions by self and by inclusive cost. Inlined code is counted
 # in the function it was inlined into. The callgrind files stay in target/bench/ for
 # callgrind_annotate or kcachegrind.
+#
+# --time samples the CPU clock with `perf record -e cpu-clock` (a software timer, so it works
+# in virtual machines without hardware counters) for both commands and prints the samples'
+# CPU time and the top functions by self time. Instructions and time disagree where code
+# stalls (branch mispredictions, cache misses): a change that cuts instructions may not cut
+# time, and the time profile shows where the stalls are. Use 100 MiB or more, so that each
+# function gets enough samples.
 set -euo pipefail
 
-MB=10 SEED=1 TOP=25 INPUT=
+MB=10 SEED=1 TOP=25 INPUT= TIME=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --mb) MB=$2; shift ;;
     --seed) SEED=$2; shift ;;
     --top) TOP=$2; shift ;;
     --input) INPUT=$2; shift ;;
+    --time) TIME=1 ;;
     --) shift; break ;;
     -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench/profile.sh: unknown option $1" >&2; exit 2 ;;
@@ -28,7 +37,11 @@ while [ $# -gt 0 ]; do
 done
 ARGS=("$@")
 [ ${#ARGS[@]} -gt 0 ] || ARGS=(--to events)
-command -v valgrind > /dev/null || { echo "bench/profile.sh: needs valgrind (apt-get install valgrind)" >&2; exit 2; }
+if [ "$TIME" = 1 ]; then
+  command -v perf > /dev/null || { echo "bench/profile.sh: --time needs perf (apt-get install linux-perf)" >&2; exit 2; }
+else
+  command -v valgrind > /dev/null || { echo "bench/profile.sh: needs valgrind (apt-get install valgrind)" >&2; exit 2; }
+fi
 
 cd "$(dirname "$0")/.."
 TARGET=${CARGO_TARGET_DIR:-target}
@@ -77,7 +90,31 @@ for fn, n in cost.most_common(top + 10 if inclusive else top):
   done
 }
 
+sampled() { # NAME CMD... : run CMD under perf (CPU-clock samples), print its sampled CPU ms
+  local out=$SCRATCH/perf.$1.data; shift
+  perf record -q -e cpu-clock -F 4999 -o "$out" "$@" < "$INPUT" > /dev/null 2> /dev/null
+  # A cpu-clock sample's period is the CPU time it stands for, in nanoseconds.
+  perf script -i "$out" -F period 2> /dev/null | awk '{ns += $1} END {printf "%.0f", ns / 1e6}'
+}
+
+time_report() { # FILE : top functions by self time
+  echo
+  echo "top $TOP by self time:"
+  perf report -i "$1" --stdio --no-children --sort symbol 2> /dev/null |
+    awk -v top="$TOP" '/^ +[0-9.]+%/ && n < top {sub(/ +-? +-? *$/, ""); print; n++}'
+}
+
 echo "input: $INPUT ($BYTES bytes)"
+if [ "$TIME" = 1 ]; then
+  base=$(sampled baseline "$TARGET/profiling/examples/parse_baseline" typed)
+  mine=$(sampled cstream "$TARGET/profiling/cstream" "${ARGS[@]}")
+  printf 'parse_baseline typed: %6s ms of CPU sampled\n' "$base"
+  printf 'cstream %-12s  %6s ms of CPU sampled (%.2fx the baseline'"'"'s speed)\n' \
+    "${ARGS[*]}" "$mine" "$(awk "BEGIN {print $base / $mine}")"
+  echo '(one run each, on a machine whose speed moves: bench/run.sh alternates rounds for ratios)'
+  time_report "$SCRATCH/perf.cstream.data"
+  exit 0
+fi
 base=$(callgrind baseline "$TARGET/profiling/examples/parse_baseline" typed)
 mine=$(callgrind cstream "$TARGET/profiling/cstream" "${ARGS[@]}")
 printf 'parse_baseline typed: %14s instructions, %5.1f per byte\n' "$base" "$(awk "BEGIN {print $base / $BYTES}")"
