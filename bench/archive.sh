@@ -14,7 +14,6 @@
 # (as it runs, and pinned to one core), and the per-file token agreement
 # (bench/compare_ccusage.py). Linux, GNU time, taskset.
 set -euo pipefail
-cd "$(dirname "$0")/.."
 real_mb=200 gen_mb=1100 build=1 gen=1
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -22,11 +21,12 @@ while [ $# -gt 0 ]; do
     --gen-mb) gen_mb=$2; shift ;;
     --no-build) build=0 ;;
     --no-gen) gen=0 ;;
-    -h | --help) sed -n 2,13p "$0"; exit 0 ;;
+    -h | --help) "$(dirname "$0")/help.sh" "$0"; exit 0 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
     esac
     shift
 done
+cd "$(dirname "$0")/.."
 tmp=${BENCH_TMP:-/tmp/cstream-archive-bench}
 mkdir -p "$tmp"
 [ $build = 1 ] && cargo build --release --locked -q

@@ -18,7 +18,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --runs) RUNS=$2; shift ;;
     --no-build) BUILD=0 ;;
-    -h|--help) sed -n 2,12p "$0"; exit 0 ;;
+    -h|--help) "$(dirname "$0")/help.sh" "$0"; exit 0 ;;
     *) echo "bench/atif.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift

@@ -8,6 +8,7 @@
 #   bench/guard.sh                    # builds the release binary, 4 MiB of the mix
 #   CSTREAM_BIN=path bench/guard.sh   # an already built binary (same code as release)
 set -euo pipefail
+case ${1:-} in -h | --help) "$(dirname "$0")/help.sh" "$0"; exit 0 ;; esac
 
 # Ceilings: just above the figures measured when they were set (see bench/README.md).
 CEILINGS=(

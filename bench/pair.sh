@@ -9,6 +9,7 @@
 #   bench/pair.sh [TREE_DIR]   # default /tmp/cstream-usage-bench/real (its projects/);
 #                              # any other directory is read as it is (a Codex tree)
 set -euo pipefail
+case ${1:-} in -h | --help) "$(dirname "$0")/help.sh" "$0"; exit 0 ;; esac
 cd "$(dirname "$0")/.."
 tree=${1:-/tmp/cstream-usage-bench/real}
 ROUNDS=${ROUNDS:-9}

@@ -30,7 +30,7 @@ while [ $# -gt 0 ]; do
     --input) INPUT=$2; shift ;;
     --time) TIME=1 ;;
     --) shift; break ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) "$(dirname "$0")/help.sh" "$0"; exit 0 ;;
     *) echo "bench/profile.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -54,9 +54,15 @@ if [ -z "$INPUT" ]; then
 fi
 BYTES=$(stat -c %s "$INPUT")
 
+on_input() { # LOG CMD... : run CMD (a profiler wrapping a command) on the input, its output
+  # dropped, its stderr (the profiler's summary) kept in LOG
+  local log=$1; shift
+  "$@" < "$INPUT" > /dev/null 2> "$log"
+}
+
 callgrind() { # NAME CMD... : run CMD under callgrind, print its instruction count
   local out=$SCRATCH/callgrind.$1.out; shift
-  valgrind --tool=callgrind --callgrind-out-file="$out" "$@" < "$INPUT" > /dev/null 2> "$out.log"
+  on_input "$out.log" valgrind --tool=callgrind --callgrind-out-file="$out" "$@"
   awk '/ I +refs:/ {gsub(",", "", $NF); print $NF}' "$out.log"
 }
 
@@ -92,7 +98,7 @@ for fn, n in cost.most_common(top + 10 if inclusive else top):
 
 sampled() { # NAME CMD... : run CMD under perf (CPU-clock samples), print its sampled CPU ms
   local out=$SCRATCH/perf.$1.data; shift
-  perf record -q -e cpu-clock -F 4999 -o "$out" "$@" < "$INPUT" > /dev/null 2> /dev/null
+  on_input "$out.log" perf record -q -e cpu-clock -F 4999 -o "$out" "$@"
   # A cpu-clock sample's period is the CPU time it stands for, in nanoseconds.
   perf script -i "$out" -F period 2> /dev/null | awk '{ns += $1} END {printf "%.0f", ns / 1e6}'
 }

@@ -12,17 +12,17 @@
 # worker, and write one page per session into a fresh folder. Printed: wall time, MB/s of
 # input, peak RSS (GNU time), output size. Linux only.
 set -euo pipefail
-cd "$(dirname "$0")/.."
 projects=100 build=1
 while [ $# -gt 0 ]; do
     case "$1" in
     --projects) projects=$2; shift ;;
     --no-build) build=0 ;;
-    -h | --help) sed -n 2,13p "$0"; exit 0 ;;
+    -h | --help) "$(dirname "$0")/help.sh" "$0"; exit 0 ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
     esac
     shift
 done
+cd "$(dirname "$0")/.."
 tmp=${BENCH_TMP:-/tmp/cstream-archive-bench}
 mkdir -p "$tmp"
 [ $build = 1 ] && cargo build --release --locked -q

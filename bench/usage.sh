@@ -9,6 +9,7 @@
 #
 #   bench/usage.sh [TREE_DIR]      # default /tmp/cstream-usage-bench/real
 set -euo pipefail
+case ${1:-} in -h | --help) "$(dirname "$0")/help.sh" "$0"; exit 0 ;; esac
 cd "$(dirname "$0")/.."
 tree=${1:-/tmp/cstream-usage-bench/real}
 ROUNDS=${ROUNDS:-5}

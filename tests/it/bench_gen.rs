@@ -224,3 +224,51 @@ fn archive_is_deterministic_and_fully_understood() {
         "{dialects:?}"
     );
 }
+
+/// Every bench script answers `--help` with the whole comment block at its top (the
+/// usage a reader edits there), from any working directory, without building or
+/// running anything. A fixed line range once cut two of them short as the text grew.
+#[test]
+fn bench_scripts_print_their_whole_header_for_help() {
+    let bench = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench");
+    let mut scripts: Vec<_> = std::fs::read_dir(&bench)
+        .expect("bench/")
+        .map(|e| e.expect("an entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "sh"))
+        .collect();
+    scripts.sort();
+    assert!(scripts.len() >= 8, "{scripts:?}");
+    for script in scripts {
+        let text = std::fs::read_to_string(&script).expect("a script");
+        let out = Command::new("bash")
+            .arg(&script)
+            .arg("--help")
+            .current_dir(std::env::temp_dir())
+            .output()
+            .expect("bash runs");
+        let name = script.display();
+        assert!(out.status.success(), "{name} --help: {out:?}");
+        let stdout = String::from_utf8(out.stdout).expect("UTF-8 help");
+        // run.sh has its own usage text (a heredoc); the others print their header.
+        if text.contains("usage() {") {
+            assert!(
+                stdout.starts_with("usage: bench/run.sh"),
+                "{name}: {stdout}"
+            );
+            continue;
+        }
+        let header: Vec<&str> = text
+            .lines()
+            .skip(1)
+            .take_while(|l| l.starts_with('#'))
+            .collect();
+        let printed: Vec<&str> = stdout.lines().collect();
+        assert_eq!(printed.len(), header.len(), "{name}: {stdout}");
+        let last = header.last().expect("a header");
+        assert_eq!(
+            printed.last().map(|l| l.trim()),
+            Some(last.trim_start_matches('#').trim()),
+            "{name}"
+        );
+    }
+}
