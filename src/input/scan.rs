@@ -81,9 +81,6 @@ impl Strings {
 // The block mask lives with the JSON writer, which escapes by it too
 // (crate::json::mask): `json` is below `input` in the module order.
 use crate::json::mask::next_special;
-pub(crate) use crate::json::mask::specials16;
-#[cfg(test)]
-use crate::json::mask::{specials_or_high16, specials_or_high16_bytes, specials16_bytes};
 
 /// The closing quote of the string whose body starts `body` (the bytes
 /// after its opening quote): its index, and whether the body has a
@@ -288,26 +285,6 @@ fn number_end(s: &[u8], mut i: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The block mask flags exactly the bytes [`special`] flags: every byte
-    /// value at every position of a block, among plain bytes.
-    #[test]
-    fn specials16_agrees_with_a_byte_walk() {
-        for c in 0..=255u8 {
-            for at in 0..16 {
-                let mut b = [b'a'; 20];
-                b[at + 2] = c;
-                for i in 0..=4 {
-                    assert_eq!(specials16(&b, i), specials16_bytes(&b, i), "{c:#x} at {at}");
-                    assert_eq!(
-                        specials_or_high16(&b, i),
-                        specials_or_high16_bytes(&b, i),
-                        "{c:#x} at {at}"
-                    );
-                }
-            }
-        }
-    }
 
     /// Which bytes of `s` are string bytes, by `feed`.
     fn mask(s: &[u8]) -> Vec<bool> {

@@ -9,37 +9,26 @@ pub(crate) fn special(c: u8) -> bool {
     c < 0x20 || c == b'"' || c == b'\\'
 }
 
+/// Bytes tested at once by the block masks.
+pub(crate) const BLOCK: usize = 16;
+
 /// The [`special`] bytes of the 16 bytes of `b` at `i` (`i + 16 <=
-/// b.len()`), as a mask: bit `k` is byte `i + k`. With SSE2 (part of every
-/// x86_64) the three tests are OR-ed into one compare per block; the string
-/// walks of the input scanner (crate::input::scan) and of the Claude reader
-/// (`dialect::claude::fast`) and the JSON string writer share it.
+/// b.len()`), as a mask: bit `k` is byte `i + k`; with `HIGH` the bytes of
+/// 0x80 and up too (the scanner that validates UTF-8 as it goes,
+/// crate::input::scan, stops at the first byte that is not ASCII). The
+/// string walks of the input scanner and of the Claude reader
+/// (`dialect::claude::fast`) and the JSON string writer share it. With SSE2
+/// (part of every x86_64) the three tests are OR-ed into one compare per
+/// block, and `HIGH` is one more OR: SSE2's byte mask is each byte's top
+/// bit, so a byte's own top bit joins the compare results.
 #[cfg(target_arch = "x86_64")]
 #[inline]
-pub(crate) fn specials16(b: &[u8], i: usize) -> u32 {
-    block_mask::<false>(b, i)
-}
-
-/// [`specials16`] with the bytes of 0x80 and up flagged too: the scanner
-/// that validates UTF-8 as it goes (crate::input::scan) stops at the first
-/// byte that is not ASCII.
-#[cfg(target_arch = "x86_64")]
-#[inline]
-pub(crate) fn specials_or_high16(b: &[u8], i: usize) -> u32 {
-    block_mask::<true>(b, i)
-}
-
-/// Both block masks; `HIGH` flags the bytes of 0x80 and up, for one more
-/// OR: SSE2's byte mask is each byte's top bit, so a byte's own top bit
-/// joins the compare results.
-#[cfg(target_arch = "x86_64")]
-#[inline]
-fn block_mask<const HIGH: bool>(b: &[u8], i: usize) -> u32 {
+pub(crate) fn block<const HIGH: bool>(b: &[u8], i: usize) -> u32 {
     use std::arch::x86_64::{
         _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
         _mm_set1_epi8,
     };
-    assert!(i + 16 <= b.len());
+    assert!(i + BLOCK <= b.len());
     // SAFETY: SSE2 is always present on x86_64, and the unaligned load
     // reads `b[i..i + 16]`, in bounds by the assert above.
     unsafe {
@@ -59,18 +48,18 @@ fn block_mask<const HIGH: bool>(b: &[u8], i: usize) -> u32 {
     }
 }
 
-/// Bytes tested at once by the block masks.
-pub(crate) const BLOCK: usize = 16;
-
-/// [`specials16`], or with `HIGH` [`specials_or_high16`].
+/// [`block`] a byte at a time: where there is no SSE2, and the unit tests'
+/// measure of it.
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 #[inline]
-fn block<const HIGH: bool>(b: &[u8], i: usize) -> u32 {
-    if HIGH {
-        specials_or_high16(b, i)
-    } else {
-        specials16(b, i)
-    }
+pub(crate) fn block_bytes<const HIGH: bool>(b: &[u8], i: usize) -> u32 {
+    b[i..i + BLOCK].iter().rev().fold(0, |m, &c| {
+        m << 1 | u32::from(special(c) || HIGH && c >= 0x80)
+    })
 }
+
+#[cfg(not(target_arch = "x86_64"))]
+pub(crate) use block_bytes as block;
 
 /// The block mask of `b` from `i` (`i <= b.len()`) where fewer than 16
 /// bytes may be left: bit `k` is byte `i + k`, and no bit is set past the
@@ -116,36 +105,42 @@ pub(crate) fn next_special<const HIGH: bool>(b: &[u8], mut i: usize) -> usize {
     }
 }
 
-/// [`specials_or_high16`] a byte at a time (no SSE2, and the tests).
-#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
-#[inline]
-pub(crate) fn specials_or_high16_bytes(b: &[u8], i: usize) -> u32 {
-    b[i..i + 16]
-        .iter()
-        .rev()
-        .fold(0, |m, &c| m << 1 | u32::from(special(c) || c >= 0x80))
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-pub(crate) use specials_or_high16_bytes as specials_or_high16;
-
-/// [`specials16`] a byte at a time, where there is no SSE2 (and the unit
-/// tests' measure of it).
-#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
-#[inline]
-pub(crate) fn specials16_bytes(b: &[u8], i: usize) -> u32 {
-    b[i..i + 16]
-        .iter()
-        .rev()
-        .fold(0, |m, &c| m << 1 | u32::from(special(c)))
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-pub(crate) use specials16_bytes as specials16;
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The block mask flags exactly the bytes [`special`] flags (with
+    /// `HIGH`, and those of 0x80 and up): every byte value at every position
+    /// of a block, among plain bytes, from several starts.
+    #[test]
+    fn block_agrees_with_a_byte_walk() {
+        for c in 0..=255u8 {
+            for at in 0..BLOCK {
+                let mut b = [b'a'; BLOCK + 4];
+                b[at + 2] = c;
+                for i in 0..=4 {
+                    assert_eq!(
+                        block::<false>(&b, i),
+                        block_bytes::<false>(&b, i),
+                        "{c:#x} at {at}"
+                    );
+                    assert_eq!(
+                        block::<true>(&b, i),
+                        block_bytes::<true>(&b, i),
+                        "{c:#x} at {at}"
+                    );
+                    // and the byte walk is the definition
+                    let want = |high: bool| {
+                        (0..BLOCK)
+                            .filter(|&k| special(b[i + k]) || high && b[i + k] >= 0x80)
+                            .fold(0u32, |m, k| m | 1 << k)
+                    };
+                    assert_eq!(block_bytes::<false>(&b, i), want(false));
+                    assert_eq!(block_bytes::<true>(&b, i), want(true));
+                }
+            }
+        }
+    }
 
     /// [`next_special`] and [`specials_from`] find what a byte walk finds,
     /// from every start, in buffers shorter than, as long as and longer

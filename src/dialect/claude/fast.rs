@@ -25,7 +25,7 @@ use serde::de::value::BorrowedStrDeserializer;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use super::quotes::{Quotes, escape_len, wide};
-use crate::input::scan::specials16;
+use crate::json::mask::block;
 
 /// serde_json's name for a raw value: its `&RawValue` asks a deserializer
 /// for a newtype struct of this name, then reads the raw text as a borrowed
@@ -82,7 +82,7 @@ fn has_control(b: &[u8]) -> bool {
 /// string may hold raw (bit `k` is byte `i + k`).
 #[inline]
 fn specials32(s: &[u8], i: usize) -> u32 {
-    specials16(s, i) | specials16(s, i + 16) << 16
+    block::<false>(s, i) | block::<false>(s, i + 16) << 16
 }
 
 /// [`specials32`] a byte at a time: the unit tests' measure of it.
