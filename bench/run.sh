@@ -183,6 +183,13 @@ CMDS=(
 )
 [ "$HAS_SSE" = 1 ] && CMDS+=("cstream --to openai-sse|$CSTREAM --to openai-sse")
 CMDS+=("cstream --to text --color never|$CSTREAM --to text --color never")
+# The profile-guided build (scripts/pgo-build.sh), the one release archives ship, when it
+# has been built: its rows beside the plain build's, same rounds.
+PGO=$TARGET/pgo/release/cstream
+if [ -x "$PGO" ]; then
+  CMDS+=("cstream (PGO) --to events|$PGO --to events")
+  [ "$HAS_SSE" = 1 ] && CMDS+=("cstream (PGO) --to openai-sse|$PGO --to openai-sse")
+fi
 # Every other output format on the same input, each row only when this cstream
 # has it: the chat formats next to openai-sse, the documents, the transcripts
 # for people (redacted by default), the redaction alone on events, and the

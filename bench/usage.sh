@@ -4,8 +4,10 @@
 # (taskset -c 0): wall time and CPU time (user + system), medians of ROUNDS=5, and the
 # largest peak RSS (GNU time). On a machine shared with other work the wall time mostly
 # measures the wait for a core; the CPU time is the work each tool did.
-# The rounds alternate between the four commands, so that a machine whose load moves
-# during the run moves all four alike: compare the ratios of one run, not figures of two.
+# The rounds alternate between the commands, so that a machine whose load moves during
+# the run moves them all alike: compare the ratios of one run, not figures of two. With
+# target/pgo/release/cstream built (scripts/pgo-build.sh), the profile-guided build
+# runs beside the plain one (two rows more).
 #
 #   bench/usage.sh [TREE_DIR]      # default /tmp/cstream-usage-bench/real
 set -euo pipefail
@@ -27,6 +29,12 @@ names=("ccusage claude session --json --offline" "ccusage, one core (taskset -c 
     "cstream --to usage" "cstream --to usage, one core (taskset -c 0)")
 cmds=("$ccu claude session --json --offline" "taskset -c 0 $ccu claude session --json --offline"
     "$cs --to usage $tree/projects" "taskset -c 0 $cs --to usage $tree/projects")
+# The profile-guided build (scripts/pgo-build.sh), when built: two rows more.
+pgo=$PWD/target/pgo/release/cstream
+if [ -x "$pgo" ]; then
+    names+=("cstream (PGO) --to usage" "cstream (PGO) --to usage, one core (taskset -c 0)")
+    cmds+=("$pgo --to usage $tree/projects" "taskset -c 0 $pgo --to usage $tree/projects")
+fi
 declare -A times cpu rss
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for _ in $(seq "$ROUNDS"); do
@@ -47,10 +55,13 @@ for i in "${!cmds[@]}"; do
     printf '| %s | %s s | %.2f s | %.1f MiB |\n' "${names[$i]}" "$(echo "${times[$i]}" | median)" \
         "$(echo "${cpu[$i]}" | median)" "$(echo "${rss[$i]} / 1024" | bc -l)"
 done
-for i in 0 1; do
-    c=$(echo "${times[$i]}" | median) s=$(echo "${times[$((i + 2))]}" | median)
-    cc=$(echo "${cpu[$i]}" | median) sc=$(echo "${cpu[$((i + 2))]}" | median)
-    printf '%s: cstream %.1fx faster in wall time, %.1fx in CPU time; peak RSS %.0f %% of ccusage\n' \
-        "$([ $i = 0 ] && echo "all cores" || echo "one core")" "$(echo "$c / $s" | bc -l)" \
-        "$(echo "$cc / $sc" | bc -l)" "$(echo "100 * ${rss[$((i + 2))]} / ${rss[$i]}" | bc -l)"
+# Each cstream row against ccusage's row of the same cores (0: all, 1: one).
+for k in $(seq 2 $((${#cmds[@]} - 1))); do
+    i=$(((k - 2) % 2))
+    c=$(echo "${times[$i]}" | median) s=$(echo "${times[$k]}" | median)
+    cc=$(echo "${cpu[$i]}" | median) sc=$(echo "${cpu[$k]}" | median)
+    printf '%s: %s %.1fx faster in wall time, %.1fx in CPU time; peak RSS %.0f %% of ccusage\n' \
+        "$([ $i = 0 ] && echo "all cores" || echo "one core")" \
+        "$([ "$k" -ge 4 ] && echo "cstream (PGO)" || echo cstream)" "$(echo "$c / $s" | bc -l)" \
+        "$(echo "$cc / $sc" | bc -l)" "$(echo "100 * ${rss[$k]} / ${rss[$i]}" | bc -l)"
 done
