@@ -25,24 +25,24 @@ use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
 /// How many inputs may be taken and not yet consumed, the one being
-/// consumed included: enough for every worker to have one more ready
-/// while the consumer writes (measured in docs/performance.md, "A window
-/// of files in flight"), few enough that memory does not follow the
-/// archive.
+/// consumed included: enough for the workers to go on converting through
+/// one of the consumer's naps ([`NAP`]; docs/performance.md, "A window of
+/// files in flight", "Longer naps"), few enough that memory does not
+/// follow the archive.
 pub(super) fn window(jobs: usize) -> usize {
-    4 * jobs.max(1)
+    8 * jobs.max(1)
 }
 
 /// The window when a file's worker makes only a few rows (`--to usage`
 /// reduced by the workers), which the consumer keeps and does not write
-/// until the run ends. Sixteen times [`window`]: a file's rows are a few
-/// hundred bytes a session, so even this many in flight hold little, and
-/// on a tree of small files four per job let the workers fill the window
+/// until the run ends. 64 per job: a file's rows are a few hundred bytes
+/// a session, so even this many in flight hold little, and on a tree of
+/// small files four per job let the workers fill the window
 /// while the consumer napped ([`recv`]), then wait for it: on two cores,
 /// each such wait left a core idle and cost a wake across cores
 /// (docs/performance.md, "A wider window for rows").
 pub(super) fn window_for_rows(jobs: usize) -> usize {
-    16 * window(jobs)
+    64 * jobs.max(1)
 }
 
 /// The receivers of the inputs, handed to the consumer in input order as
@@ -73,9 +73,14 @@ impl<T> Ordered<'_, T> {
 }
 
 /// How long the consumer naps when the input it writes has nothing for it
-/// yet, and how many times before it blocks on the channel instead.
-const NAP: Duration = Duration::from_micros(300);
-const NAPS: u32 = 4;
+/// yet, and how many times before it blocks on the channel instead. Each
+/// wake takes a core from a worker for a moment and cools its caches, so
+/// the consumer naps long enough to find several files done: on the real
+/// Claude tree (files of about 0.3 ms) two workers finish about twelve in
+/// 2 ms, which the window of sixteen ([`window`]) holds (docs/performance.md,
+/// "Longer naps": naps of 300 µs woke about 2,700 times a run).
+const NAP: Duration = Duration::from_millis(2);
+const NAPS: u32 = 2;
 
 /// How the consumer waits for the next message of an input's channel
 /// ([`Ordered::next`]). A consumer that writes faster than the workers
