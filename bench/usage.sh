@@ -29,11 +29,14 @@ names=("ccusage claude session --json --offline" "ccusage, one core (taskset -c 
     "cstream --to usage" "cstream --to usage, one core (taskset -c 0)")
 cmds=("$ccu claude session --json --offline" "taskset -c 0 $ccu claude session --json --offline"
     "$cs --to usage $tree/projects" "taskset -c 0 $cs --to usage $tree/projects")
+# Which program each row times, for the ratios below.
+who=(ccusage ccusage cstream cstream)
 # The profile-guided build (scripts/pgo-build.sh), when built: two rows more.
 pgo=$PWD/target/pgo/release/cstream
 if [ -x "$pgo" ]; then
     names+=("cstream (PGO) --to usage" "cstream (PGO) --to usage, one core (taskset -c 0)")
     cmds+=("$pgo --to usage $tree/projects" "taskset -c 0 $pgo --to usage $tree/projects")
+    who+=("cstream (PGO)" "cstream (PGO)")
 fi
 declare -A times cpu rss
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -62,6 +65,6 @@ for k in $(seq 2 $((${#cmds[@]} - 1))); do
     cc=$(echo "${cpu[$i]}" | median) sc=$(echo "${cpu[$k]}" | median)
     printf '%s: %s %.1fx faster in wall time, %.1fx in CPU time; peak RSS %.0f %% of ccusage\n' \
         "$([ $i = 0 ] && echo "all cores" || echo "one core")" \
-        "$([ "$k" -ge 4 ] && echo "cstream (PGO)" || echo cstream)" "$(echo "$c / $s" | bc -l)" \
+        "${who[$k]}" "$(echo "$c / $s" | bc -l)" \
         "$(echo "$cc / $sc" | bc -l)" "$(echo "100 * ${rss[$k]} / ${rss[$i]}" | bc -l)"
 done

@@ -8,7 +8,7 @@
 #
 # 1. builds cstream instrumented (-Cprofile-generate) in target/pgo-gen/;
 # 2. runs it on the project's own inputs, never on what bench/ measures: every fixture
-#    through every main output format (so that no dialect's code is left untrained, which
+#    through every output format (so that no dialect's code is left untrained, which
 #    PGO would lay out as cold), a 40 MiB cursor-agent stream from bench/gen_stream.py with
 #    seed 7 (bench/ uses seed 1) through events, openai-sse and text, and a generated
 #    archive (bench/gen_archive.py --seed 7) of Claude Code and Codex sessions through
@@ -50,13 +50,15 @@ gen=$target/pgo-gen/release/cstream
 # input on purpose): only the profile counts do.
 formats=(text events openai-sse openai-json openai-responses openai-responses-json anthropic-sse
     anthropic-json documents documents-sse markdown html messages rows atif otlp-json usage)
+mapfile -d '' fixtures < <(find fixtures -type f \( -name '*.jsonl' -o -name '*.json' -o -name '*.ndjson' \) -print0 | sort -z)
+[ ${#fixtures[@]} -gt 0 ] || { echo "pgo-build: no fixtures found under fixtures/" >&2; exit 1; }
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-while IFS= read -r -d '' f; do
+for f in "${fixtures[@]}"; do
     for fmt in "${formats[@]}"; do
         "$gen" --to "$fmt" "$f" > /dev/null 2>&1 || true
     done
-done < <(find fixtures -type f \( -name '*.jsonl' -o -name '*.json' -o -name '*.ndjson' \) -print0 | sort -z)
+done
 python3 bench/gen_stream.py --mb 40 --seed 7 -o "$scratch/mix.jsonl"
 for fmt in events openai-sse text; do
     "$gen" --to "$fmt" < "$scratch/mix.jsonl" > /dev/null 2>&1 || true
@@ -78,7 +80,7 @@ echo "pgo-build: $target/pgo/release/cstream"
 cargo build --release --locked --quiet --bin cstream
 plain=$target/release/cstream pgo=$target/pgo/release/cstream
 n=0 differ=0
-while IFS= read -r -d '' f; do
+for f in "${fixtures[@]}"; do
     for fmt in "${formats[@]}"; do
         # --created pins what would otherwise be the clock (a session with no time of its
         # own), so the two runs cannot differ by the second they ran in.
@@ -90,7 +92,7 @@ while IFS= read -r -d '' f; do
             differ=$((differ + 1))
         fi
     done
-done < <(find fixtures -type f \( -name '*.jsonl' -o -name '*.json' -o -name '*.ndjson' \) -print0 | sort -z)
+done
 for fmt in usage events; do
     a=$("$plain" -j 1 --to "$fmt" "$scratch/archive" 2>&1 | md5sum)
     b=$("$pgo" -j 1 --to "$fmt" "$scratch/archive" 2>&1 | md5sum)
