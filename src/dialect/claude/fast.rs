@@ -1,5 +1,6 @@
-//! A one-pass reader for the figures-only read ([`Reads::Figures`]): the
-//! same `Deserialize` types as serde_json gives, from one scan of the line.
+//! A one-pass reader of Claude Code lines, for every read (first built for
+//! the figures-only one, [`Reads::Figures`]): the same `Deserialize` types
+//! as serde_json gives, from one scan of the line.
 //!
 //! serde_json passes over a string a byte (or a word) at a time, and a
 //! field kept raw (`&RawValue`) is passed over once to find its end and
@@ -1183,6 +1184,67 @@ mod tests {
             }
         }
         true
+    }
+
+    /// A part of `line` (`part` is a slice of it) read as `T` from the
+    /// line's walk and from its own text, each checked against serde_json
+    /// where the reader took it; whether the walk took it.
+    fn same_part<'a, T: Deserialize<'a> + Debug>(
+        tape: &Tape,
+        line: &'a str,
+        part: &'a str,
+    ) -> bool {
+        let s = serde_json::from_str::<T>(part).map(|v| format!("{v:?}"));
+        if let Some(r) = from_raw::<T>(part) {
+            assert_eq!(
+                Ok(format!("{r:?}")),
+                s.as_ref().map_err(|_| ()).cloned(),
+                "{line}"
+            );
+        }
+        let Some(t) = tape.read::<T>(line.as_ptr() as usize, part) else {
+            return false;
+        };
+        assert_eq!(
+            Ok(format!("{t:?}")),
+            s.as_ref().map_err(|_| ()).cloned(),
+            "{line}"
+        );
+        true
+    }
+
+    /// The content blocks of every fixture message, as the stream reader
+    /// reads them for every output (all at once, and one at a time from
+    /// their raw texts), read from the line's walk as serde_json reads them.
+    #[test]
+    fn every_fixture_block_reads_as_serde_json_reads_it() {
+        use crate::dialect::claude::{Block, Message};
+        let (mut blocks, mut taken) = (0, 0);
+        let mut tape = Tape::default();
+        for line in lines() {
+            if !tape.build(&line) {
+                continue;
+            }
+            let Ok(m) = serde_json::from_str::<MessageOf<'_>>(&line) else {
+                continue;
+            };
+            let Some(msg) = m
+                .message
+                .and_then(|m| serde_json::from_str::<Message<'_>>(m.get()).ok())
+            else {
+                continue;
+            };
+            let Some(content) = msg.content.filter(|c| c.get().starts_with('[')) else {
+                continue;
+            };
+            same_part::<Vec<Block<'_>>>(&tape, &line, content.get());
+            for raw in serde_json::from_str::<Vec<&RawValue>>(content.get()).unwrap() {
+                blocks += 1;
+                taken += usize::from(same_part::<Block<'_>>(&tape, &line, raw.get()));
+            }
+        }
+        assert!(blocks >= 100, "only {blocks} blocks");
+        assert!(taken * 10 >= blocks * 9, "{taken} of {blocks}");
     }
 
     fn all(tape: &mut Tape, line: &str) -> bool {

@@ -166,6 +166,7 @@ pub(crate) struct Message<'a> {
 
 /// One content block (every block type's fields).
 #[derive(Deserialize)]
+#[cfg_attr(test, derive(Debug))]
 struct Block<'a> {
     #[serde(rename = "type", borrow, default)]
     ty: LaxStr<'a>,
@@ -391,7 +392,7 @@ pub struct ClaudeParser {
     /// Only the figures are read ([`Reads::Figures`]): the texts, tool
     /// arguments and results of whole messages are skipped.
     lean: bool,
-    /// The current line's walk, when the figures-only read accepted it
+    /// The current line's walk, when the one-pass reader accepted it
     /// ([`fast::Tape`]); the address of the text it is of.
     tape: fast::Tape,
     taped: Option<usize>,
@@ -658,8 +659,7 @@ impl ClaudeParser {
 impl Parser for ClaudeParser {
     fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
         let preset = std::mem::take(&mut self.preset);
-        self.taped =
-            (self.lean && (preset || self.tape.build(rec))).then_some(rec.as_ptr() as usize);
+        self.taped = (preset || self.tape.build(rec)).then_some(rec.as_ptr() as usize);
         let fast = self.taped.and_then(|base| self.tape.read(base, rec));
         let line: Line<'a> = match fast {
             Some(l) => l,
@@ -864,19 +864,21 @@ impl Parser for ClaudeParser {
 }
 
 impl ClaudeParser {
-    /// `T` from `raw`, a part of the current line: from its walk when only
-    /// the figures are read and the one-pass reader accepts it ([`fast`]),
-    /// else with serde_json, whose answer (and error) it is either way.
+    /// `T` from `raw`, a part of the current line: from its walk when the
+    /// one-pass reader accepts it ([`fast`]), else with serde_json, whose
+    /// answer (and error) it is either way. serde_json would pass over the
+    /// part's strings once more for each level of it read on its own (the
+    /// line, its message, the message's blocks): on the real Claude tree
+    /// those passes were over half of `--to events` (docs/performance.md,
+    /// "Every Claude line read from its walk").
     fn read<'a, T: Deserialize<'a>>(&self, raw: &'a RawValue) -> serde_json::Result<T> {
-        if self.lean {
-            if let Some(base) = self.taped
-                && let Some(t) = self.tape.read(base, raw.get())
-            {
-                return Ok(t);
-            }
-            if let Some(t) = fast::from_raw(raw.get()) {
-                return Ok(t);
-            }
+        if let Some(base) = self.taped
+            && let Some(t) = self.tape.read(base, raw.get())
+        {
+            return Ok(t);
+        }
+        if let Some(t) = fast::from_raw(raw.get()) {
+            return Ok(t);
         }
         serde_json::from_str(raw.get())
     }
@@ -928,7 +930,7 @@ impl ClaudeParser {
             let b = if lean {
                 self.read::<LeanBlock<'a>>(raw).map(LeanBlock::block)
             } else {
-                serde_json::from_str::<Block<'a>>(raw.get())
+                self.read::<Block<'a>>(raw)
             };
             let Ok(b) = b else {
                 out(Item::Event(Event::at(
@@ -1047,7 +1049,7 @@ impl ClaudeParser {
                     .collect::<Vec<_>>()
             })
         } else {
-            serde_json::from_str::<Vec<Block<'a>>>(content.get())
+            self.read::<Vec<Block<'a>>>(content)
         };
         let Ok(blocks) = blocks else {
             return Ok(());

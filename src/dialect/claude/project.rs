@@ -187,7 +187,7 @@ struct Held {
     /// A compaction's text: the boundary's token count, the summary; a
     /// queued prompt's text.
     summary: Option<String>,
-    /// The walk of `rec` (figures only, when the one-pass reader took it).
+    /// The walk of `rec`, when the one-pass reader took it.
     tape: Option<super::fast::Tape>,
 }
 
@@ -329,7 +329,7 @@ pub struct ClaudeProjectParser {
     /// written later is told the sink after the turns instead of looked
     /// for by a second read of the file ([`Item::Title`]).
     title_given: Option<Option<String>>,
-    /// The current line's walk (figures only).
+    /// The current line's walk.
     tape: super::fast::Tape,
     /// The buffers of this thread's last reader were taken up.
     pooled: bool,
@@ -436,10 +436,10 @@ impl ClaudeProjectParser {
         }
     }
 
-    /// For the figures only: the buffers of the thread's last transcript
-    /// (its held text, its walks), taken once.
+    /// The buffers of the thread's last transcript (its held text, its
+    /// walks), taken once.
     fn take_pool(&mut self) {
-        if !self.inner.lean || self.pooled {
+        if self.pooled {
             return;
         }
         self.pooled = true;
@@ -1016,7 +1016,7 @@ impl Parser for ClaudeProjectParser {
     }
 
     fn reads_checked(&self) -> bool {
-        self.inner.lean
+        true
     }
 
     fn parse_checked<'a>(&mut self, rec: &'a [u8], out: Out<'_, 'a>) -> io::Result<Option<Parsed>> {
@@ -1025,9 +1025,6 @@ impl Parser for ClaudeProjectParser {
         // the framer's own pass looks for: a line it takes needs no repair.
         // One it refuses is repaired and handed to `parse`, which walks it
         // again (a rare line: nothing of it was kept).
-        if !self.inner.lean {
-            return Ok(None);
-        }
         // The walk reads `str`: the record is validated first, once.
         let Ok(rec) = simdutf8::basic::from_utf8(rec) else {
             return Ok(None);
@@ -1041,11 +1038,11 @@ impl Parser for ClaudeProjectParser {
     }
 
     fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
-        // Figures only: one walk of the line, which the stream reader reads
-        // it from again when its turn is written.
+        // One walk of the line, which the stream reader reads it from again
+        // when its turn is written.
         let base = rec.as_ptr() as usize;
         self.take_pool();
-        let walked = std::mem::take(&mut self.walked) || (self.inner.lean && self.tape.build(rec));
+        let walked = std::mem::take(&mut self.walked) || self.tape.build(rec);
         let fast = if walked {
             self.tape.read::<Line<'a>>(base, rec)
         } else {
