@@ -35,7 +35,7 @@
 //! that holds at most [`CHUNKS_IN_FLIGHT`] of them. The file being written
 //! drains its channel as it goes; a worker ahead of it fills its own and
 //! then waits, and no worker takes a file more than a window ahead of the
-//! one being written (`pool::window`, eight per job; 64 per job when the
+//! one being written (`pool::window`, sixteen per job; 64 per job when the
 //! workers send rows only, `pool::window_for_rows`). So at most that many
 //! files are in flight, each holding at most `CHUNKS_IN_FLIGHT` chunks,
 //! whatever the size of the archive.

@@ -30,7 +30,7 @@ use std::time::Duration;
 /// files in flight", "Longer naps"), few enough that memory does not
 /// follow the archive.
 pub(super) fn window(jobs: usize) -> usize {
-    8 * jobs.max(1)
+    16 * jobs.max(1)
 }
 
 /// The window when a file's worker makes only a few rows (`--to usage`
@@ -76,9 +76,10 @@ impl<T> Ordered<'_, T> {
 /// yet, and how many times before it blocks on the channel instead. Each
 /// wake takes a core from a worker for a moment and cools its caches, so
 /// the consumer naps long enough to find several files done: on the real
-/// Claude tree (files of about 0.3 ms) two workers finish about twelve in
-/// 2 ms, which the window of sixteen ([`window`]) holds (docs/performance.md,
-/// "Longer naps": naps of 300 µs woke about 2,700 times a run).
+/// Claude tree (files of about 0.2 ms) two workers finish about twenty in
+/// 2 ms, which the window of 32 ([`window`]) holds; a window they fill
+/// during a nap leaves a core idle (docs/performance.md, "Longer naps":
+/// naps of 300 µs woke about 2,700 times a run).
 const NAP: Duration = Duration::from_millis(2);
 const NAPS: u32 = 2;
 

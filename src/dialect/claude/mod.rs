@@ -1117,7 +1117,11 @@ impl ClaudeParser {
             return t;
         }
         let text = b.content.and_then(content_text);
-        let tur_m = tur.and_then(Members::of);
+        // From the line's walk; only an object has members (a string, a
+        // failed call's usual result, is not offered to serde_json).
+        let tur_m = tur
+            .filter(|r| r.get().starts_with('{'))
+            .and_then(|r| self.read::<Members>(r).ok());
         let mut t = ToolEnd::new(id, Cow::Owned(name), !failed);
         if failed {
             t.error = text.clone().filter(|s| !s.is_empty());
