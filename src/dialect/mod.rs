@@ -1056,7 +1056,7 @@ mod tests {
         // cursor-agent's by its content; told to be Claude's.
         let rec = r#"{"type":"system","subtype":"init","apiKeySource":"login"}"#;
         let chosen = |told: bool, at_copy: bool, let_go: bool| {
-            let text = std::rc::Rc::new(rec.as_bytes().to_vec());
+            let text = crate::input::WholeText::from(rec.as_bytes().to_vec());
             let copy = rec.to_owned();
             let mut p = AutoParser::new(None);
             p.set_text(Some(text.clone()));

@@ -26,8 +26,44 @@ mod document;
 /// The whole of an input read into memory, shared with its parser while
 /// it is framed ([`Parser::set_text`](crate::dialect::Parser::set_text)):
 /// the records handed to the parser are slices of it (or copies, for a
-/// record the framer repaired).
-pub type WholeText = std::rc::Rc<Vec<u8>>;
+/// record the framer repaired). It derefs to the text; the buffer it is
+/// read into may run on past it (a reused buffer is not cut down, which
+/// would have it zeroed again for a longer file).
+#[derive(Clone)]
+pub struct WholeText {
+    buf: std::rc::Rc<Vec<u8>>,
+    len: usize,
+}
+
+impl WholeText {
+    /// The first `len` bytes of `buf` (all of it when it is shorter).
+    pub fn new(buf: Vec<u8>, len: usize) -> WholeText {
+        let len = len.min(buf.len());
+        WholeText {
+            buf: std::rc::Rc::new(buf),
+            len,
+        }
+    }
+
+    /// The buffer back, when no other share of it is left (else empty).
+    pub fn into_buf(self) -> Vec<u8> {
+        std::rc::Rc::try_unwrap(self.buf).unwrap_or_default()
+    }
+}
+
+impl From<Vec<u8>> for WholeText {
+    fn from(buf: Vec<u8>) -> WholeText {
+        let len = buf.len();
+        WholeText::new(buf, len)
+    }
+}
+
+impl std::ops::Deref for WholeText {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+}
 pub mod mapped;
 pub(crate) mod scan;
 pub mod zstd;

@@ -171,7 +171,7 @@ fn whole_file(
                 let ends = ReadEnds::new(first_len, extra);
                 // The parser may keep the places of the records it holds
                 // back in the text rather than copies (until its end).
-                let text = std::rc::Rc::new(std::mem::take(&mut whole.buf));
+                let text = crate::input::WholeText::new(std::mem::take(&mut whole.buf), whole.len);
                 p.parser.set_text(Some(text.clone()));
                 // The sniff read these very bytes (the first block is the
                 // start of the text): its detection is not made again.
@@ -179,12 +179,12 @@ fn whole_file(
                     p.parser
                         .told(text.as_ptr() as usize + at.start, at.len(), d);
                 }
-                let framed = framer.run_slice(&text[..whole.len], ends, &mut |_, _| {}, p, diag);
+                let framed = framer.run_slice(&text, ends, &mut |_, _| {}, p, diag);
                 let done = end_input(p, framed, diag);
                 p.parser.set_text(None);
                 // Back to the thread for its next file (the parser kept no
                 // share of it).
-                whole.buf = std::rc::Rc::try_unwrap(text).unwrap_or_default();
+                whole.buf = text.into_buf();
                 return done;
             }
             _ => {

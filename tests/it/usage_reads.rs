@@ -210,7 +210,8 @@ fn lines_of_every_shape_give_the_rows_and_warnings_of_a_whole_read() {
 /// A title written after the turns is read without a second pass over
 /// the file (the usage sink takes it at the session's end): the rows are
 /// those of a whole read, with one job or two, and a copy of the session
-/// in another file is one row.
+/// in another file is one row. The events name it at the session's start,
+/// the file walked (read whole) or named (mapped, or read with `--no-mmap`).
 #[test]
 fn a_title_after_the_turns_gives_the_rows_of_a_whole_read_with_any_jobs() {
     let prompt = |n, parent| {
@@ -277,6 +278,36 @@ fn a_title_after_the_turns_gives_the_rows_of_a_whole_read_with_any_jobs() {
         })
         .collect();
     assert_eq!(titles, ["the user's title", "named at the end"], "{rows1}");
+    // Every session's start names the file's last title, though written
+    // after the turns: looked for in the text read when the file was read
+    // whole (walked), in the file read again when it was mapped (named).
+    let starts = |args: &[&str]| -> Vec<String> {
+        cstream(args, b"")
+            .out()
+            .lines()
+            .filter(|l| l.contains(r#""type":"session_started""#))
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                v["title"].as_str().unwrap_or("").to_owned()
+            })
+            .collect()
+    };
+    let want = ["the user's title", "first title", "named at the end"];
+    let files: Vec<String> = ["a", "b", "c"]
+        .map(|f| proj.join(format!("{f}.jsonl")).to_str().unwrap().to_owned())
+        .into();
+    for j in ["1", "2"] {
+        assert_eq!(
+            starts(&["--to", "events", "-j", j, tree]),
+            want,
+            "walked, -j {j}"
+        );
+        let mut named = vec!["--to", "events", "-j", j];
+        named.extend(files.iter().map(String::as_str));
+        assert_eq!(starts(&named), want, "named, -j {j}");
+        named.push("--no-mmap");
+        assert_eq!(starts(&named), want, "named, read, -j {j}");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -1194,22 +1194,18 @@ mod tests {
         line: &'a str,
         part: &'a str,
     ) -> bool {
-        let s = serde_json::from_str::<T>(part).map(|v| format!("{v:?}"));
+        // serde_json's answer, which either fast read must give when it
+        // gives one (a refusal is `None`, never an error of its own).
+        let want = serde_json::from_str::<T>(part)
+            .ok()
+            .map(|v| format!("{v:?}"));
         if let Some(r) = from_raw::<T>(part) {
-            assert_eq!(
-                Ok(format!("{r:?}")),
-                s.as_ref().map_err(|_| ()).cloned(),
-                "{line}"
-            );
+            assert_eq!(Some(format!("{r:?}")), want, "{line}");
         }
         let Some(t) = tape.read::<T>(line.as_ptr() as usize, part) else {
             return false;
         };
-        assert_eq!(
-            Ok(format!("{t:?}")),
-            s.as_ref().map_err(|_| ()).cloned(),
-            "{line}"
-        );
+        assert_eq!(Some(format!("{t:?}")), want, "{line}");
         true
     }
 

@@ -390,7 +390,8 @@ pub struct ClaudeParser {
     /// An init without `model`, held for one line: the messages name it.
     pending_init: Option<Event<'static>>,
     /// Only the figures are read ([`Reads::Figures`]): the texts, tool
-    /// arguments and results of whole messages are skipped.
+    /// arguments and results of whole messages are skipped. Every read,
+    /// lean or not, takes the line from its walk ([`fast::Tape`]).
     lean: bool,
     /// The current line's walk, when the one-pass reader accepted it
     /// ([`fast::Tape`]); the address of the text it is of.
@@ -877,6 +878,9 @@ impl ClaudeParser {
         {
             return Ok(t);
         }
+        // Not on the tape: a part that is no container (a message's
+        // content as one string), one nested deeper than the tape records,
+        // or a line the walk refused. One walk of the part alone, then.
         if let Some(t) = fast::from_raw(raw.get()) {
             return Ok(t);
         }

@@ -474,7 +474,7 @@ impl ClaudeProjectParser {
             return;
         };
         for h in self.held.iter_mut().filter(|h| h.in_text) {
-            let rec = held_rec(h, &self.held_text, Some(text.as_slice()));
+            let rec = held_rec(h, &self.held_text, Some(&text[..]));
             let from = self.held_text.len();
             let rec = rec.to_owned();
             self.held_text.push_str(&rec);
@@ -509,7 +509,7 @@ impl ClaudeProjectParser {
         let text = std::mem::take(&mut self.held_text);
         let input = self.text.clone();
         for h in &mut held {
-            let rec = held_rec(h, &text, input.as_deref().map(Vec::as_slice));
+            let rec = held_rec(h, &text, input.as_deref());
             self.emit(h, rec, &mut |i| out(i.into_owned()))?;
         }
         self.recycle(held, text);
@@ -549,7 +549,7 @@ impl ClaudeProjectParser {
             if matches!(h.role, Role::Unknown) {
                 // Not understood is not dropped, rewound or not.
                 self.open(out)?;
-                let rec = held_rec(h, &text, input.as_deref().map(Vec::as_slice));
+                let rec = held_rec(h, &text, input.as_deref());
                 keep_unknown(rec, &mut |i| out(i.into_owned()))?;
             }
         }
@@ -585,9 +585,12 @@ impl ClaudeProjectParser {
                 .source
                 .is_some()
                 .then(|| self.custom_title.clone().or_else(|| self.ai_title.clone()));
-        } else if let Some(src) = self.source.as_deref()
-            && let Some((ai, custom)) = titles_in(src)
-        {
+        } else if let Some((ai, custom)) = match (&self.text, self.source.as_deref()) {
+            // The file read whole already: looked through where it lies.
+            (Some(text), _) => Some(titles_of(text)),
+            (None, Some(src)) => titles_in(src),
+            (None, None) => None,
+        } {
             self.ai_title = ai.or(self.ai_title.take());
             self.custom_title = custom.or(self.custom_title.take());
         }
@@ -921,29 +924,11 @@ fn titles_in(path: &Path) -> Option<(Option<String>, Option<String>)> {
     use std::io::Read;
     const CHUNK: usize = 256 * 1024;
     let mut file = std::fs::File::open(path).ok()?;
-    let (mut ai, mut custom) = (None, None);
-    let mut take = |line: &[u8]| {
-        let Ok(l) = serde_json::from_slice::<Line<'_>>(line) else {
-            return;
-        };
-        let keep = |t: LaxStr<'_>| {
-            t.as_deref()
-                .filter(|t| !t.trim().is_empty())
-                .map(str::to_owned)
-        };
-        match l.ty.as_deref() {
-            Some("ai-title") => ai = keep(l.ai_title).or(ai.take()),
-            Some("custom-title") => custom = keep(l.custom_title).or(custom.take()),
-            _ => {}
-        }
-    };
-    // This reads the whole file again: in large chunks, searched for the
-    // one needle both types end with (`"ai-title"`, `"custom-title"`), so
-    // that only the lines holding it are split out and parsed.
-    let needle = memchr::memmem::Finder::new(b"-title\"");
-    // `buf[..have]` is read and not yet looked at; it starts at a line's
-    // start. Zeroed once, and no larger than the file (most are far
-    // smaller than a chunk): a line longer than it doubles it.
+    let mut titles = Titles::new();
+    // This reads the whole file again, in large chunks. `buf[..have]` is
+    // read and not yet looked at; it starts at a line's start. Zeroed
+    // once, and no larger than the file (most are far smaller than a
+    // chunk): a line longer than it doubles it.
     let size = file.metadata().map_or(CHUNK, |m| {
         usize::try_from(m.len()).map_or(CHUNK, |n| n.saturating_add(1))
     });
@@ -966,22 +951,74 @@ fn titles_in(path: &Path) -> Option<(Option<String>, Option<String>)> {
             (_, Some(i)) => i + 1,
             (_, None) => continue,
         };
-        // `from` is always at the start of a line.
-        let mut from = 0;
-        while let Some(k) = needle.find(&buf[from..end]) {
-            let at = from + k;
-            let start = memchr::memrchr(b'\n', &buf[from..at]).map_or(from, |i| from + i + 1);
-            let stop = memchr::memchr(b'\n', &buf[at..end]).map_or(end, |i| at + i);
-            take(&buf[start..stop]);
-            from = (stop + 1).min(end);
-        }
+        titles.scan(&buf[..end]);
         buf.copy_within(end..have, 0);
         have -= end;
         if n == 0 {
             break;
         }
     }
-    Some((ai, custom))
+    Some((titles.ai, titles.custom))
+}
+
+/// [`titles_in`] of a transcript read whole already (`text`): the file is
+/// not opened and read a second time, which for a tree of small
+/// transcripts cost an open, a read and a zeroed buffer each
+/// (docs/performance.md, "Titles from the text read").
+fn titles_of(text: &[u8]) -> (Option<String>, Option<String>) {
+    let mut titles = Titles::new();
+    titles.scan(text);
+    (titles.ai, titles.custom)
+}
+
+/// The last titles of a transcript's lines seen so far.
+struct Titles {
+    ai: Option<String>,
+    custom: Option<String>,
+    /// The one needle both types end with (`"ai-title"`,
+    /// `"custom-title"`): only the lines holding it are split out and
+    /// parsed.
+    needle: memchr::memmem::Finder<'static>,
+}
+
+impl Titles {
+    fn new() -> Titles {
+        Titles {
+            ai: None,
+            custom: None,
+            needle: memchr::memmem::Finder::new(b"-title\""),
+        }
+    }
+
+    /// The lines of `lines` (each whole; the last may lack its newline).
+    fn scan(&mut self, lines: &[u8]) {
+        let end = lines.len();
+        // `from` is always at the start of a line.
+        let mut from = 0;
+        while let Some(k) = self.needle.find(&lines[from..end]) {
+            let at = from + k;
+            let start = memchr::memrchr(b'\n', &lines[from..at]).map_or(from, |i| from + i + 1);
+            let stop = memchr::memchr(b'\n', &lines[at..end]).map_or(end, |i| at + i);
+            self.take(&lines[start..stop]);
+            from = (stop + 1).min(end);
+        }
+    }
+
+    fn take(&mut self, line: &[u8]) {
+        let Ok(l) = serde_json::from_slice::<Line<'_>>(line) else {
+            return;
+        };
+        let keep = |t: LaxStr<'_>| {
+            t.as_deref()
+                .filter(|t| !t.trim().is_empty())
+                .map(str::to_owned)
+        };
+        match l.ty.as_deref() {
+            Some("ai-title") => self.ai = keep(l.ai_title).or(self.ai.take()),
+            Some("custom-title") => self.custom = keep(l.custom_title).or(self.custom.take()),
+            _ => {}
+        }
+    }
 }
 
 /// The input and cache counts agree: the same message's lines.
@@ -1416,7 +1453,7 @@ mod tests {
     /// ([`Parser::set_text`]) when `shared`, and let go of after `keep`
     /// lines.
     fn items(bytes: &[u8], reads: Reads, shared: bool, keep: usize) -> Vec<String> {
-        let text = crate::input::WholeText::new(bytes.to_vec());
+        let text = crate::input::WholeText::from(bytes.to_vec());
         let mut p = ClaudeProjectParser::default();
         p.set_reads(reads);
         if shared {
@@ -1446,6 +1483,55 @@ mod tests {
         })
         .unwrap();
         items
+    }
+
+    /// The titles looked for in a transcript read whole are those its file
+    /// gives when read again, over every transcript fixture and the real
+    /// corpus, in a buffer that runs on past the text (as a reused one
+    /// does: what lies past it is not read); the titles fixture's own are
+    /// the last of each kind, though written after the turns.
+    #[test]
+    fn titles_of_the_text_read_are_the_files_own() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut dirs = vec![root.join("fixtures/claude-project")];
+        dirs.extend(crate::dialect::test_corpus("sessions/claude-code"));
+        let (mut files, mut titled) = (0, 0);
+        while let Some(d) = dirs.pop() {
+            for e in std::fs::read_dir(d).unwrap() {
+                let path = e.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                    continue;
+                }
+                if path.extension().is_none_or(|x| x != "jsonl") {
+                    continue;
+                }
+                let mut buf = std::fs::read(&path).unwrap();
+                let len = buf.len();
+                buf.extend_from_slice(
+                    b"\n{\"type\":\"custom-title\",\"customTitle\":\"past the text\"}\n",
+                );
+                let text = crate::input::WholeText::new(buf, len);
+                let of = titles_of(&text);
+                assert_eq!(Some(of.clone()), titles_in(&path), "{}", path.display());
+                files += 1;
+                titled += usize::from(of != (None, None));
+            }
+        }
+        assert!(
+            files >= 15 && titled >= 1,
+            "{files} transcripts, {titled} titled"
+        );
+        let path = root.join(
+            "fixtures/claude-project/metadata-records_titles_signature-only-thinking_unknown-lines_2.1.240.jsonl",
+        );
+        assert_eq!(
+            titles_of(&std::fs::read(path).unwrap()),
+            (
+                Some("Checkout fails on empty cart".to_owned()),
+                Some("empty-cart checkout fix".to_owned())
+            )
+        );
     }
 
     /// Records held back as their places in the input's text give what
@@ -1498,7 +1584,7 @@ mod tests {
     /// slice of that text.
     #[test]
     fn only_a_slice_of_the_input_text_is_held_in_place() {
-        let text = crate::input::WholeText::new(b"{\"a\":1}\n{\"b\":2}".to_vec());
+        let text = crate::input::WholeText::from(b"{\"a\":1}\n{\"b\":2}".to_vec());
         let mut p = ClaudeProjectParser::default();
         p.set_text(Some(text.clone()));
         let second = std::str::from_utf8(&text[8..15]).unwrap();
