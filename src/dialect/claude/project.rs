@@ -1452,9 +1452,12 @@ mod tests {
     /// are slices of the input's text, which the parser is given
     /// ([`Parser::set_text`]) when `shared`, and let go of after `keep`
     /// lines.
-    fn items(bytes: &[u8], reads: Reads, shared: bool, keep: usize) -> Vec<String> {
+    fn items(path: &Path, bytes: &[u8], reads: Reads, shared: bool, keep: usize) -> Vec<String> {
         let text = crate::input::WholeText::from(bytes.to_vec());
         let mut p = ClaudeProjectParser::default();
+        // The file is there to look ahead in for the titles when the text
+        // is not (both ways find the same: `titles_of_the_text_read_…`).
+        p.set_source(path);
         p.set_reads(reads);
         if shared {
             p.set_text(Some(text.clone()));
@@ -1561,15 +1564,15 @@ mod tests {
             let bytes = std::fs::read(&path).unwrap();
             let lines = bytes.split(|&b| b == b'\n').count();
             for reads in [Reads::Whole, Reads::Figures] {
-                let copied = items(&bytes, reads, false, usize::MAX);
+                let copied = items(&path, &bytes, reads, false, usize::MAX);
                 assert_eq!(
-                    items(&bytes, reads, true, usize::MAX),
+                    items(&path, &bytes, reads, true, usize::MAX),
                     copied,
                     "{path:?} {reads:?}"
                 );
                 for keep in [1, lines / 2, lines.saturating_sub(2)] {
                     assert_eq!(
-                        items(&bytes, reads, true, keep),
+                        items(&path, &bytes, reads, true, keep),
                         copied,
                         "{path:?} {reads:?}, let go of after {keep} lines"
                     );
