@@ -887,6 +887,24 @@ impl ClaudeParser {
         serde_json::from_str(raw.get())
     }
 
+    /// The text of a `tool_result`'s content: a string, or its text
+    /// blocks joined, read as [`ClaudeParser::read`] reads (serde_json's
+    /// answer; a block list is nested deeper than the line's walk records,
+    /// so it is walked alone: serde_json read it in 9 % of `--to events`'
+    /// instructions on the real Claude tree).
+    fn content_text<'a>(&self, raw: &'a RawValue) -> Option<Str<'a>> {
+        if let Some(s) = raw_as_str(raw) {
+            return Some(s);
+        }
+        let blocks: Vec<Block> = self.read(raw).ok()?;
+        join_lines(
+            blocks
+                .into_iter()
+                .filter(|b| b.ty.as_deref() == Some("text"))
+                .filter_map(|b| b.text.get()),
+        )
+    }
+
     /// The next line was walked already (`tape`, of a copy of it).
     pub(super) fn preset(&mut self, tape: &mut fast::Tape, ts: Option<i64>) {
         std::mem::swap(&mut self.tape, tape);
@@ -1092,7 +1110,7 @@ impl ClaudeParser {
             if failed {
                 t.error = b
                     .content
-                    .and_then(|c| content_text(self, c))
+                    .and_then(|c| self.content_text(c))
                     .filter(|s| !s.is_empty());
             }
             return t;
@@ -1114,7 +1132,7 @@ impl ClaudeParser {
             // The text only where it can tell: a failed call's error, or an
             // exit code the object did not give.
             let text = (failed || (code.is_none() && may_start_with_exit_code(b.content)))
-                .then(|| b.content.and_then(|c| content_text(self, c)))
+                .then(|| b.content.and_then(|c| self.content_text(c)))
                 .flatten();
             if failed {
                 t.error = text.clone().filter(|s| !s.is_empty());
@@ -1123,7 +1141,7 @@ impl ClaudeParser {
             exit_error(&mut t, failed);
             return t;
         }
-        let text = b.content.and_then(|c| content_text(self, c));
+        let text = b.content.and_then(|c| self.content_text(c));
         // From the line's walk; only an object has members (a string, a
         // failed call's usual result, is not offered to serde_json).
         let tur_m = tur
@@ -1384,24 +1402,6 @@ fn tool_start<'a>(id: Str<'a>, name: &str, args: crate::event::Json<'a>) -> Tool
         t.mcp_tool = Some(Cow::Owned(tool.to_owned()));
     }
     t
-}
-
-/// The text of a `tool_result`'s content: a string, or its text blocks
-/// joined, read as [`ClaudeParser::read`] reads (serde_json's answer; a
-/// block list is nested deeper than the line's walk records, so it is
-/// walked alone: serde_json read it in 9 % of `--to events`' instructions
-/// on the real Claude tree).
-fn content_text<'a>(p: &ClaudeParser, raw: &'a RawValue) -> Option<Str<'a>> {
-    if let Some(s) = raw_as_str(raw) {
-        return Some(s);
-    }
-    let blocks: Vec<Block> = p.read(raw).ok()?;
-    join_lines(
-        blocks
-            .into_iter()
-            .filter(|b| b.ty.as_deref() == Some("text"))
-            .filter_map(|b| b.text.get()),
-    )
 }
 
 /// The model a line names: an `assistant` message's or a `message_start`'s

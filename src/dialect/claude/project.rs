@@ -585,14 +585,14 @@ impl ClaudeProjectParser {
                 .source
                 .is_some()
                 .then(|| self.custom_title.clone().or_else(|| self.ai_title.clone()));
-        } else if let Some((ai, custom)) = match (&self.text, self.source.as_deref()) {
+        } else if let Some(found) = match (&self.text, self.source.as_deref()) {
             // The file read whole already: looked through where it lies.
             (Some(text), _) => Some(titles_of(text)),
             (None, Some(src)) => titles_in(src),
             (None, None) => None,
         } {
-            self.ai_title = ai.or(self.ai_title.take());
-            self.custom_title = custom.or(self.custom_title.take());
+            self.ai_title = found.ai.or(self.ai_title.take());
+            self.custom_title = found.custom.or(self.custom_title.take());
         }
         let title = self.custom_title.clone().or_else(|| self.ai_title.clone());
         out(crate::dialect::common::saved_session_started(
@@ -920,7 +920,7 @@ fn queued_prompt(line: &Line<'_>) -> Option<String> {
 
 /// The last `ai-title` and `custom-title` of the transcript at `path`
 /// (`None` when it cannot be read). Only lines naming one are parsed.
-fn titles_in(path: &Path) -> Option<(Option<String>, Option<String>)> {
+fn titles_in(path: &Path) -> Option<LastTitles> {
     use std::io::Read;
     const CHUNK: usize = 256 * 1024;
     let mut file = std::fs::File::open(path).ok()?;
@@ -958,23 +958,30 @@ fn titles_in(path: &Path) -> Option<(Option<String>, Option<String>)> {
             break;
         }
     }
-    Some((titles.ai, titles.custom))
+    Some(titles.last)
 }
 
 /// [`titles_in`] of a transcript read whole already (`text`): the file is
 /// not opened and read a second time, which for a tree of small
 /// transcripts cost an open, a read and a zeroed buffer each
 /// (docs/performance.md, "Titles from the text read").
-fn titles_of(text: &[u8]) -> (Option<String>, Option<String>) {
+fn titles_of(text: &[u8]) -> LastTitles {
     let mut titles = Titles::new();
     titles.scan(text);
-    (titles.ai, titles.custom)
+    titles.last
+}
+
+/// The last `ai-title` and `custom-title` of a transcript (`None`: it has
+/// none of that type).
+#[derive(Debug, Clone, Default, PartialEq)]
+struct LastTitles {
+    ai: Option<String>,
+    custom: Option<String>,
 }
 
 /// The last titles of a transcript's lines seen so far.
 struct Titles {
-    ai: Option<String>,
-    custom: Option<String>,
+    last: LastTitles,
     /// The one needle both types end with (`"ai-title"`,
     /// `"custom-title"`): only the lines holding it are split out and
     /// parsed.
@@ -984,8 +991,7 @@ struct Titles {
 impl Titles {
     fn new() -> Titles {
         Titles {
-            ai: None,
-            custom: None,
+            last: LastTitles::default(),
             needle: memchr::memmem::Finder::new(b"-title\""),
         }
     }
@@ -1014,8 +1020,10 @@ impl Titles {
                 .map(str::to_owned)
         };
         match l.ty.as_deref() {
-            Some("ai-title") => self.ai = keep(l.ai_title).or(self.ai.take()),
-            Some("custom-title") => self.custom = keep(l.custom_title).or(self.custom.take()),
+            Some("ai-title") => self.last.ai = keep(l.ai_title).or(self.last.ai.take()),
+            Some("custom-title") => {
+                self.last.custom = keep(l.custom_title).or(self.last.custom.take());
+            }
             _ => {}
         }
     }
@@ -1518,7 +1526,7 @@ mod tests {
                 let of = titles_of(&text);
                 assert_eq!(Some(of.clone()), titles_in(&path), "{}", path.display());
                 files += 1;
-                titled += usize::from(of != (None, None));
+                titled += usize::from(of != LastTitles::default());
             }
         }
         assert!(
@@ -1530,10 +1538,10 @@ mod tests {
         );
         assert_eq!(
             titles_of(&std::fs::read(path).unwrap()),
-            (
-                Some("Checkout fails on empty cart".to_owned()),
-                Some("empty-cart checkout fix".to_owned())
-            )
+            LastTitles {
+                ai: Some("Checkout fails on empty cart".to_owned()),
+                custom: Some("empty-cart checkout fix".to_owned())
+            }
         );
     }
 
