@@ -270,6 +270,23 @@ pub fn convert_inputs<R: Read, W: Write>(
     run::run_with_stdin(config, inputs, stdin, output, warnings)
 }
 
+/// Convert the session files of the directories `dirs` (as
+/// [`walk::expand`] lists them, the command line's reading of a directory)
+/// into one output: what [`convert_inputs`] of that list gives, byte for
+/// byte, but with several [`Config::jobs`] the first files are converted
+/// while the rest of the trees are still walked, so a large tree's output
+/// begins at once. [`Config::output_dir`] is not written from here
+/// (`Err`): its names need the whole list first.
+#[cfg(feature = "walk")]
+pub fn convert_walked<W: Write>(
+    dirs: &[std::path::PathBuf],
+    output: W,
+    config: &Config,
+    warnings: &mut Warnings,
+) -> io::Result<Report> {
+    run::run_walking(config, dirs, output, warnings)
+}
+
 /// Remove the temporary files of every [`Config::output_dir`] run still
 /// being written, and keep any more from being made: for a program that
 /// is about to exit on a signal (the command line's Ctrl-C). Outputs

@@ -54,22 +54,38 @@ pub struct Expanded {
 /// listed as [`Input::Found`], sniffed when it is converted (once, by the
 /// thread that converts it) and skipped there if it is not one.
 pub fn expand(args: &[PathBuf], sniff_now: bool, diag: &mut Diag<'_>) -> Expanded {
+    expand_each(args, sniff_now, diag, &mut |_| {})
+}
+
+/// [`expand`], handing `each` every input as soon as it is found, in
+/// order: a walk's files one by one as the walk comes to them (when not
+/// `sniff_now`), so that a caller may begin on the first while the rest
+/// of the tree is walked.
+pub fn expand_each(
+    args: &[PathBuf],
+    sniff_now: bool,
+    diag: &mut Diag<'_>,
+    each: &mut dyn FnMut(&Input),
+) -> Expanded {
     let mut out = Expanded::default();
     if args.is_empty() {
         out.inputs.push(Input::Stdin);
         out.names.push(PathBuf::from("-"));
+        each(&Input::Stdin);
     }
     for arg in args {
         if arg.as_os_str() == "-" {
             out.inputs.push(Input::Stdin);
             out.names.push(PathBuf::from("-"));
+            each(&Input::Stdin);
         } else if arg.is_dir() {
             out.walked = true;
-            walk(arg, sniff_now, diag, &mut out);
+            walk(arg, sniff_now, diag, &mut out, each);
         } else {
             out.inputs.push(Input::Path(arg.clone()));
             out.names
                 .push(arg.file_name().map_or_else(|| arg.clone(), PathBuf::from));
+            each(&Input::Path(arg.clone()));
         }
     }
     out
@@ -79,7 +95,13 @@ fn name(p: &Path) -> String {
     excerpt(&p.display().to_string(), usize::MAX)
 }
 
-fn walk(dir: &Path, sniff_now: bool, diag: &mut Diag<'_>, out: &mut Expanded) {
+fn walk(
+    dir: &Path,
+    sniff_now: bool,
+    diag: &mut Diag<'_>,
+    out: &mut Expanded,
+    each: &mut dyn FnMut(&Input),
+) {
     // The files that may be sessions, in walk order; their first blocks are
     // read after the walk, several at a time.
     // (path, is OpenCode's storage directory).
@@ -120,7 +142,14 @@ fn walk(dir: &Path, sniff_now: bool, diag: &mut Diag<'_>, out: &mut Expanded) {
                         name(entry.path())
                     ));
                 } else {
-                    candidates.push((entry.into_path(), true));
+                    found(
+                        sniff_now,
+                        &mut candidates,
+                        (entry.into_path(), true),
+                        dir,
+                        out,
+                        each,
+                    );
                 }
             }
             continue;
@@ -156,24 +185,20 @@ fn walk(dir: &Path, sniff_now: bool, diag: &mut Diag<'_>, out: &mut Expanded) {
             );
             continue;
         }
-        candidates.push((entry.into_path(), false));
+        found(
+            sniff_now,
+            &mut candidates,
+            (entry.into_path(), false),
+            dir,
+            out,
+            each,
+        );
     }
-    let name_in = |path: &Path| -> PathBuf {
-        match under(path, dir) {
-            Ok(n) if n.as_os_str().is_empty() => path
-                .file_name()
-                .map_or_else(|| PathBuf::from(storage::DIR_NAME), PathBuf::from),
-            Ok(n) => n.to_path_buf(),
-            Err(_) => path.to_path_buf(),
-        }
-    };
     if !sniff_now {
-        for (path, _) in candidates {
-            out.names.push(name_in(&path));
-            out.inputs.push(Input::Found(path));
-        }
+        // Each was listed as it was found.
         return;
     }
+    let name_in = |path: &Path| name_under(path, dir);
     let files: Vec<PathBuf> = candidates
         .iter()
         .filter(|(_, st)| !st)
@@ -202,6 +227,41 @@ fn walk(dir: &Path, sniff_now: bool, diag: &mut Diag<'_>, out: &mut Expanded) {
             }
             Err(e) => diag.error(format_args!("{}: {e}", name(path))),
         }
+    }
+}
+
+/// A file (or OpenCode's storage directory) the walk of `dir` found that
+/// may be a session: listed at once when it is not sniffed now, with its
+/// name under `dir` and handed to `each`; otherwise kept among the
+/// `candidates` sniffed when the walk ends.
+fn found(
+    sniff_now: bool,
+    candidates: &mut Vec<(PathBuf, bool)>,
+    candidate: (PathBuf, bool),
+    dir: &Path,
+    out: &mut Expanded,
+    each: &mut dyn FnMut(&Input),
+) {
+    if sniff_now {
+        candidates.push(candidate);
+        return;
+    }
+    let path = candidate.0;
+    out.names.push(name_under(&path, dir));
+    let input = Input::Found(path);
+    each(&input);
+    out.inputs.push(input);
+}
+
+/// The name of `path`, found in the walk of `dir`, under `dir` (OpenCode's
+/// storage directory named itself has its directory's name).
+fn name_under(path: &Path, dir: &Path) -> PathBuf {
+    match under(path, dir) {
+        Ok(n) if n.as_os_str().is_empty() => path
+            .file_name()
+            .map_or_else(|| PathBuf::from(storage::DIR_NAME), PathBuf::from),
+        Ok(n) => n.to_path_buf(),
+        Err(_) => path.to_path_buf(),
     }
 }
 

@@ -695,10 +695,21 @@ impl<W: Write> Raw<'_, W> {
     }
 }
 
+/// The inputs of a run with jobs.
+pub(super) enum RunInputs<'a> {
+    /// Known before the run starts.
+    Known(&'a [Input]),
+    /// The session files of these directories, walked on the main thread
+    /// while the workers convert the files already found
+    /// (docs/performance.md, "The walk beside the workers").
+    #[cfg(feature = "walk")]
+    Walk(&'a [std::path::PathBuf]),
+}
+
 /// Convert `inputs` with `jobs` threads (see the module's comment).
 pub(super) fn run<W: Write>(
     cfg: &Config,
-    inputs: &[Input],
+    inputs: RunInputs<'_>,
     out: W,
     diag: &mut Diag,
 ) -> io::Result<Report> {
@@ -734,7 +745,35 @@ pub(super) fn run<W: Write>(
     };
     let pool = Arc::new(Pool::default());
     let work = |_, input: &Input, tx| record_file(&wc, input, tx, &pool);
+    #[cfg_attr(not(feature = "walk"), allow(clippy::infallible_destructuring_match))]
+    let source = match inputs {
+        RunInputs::Known(inputs) => super::pool::Source::All(inputs),
+        #[cfg(feature = "walk")]
+        RunInputs::Walk(_) => super::pool::Source::Fed {
+            ahead: WALKING_AHEAD,
+        },
+    };
     let consume = |receivers: &mut Ordered<Vec<Tape>>| {
+        #[cfg(feature = "walk")]
+        let walked;
+        #[cfg_attr(not(feature = "walk"), allow(clippy::infallible_destructuring_match))]
+        let inputs: &[Input] = match inputs {
+            RunInputs::Known(inputs) => inputs,
+            #[cfg(feature = "walk")]
+            RunInputs::Walk(dirs) => {
+                // Its warnings come before any file's, as when the walk
+                // ends before the run: the files' are on their tapes.
+                let found = crate::walk::expand_each(dirs, false, diag, &mut |input| {
+                    receivers.feed(input.clone());
+                });
+                receivers.fed_all();
+                // Files skipped, for `--stats` (which today keeps the walk
+                // before the run: it sees the run as a whole).
+                p.files.get_or_insert_default().skipped = found.skipped;
+                walked = found.inputs;
+                &walked
+            }
+        };
         let mut keep = |row| match &usage {
             Some(u) => u.borrow_mut().add_row(row),
             None => unreachable!("rows come only when the workers reduce"),
@@ -748,8 +787,8 @@ pub(super) fn run<W: Write>(
     };
     // A stop (a closed pipe, --strict) drops the receivers: the workers
     // stop at their next chunk.
-    let r = super::pool::in_order(
-        inputs,
+    let r = super::pool::in_order_from(
+        source,
         cfg.jobs,
         ahead(cfg),
         CHUNKS_IN_FLIGHT,
@@ -759,6 +798,27 @@ pub(super) fn run<W: Write>(
     );
     finish(p, &framer, r, diag)
 }
+
+/// Whether a run's trees are walked while its workers read the files
+/// found ([`RunInputs::Walk`]): when the workers reduce files to rows.
+/// The main thread plays nothing while it walks, so the workers go on only
+/// as far as their window: a run's own window of rows is a few
+/// milliseconds of work, and one of rendered output cannot be much wider
+/// (a file's output may be [`CHUNKS_IN_FLIGHT`] chunks). For `--to events`
+/// the walk, slowed by the workers beside it, cost more than it saved: 5 %
+/// on the real Claude tree, whose walk is 14 ms (docs/performance.md, "The
+/// walk beside the workers").
+#[cfg(feature = "walk")]
+pub(super) fn walks_beside(cfg: &Config) -> bool {
+    reduces(cfg)
+}
+
+/// How many files the workers may take ahead of the first while the main
+/// thread walks the trees ([`walks_beside`]): enough for what two workers
+/// read during a walk of thousands of files (about 400 files on the real
+/// Claude tree); each holds its rows and its channel, a kilobyte or two.
+#[cfg(feature = "walk")]
+const WALKING_AHEAD: usize = 4096;
 
 /// How many files the workers may take ahead of the one being played: a
 /// wider window when they send rows only (`pool::window_for_rows`).

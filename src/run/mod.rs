@@ -6,6 +6,8 @@
 
 use std::fs::File;
 use std::io::{self, Read, Write};
+#[cfg(feature = "walk")]
+use std::path::PathBuf;
 
 use crate::diag::Diag;
 use crate::event::Event;
@@ -66,7 +68,7 @@ pub fn run_with_stdin<R: Read, W: Write>(
         return outdir::run(cfg, inputs, od, diag);
     }
     if jobs::parallel(cfg, inputs) {
-        return jobs::run(cfg, inputs, out, diag);
+        return jobs::run(cfg, jobs::RunInputs::Known(inputs), out, diag);
     }
     let mut p = Pipeline::new(cfg, out);
     let mut framer = Framer::new();
@@ -114,6 +116,46 @@ pub fn run_with_stdin<R: Read, W: Write>(
     };
     let r = all();
     finish(p, &framer, r, diag)
+}
+
+/// [`run_with_stdin`] of the session files in the directories `dirs`, as
+/// [`crate::walk::expand`] lists them. With several jobs reducing the files
+/// to rows (`--to usage`, [`jobs::walks_beside`]) the workers begin on the
+/// first files while the rest of the trees are walked, unless something
+/// needs the whole list first (`--summary`'s file names, a progress bar's
+/// total); otherwise the walk ends before the run starts. `--output-dir`
+/// is not written from here (its names need the walk's sniffing).
+#[cfg(feature = "walk")]
+pub fn run_walking<W: Write>(
+    cfg: &Config,
+    dirs: &[PathBuf],
+    out: W,
+    diag: &mut Diag,
+) -> io::Result<Report> {
+    if cfg.output_dir.is_some() {
+        return Err(io::Error::other(
+            "an output directory is written from a list of inputs, not from a walk",
+        ));
+    }
+    let beside = cfg.jobs > 1
+        && jobs::walks_beside(cfg)
+        && cfg.progress.is_none()
+        && cfg.summary.is_none()
+        && !dirs.is_empty()
+        && dirs.iter().all(|d| d.is_dir());
+    if !beside {
+        let found = crate::walk::expand(dirs, false, diag);
+        let mut cfg = cfg.clone().input_names(&found.names);
+        if found.walked {
+            cfg = cfg.files_skipped(found.skipped);
+        }
+        return run_with_stdin(&cfg, &found.inputs, io::empty(), out, diag);
+    }
+    let cfg = &*cfg.pinned();
+    diag.quiet |= cfg.output.quiet;
+    diag.shared_terminal = cfg.output.text.shared_terminal.clone();
+    diag.redact = warnings_redactor(cfg);
+    jobs::run(cfg, jobs::RunInputs::Walk(dirs), out, diag)
 }
 
 /// Convert one reader to one writer: the embedding entry point.

@@ -47,7 +47,7 @@ pub(super) fn window_for_rows(jobs: usize) -> usize {
 
 /// The receivers of the inputs, handed to the consumer in input order as
 /// the workers take the inputs.
-pub(super) struct Ordered<'a, T> {
+pub(super) struct Ordered<'a, T, I = super::Input> {
     /// Receivers in input order: a worker sends an input's receiver here
     /// while it holds the lock under which it took that input.
     handoff: Receiver<Receiver<T>>,
@@ -56,10 +56,10 @@ pub(super) struct Ordered<'a, T> {
     current: Option<Receiver<T>>,
     /// Where the consumer says it moved on, so that workers may take
     /// further.
-    taking: &'a Gate<T>,
+    taking: &'a Gate<T, I>,
 }
 
-impl<T> Ordered<'_, T> {
+impl<T, I> Ordered<'_, T, I> {
     /// The next input's receiver (waiting until a worker takes that input);
     /// `None` when every input was handed out. Asking for it says that the
     /// consumer is done with the one before.
@@ -70,6 +70,45 @@ impl<T> Ordered<'_, T> {
         self.current = Some(self.handoff.recv().ok()?);
         self.current.as_ref()
     }
+
+    /// One more input for the workers ([`Source::Fed`]).
+    #[cfg(feature = "walk")]
+    pub(super) fn feed(&self, input: I) {
+        if let Ok(mut t) = self.taking.taking.lock() {
+            t.fed.push(input);
+            if t.waiting == 0 {
+                return;
+            }
+        }
+        self.taking.moved.notify_all();
+    }
+
+    /// No more inputs come ([`Source::Fed`]): the workers stop when they
+    /// have taken those fed, and [`Ordered::next`] ends after the last.
+    #[cfg(feature = "walk")]
+    pub(super) fn fed_all(&self) {
+        if let Ok(mut t) = self.taking.taking.lock() {
+            t.complete = true;
+            if t.next == t.fed.len() {
+                t.handoff = None;
+            }
+        }
+        self.taking.moved.notify_all();
+    }
+}
+
+/// Where the workers take their inputs: all known when the run starts, or
+/// handed on by the consumer as it finds them ([`Ordered::feed`]), so that
+/// the workers begin on a tree's first files while it is still walked
+/// (docs/performance.md, "The walk beside the workers").
+pub(super) enum Source<'a, I> {
+    All(&'a [I]),
+    /// Fed; `ahead` inputs may be taken ahead of the consumer while it
+    /// still feeds (it consumes none meanwhile), the run's window after.
+    #[cfg(feature = "walk")]
+    Fed {
+        ahead: usize,
+    },
 }
 
 /// How long the consumer naps when the input it writes has nothing for it
@@ -133,7 +172,7 @@ impl Waiter {
 /// What the workers share: the next input to take, how many the consumer
 /// is done with, and where a taken input's receiver goes (`None` once the
 /// consumer is done: nothing more is taken).
-struct Taking<T> {
+struct Taking<T, I> {
     next: usize,
     consumed: usize,
     handoff: Option<Sender<Receiver<T>>>,
@@ -141,16 +180,20 @@ struct Taking<T> {
     /// only then (a wake with no one waiting is still a system call, one
     /// for each input; docs/performance.md, "Fewer wakes").
     waiting: usize,
+    /// The inputs fed so far ([`Source::Fed`]).
+    fed: Vec<I>,
+    /// Every input is known: all were given, or the last was fed.
+    complete: bool,
 }
 
 /// [`Taking`] under its lock, with the condition workers wait on when the
 /// window is full.
-struct Gate<T> {
-    taking: Mutex<Taking<T>>,
+struct Gate<T, I> {
+    taking: Mutex<Taking<T, I>>,
     moved: Condvar,
 }
 
-impl<T> Gate<T> {
+impl<T, I> Gate<T, I> {
     fn moved_on(&self) {
         if let Ok(mut t) = self.taking.lock() {
             t.consumed += 1;
@@ -185,13 +228,47 @@ pub(super) fn in_order<I, T, R>(
     ahead: usize,
     capacity: usize,
     work: impl Fn(usize, &I, SyncSender<T>) + Sync,
-    consume: impl FnOnce(&mut Ordered<'_, T>) -> R,
+    consume: impl FnOnce(&mut Ordered<'_, T, I>) -> R,
     leftover: Option<&mut dyn FnMut(T)>,
 ) -> R
 where
-    I: Sync,
+    I: Sync + Send + Clone,
     T: Send,
 {
+    let jobs = jobs.clamp(1, inputs.len().max(1));
+    in_order_from(
+        Source::All(inputs),
+        jobs,
+        ahead,
+        capacity,
+        work,
+        consume,
+        leftover,
+    )
+}
+
+/// [`in_order`] with the inputs from `source`: with [`Source::Fed`],
+/// `consume` feeds them ([`Ordered::feed`], [`Ordered::fed_all`]) while
+/// the `jobs` workers already take them.
+pub(super) fn in_order_from<I, T, R>(
+    source: Source<'_, I>,
+    jobs: usize,
+    ahead: usize,
+    capacity: usize,
+    work: impl Fn(usize, &I, SyncSender<T>) + Sync,
+    consume: impl FnOnce(&mut Ordered<'_, T, I>) -> R,
+    leftover: Option<&mut dyn FnMut(T)>,
+) -> R
+where
+    I: Sync + Send + Clone,
+    T: Send,
+{
+    #[cfg_attr(not(feature = "walk"), allow(clippy::infallible_destructuring_match))]
+    let (all, ahead_fed) = match source {
+        Source::All(inputs) => (Some(inputs), ahead),
+        #[cfg(feature = "walk")]
+        Source::Fed { ahead } => (None, ahead),
+    };
     let (handoff, handed) = channel();
     let gate = Gate {
         taking: Mutex::new(Taking {
@@ -199,6 +276,8 @@ where
             consumed: 0,
             handoff: Some(handoff),
             waiting: 0,
+            fed: Vec::<I>::new(),
+            complete: all.is_some(),
         }),
         moved: Condvar::new(),
     };
@@ -208,29 +287,51 @@ where
     // the consumer; `None` when there is nothing more to take.
     let take = || {
         let mut t = gate.taking.lock().ok()?;
-        while t.next >= t.consumed + ahead && t.handoff.is_some() {
+        loop {
+            let known = all.map_or(t.fed.len(), <[I]>::len);
+            let window = if t.complete {
+                ahead
+            } else {
+                ahead_fed.max(ahead)
+            };
+            let full = t.next >= t.consumed + window;
+            if t.handoff.is_none() || (t.complete && t.next >= known) {
+                return None;
+            }
+            if !full && t.next < known {
+                break;
+            }
+            // The window is full, or the next input is not fed yet.
             t.waiting += 1;
             t = gate.moved.wait(t).ok()?;
             t.waiting -= 1;
         }
         let i = t.next;
-        inputs.get(i)?;
+        // A fed input is cloned out: the list it is in may grow.
+        let fed = match all {
+            Some(_) => None,
+            None => Some(t.fed[i].clone()),
+        };
         let (tx, rx) = sync_channel::<T>(capacity);
         t.handoff.as_ref()?.send(rx).ok()?;
         t.next += 1;
-        if t.next == inputs.len() {
+        if t.complete && t.next == all.map_or(t.fed.len(), <[I]>::len) {
             // The last receiver is handed off: the consumer's `next` after
             // it ends instead of waiting.
             t.handoff = None;
         }
-        Some((i, tx))
+        Some((i, fed, tx))
     };
     std::thread::scope(|scope| {
-        for _ in 0..jobs.clamp(1, inputs.len().max(1)) {
+        for _ in 0..jobs.max(1) {
             scope.spawn(|| {
                 while !stop.load(Ordering::Relaxed) {
-                    let Some((i, tx)) = take() else { break };
-                    work(i, &inputs[i], tx);
+                    let Some((i, fed, tx)) = take() else { break };
+                    match (&fed, all) {
+                        (Some(input), _) => work(i, input, tx),
+                        (None, Some(inputs)) => work(i, &inputs[i], tx),
+                        (None, None) => unreachable!("a fed input is taken with itself"),
+                    }
                 }
             });
         }
@@ -264,7 +365,7 @@ where
 
 #[cfg(test)]
 mod tests {
-    use super::{NAP, NAPS, RecvError, Waiter, in_order, sync_channel};
+    use super::{NAP, NAPS, RecvError, Source, Waiter, in_order, in_order_from, sync_channel};
 
     #[test]
     fn results_come_in_input_order_whatever_the_threads() {
@@ -296,6 +397,103 @@ mod tests {
             let want: Vec<_> = (0..64).flat_map(|i| (0..3).map(move |k| (i, k))).collect();
             assert_eq!(got, want, "jobs {jobs}");
         }
+    }
+
+    #[cfg(feature = "walk")]
+    /// Inputs fed by the consumer are taken while it still feeds: the
+    /// consumer feeds the first, waits for the worker's answer to it (a
+    /// pool that waited for the last input would never give one), then
+    /// feeds the rest; the results come in input order, and none, or a
+    /// few, are fed at all.
+    #[test]
+    fn fed_inputs_are_taken_as_they_come_in_order() {
+        use std::sync::mpsc::channel;
+        use std::time::Duration;
+        for jobs in [1, 2, 5] {
+            for n in [0u64, 1, 2, 64] {
+                let (seen_tx, seen_rx) = channel::<u64>();
+                let seen_tx = std::sync::Mutex::new(seen_tx);
+                let got = in_order_from(
+                    Source::Fed { ahead: 8 },
+                    jobs,
+                    super::window(jobs),
+                    1,
+                    |i, x: &u64, tx| {
+                        let _ = seen_tx.lock().unwrap().send(*x);
+                        std::thread::sleep(Duration::from_micros(64 - x % 64));
+                        let _ = tx.send((i, *x));
+                    },
+                    |rx| {
+                        if n > 0 {
+                            rx.feed(100);
+                            let first = seen_rx.recv_timeout(Duration::from_secs(30));
+                            assert_eq!(
+                                first,
+                                Ok(100),
+                                "the first input is taken before the rest are fed"
+                            );
+                        }
+                        for x in 1..n {
+                            rx.feed(100 + x);
+                        }
+                        rx.fed_all();
+                        let mut got = Vec::new();
+                        while let Some(r) = rx.next() {
+                            got.extend(r.iter());
+                        }
+                        got
+                    },
+                    None,
+                );
+                let want: Vec<_> = (0..n).map(|i| (i as usize, 100 + i)).collect();
+                assert_eq!(got, want, "{jobs} jobs, {n} inputs");
+            }
+        }
+    }
+
+    #[cfg(feature = "walk")]
+    /// While the consumer feeds (and plays nothing), the workers take as
+    /// far as the feeding window; after, no farther than the run's.
+    #[test]
+    fn the_feeding_window_holds_until_all_are_fed() {
+        use std::time::Duration;
+        let taken = AtomicUsize::new(0);
+        let (ahead, feeding) = (4, 32);
+        let sum = in_order_from(
+            Source::Fed { ahead: feeding },
+            2,
+            ahead,
+            4,
+            |_, x: &u32, tx| {
+                taken.fetch_add(1, Ordering::SeqCst);
+                let _ = tx.send(*x);
+            },
+            |rx| {
+                for x in 0..100 {
+                    rx.feed(x);
+                }
+                // Time for the workers to take all they may.
+                let deadline = std::time::Instant::now() + Duration::from_secs(30);
+                while taken.load(Ordering::SeqCst) < feeding && std::time::Instant::now() < deadline
+                {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                std::thread::sleep(Duration::from_millis(20));
+                assert_eq!(taken.load(Ordering::SeqCst), feeding, "taken while feeding");
+                rx.fed_all();
+                // All fed: the run's window, from what is consumed (nothing).
+                std::thread::sleep(Duration::from_millis(20));
+                assert_eq!(taken.load(Ordering::SeqCst), feeding, "taken after");
+                let mut sum = 0;
+                while let Some(r) = rx.next() {
+                    sum += r.recv().unwrap();
+                }
+                sum
+            },
+            None,
+        );
+        assert_eq!(sum, (0..100).sum::<u32>());
+        assert_eq!(taken.load(Ordering::SeqCst), 100);
     }
 
     #[test]

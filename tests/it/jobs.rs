@@ -222,3 +222,107 @@ fn usage_rows_reduced_in_workers() {
         assert_eq!(r["turns"], id + 1, "{r}");
     }
 }
+
+/// Directories only, read by several jobs for `--to usage`: the trees are
+/// walked while the workers read the files already found
+/// (`cstream::convert_walked`, as the command line does when nothing needs
+/// the whole list first), and that gives what a walk before the run gives:
+/// the rows, the walk's warnings (a link back up the tree, files that are
+/// no sessions) before any file's own, `--stats`' files read and skipped,
+/// the exit status. Through the library too, in a format whose walk comes
+/// first (`events`).
+#[test]
+fn trees_walked_beside_the_workers() {
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("jobs-walk-beside");
+    let _ = std::fs::remove_dir_all(&d);
+    let tree = d.join("tree");
+    std::fs::create_dir_all(tree.join("a/b")).unwrap();
+    let fixtures = fixtures_dir();
+    for (n, e) in std::fs::read_dir(fixtures.join("claude-project"))
+        .unwrap()
+        .enumerate()
+    {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "jsonl") {
+            let to = if n % 2 == 0 { "a" } else { "a/b" };
+            std::fs::copy(&p, tree.join(to).join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    std::fs::write(tree.join("a/notes.txt"), "hello there\n").unwrap();
+    std::fs::write(
+        tree.join("a/b/cut.jsonl"),
+        "{\"parentUuid\":null,\"isSidechain\":false,\"type\":\"user\",\"sessionId\":\"cut\",\"uuid\":\"u1\",\"timestamp\":\"2026-01-01T00:00:00Z\",\"message\":{\"role\":\"user\",\"content\":\"go\"}}\n{\"type\":\"assistant\", not json\n",
+    )
+    .unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&tree, tree.join("a/b/up")).unwrap();
+    let mut dirs = vec![
+        tree.clone(),
+        fixtures.join("codex-rollout"),
+        fixtures.clone(),
+    ];
+    let sessions = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/sessions");
+    if !crate::common::corpus("sessions").is_empty() {
+        dirs.push(sessions);
+    }
+    let names: Vec<&str> = dirs.iter().map(|p| p.to_str().unwrap()).collect();
+    for extra in [
+        &[][..],
+        &["--group", "day"],
+        &["--group", "model", "-e", "--stats"],
+        &["-q", "--stats"],
+    ] {
+        let mut args = vec!["--to", "usage"];
+        args.extend_from_slice(extra);
+        args.extend(&names);
+        same_with_jobs(&args);
+    }
+    let run = |format: cstream::Format, jobs: usize, walked: bool| {
+        let mut out = Vec::new();
+        let mut said = Vec::new();
+        let report = {
+            let mut warnings = cstream::Warnings::new(Box::new(&mut said));
+            let cfg = cstream::Config::new(format).created(1).jobs(jobs);
+            if walked {
+                cstream::convert_walked(&dirs, &mut out, &cfg, &mut warnings).unwrap()
+            } else {
+                let found = cstream::walk::expand(&dirs, false, &mut warnings);
+                let cfg = cfg
+                    .files_skipped(found.skipped)
+                    .input_names(&found.names)
+                    .jobs(1);
+                cstream::convert_inputs(&found.inputs, &b""[..], &mut out, &cfg, &mut warnings)
+                    .unwrap()
+            }
+        };
+        let said = String::from_utf8(said).unwrap();
+        (String::from_utf8(out).unwrap(), said, report)
+    };
+    for format in [cstream::Format::Usage, cstream::Format::Events] {
+        let (out, said, report) = run(format, 1, false);
+        assert!(out.lines().count() > 20, "{format:?}: {out}");
+        assert!(said.contains("a symbolic link back to"), "{said}");
+        assert!(said.contains("not agent output"), "{said}");
+        assert!(report.bad_lines() > 0);
+        for jobs in [1, 2, 4] {
+            let (o, s, r) = run(format, jobs, true);
+            assert_eq!(
+                first_difference(&out, &o),
+                None,
+                "{format:?}, {jobs} jobs: output"
+            );
+            assert_eq!(
+                first_difference(&said, &s),
+                None,
+                "{format:?}, {jobs} jobs: warnings"
+            );
+            assert_eq!(report, r, "{format:?}, {jobs} jobs");
+        }
+    }
+    // An output directory is written from a list, not a walk.
+    let cfg = cstream::Config::new(cstream::Format::Usage)
+        .jobs(2)
+        .output_dir(d.join("out"), Vec::new());
+    let err = cstream::convert_walked(&dirs, std::io::sink(), &cfg, &mut cstream::Warnings::sink());
+    assert!(err.is_err());
+}

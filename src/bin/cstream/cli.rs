@@ -838,13 +838,46 @@ impl Cli {
         }
         cfg = cfg.jobs(match self.jobs {
             Some(n) => n.into(),
-            None if expanded.inputs.len() > 1 => {
-                std::thread::available_parallelism().map_or(1, usize::from)
-            }
+            None if expanded.inputs.len() > 1 => cores(),
             None => 1,
         });
         (cfg, expanded.inputs)
     }
+
+    /// Whether the directories named are walked while the files already
+    /// found are converted ([`cstream::convert_walked`]) rather than before
+    /// the run: when several jobs read them and nothing needs the whole
+    /// list first. The clobber checks need it (`-o`, `--summary`,
+    /// `--outputs`, or standard output redirected to a regular file, which
+    /// could be one of the files), as do the progress bar's total (standard
+    /// error a terminal, without `-q`), `--summary`'s file names and
+    /// `--output-dir`'s.
+    pub fn walks_beside(&self, env: &ColorEnv) -> bool {
+        self.output_dir.is_none()
+            && self.output.is_none()
+            && self.summary.is_none()
+            && self.outputs.is_none()
+            && (self.quiet || !env.stderr_tty)
+            && self.jobs.map_or_else(cores, usize::from) > 1
+            && !self.files.is_empty()
+            && self
+                .files
+                .iter()
+                .all(|f| f.as_os_str() != "-" && f.is_dir())
+            && !crate::clobber::stdout_is_a_file()
+    }
+
+    /// The run's configuration when its directories are walked beside it
+    /// ([`Cli::walks_beside`]).
+    pub fn prepare_walk(&self, tty: bool, env: &ColorEnv) -> Config {
+        self.config(tty, env)
+            .jobs(self.jobs.map_or_else(cores, usize::from))
+    }
+}
+
+/// The number of jobs by default for several files: the cores there are.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
 }
 
 /// Standard output without the line buffering of Rust's `Stdout`, which
@@ -895,7 +928,12 @@ pub fn main() -> ExitCode {
     let tty = cli.output.is_none() && io::stdout().is_terminal();
     // Before anything is opened: opening a FIFO blocks.
     crate::interrupt::install();
-    let (mut cfg, inputs) = cli.prepare(tty, &env, &mut diag);
+    let beside = cli.walks_beside(&env);
+    let (mut cfg, inputs) = if beside {
+        (cli.prepare_walk(tty, &env), Vec::new())
+    } else {
+        cli.prepare(tty, &env, &mut diag)
+    };
     crate::interrupt::colour_on_stdout(cli.output.is_none() && resolve_color(cli.color, tty, &env));
     let bar = crate::progress::bar(&inputs, env.stderr_tty, cli.quiet);
     if let Some(bar) = &bar {
@@ -960,14 +998,12 @@ pub fn main() -> ExitCode {
             }
         },
         None => {
-            let stdout = io::stdout();
-            cstream::convert_inputs(
-                &inputs,
-                io::stdin().lock(),
-                BufWriter::with_capacity(WRITE_BUFFER_BYTES, tee(raw_stdout(stdout))),
-                &cfg,
-                &mut diag,
-            )
+            let out = BufWriter::with_capacity(WRITE_BUFFER_BYTES, tee(raw_stdout(io::stdout())));
+            if beside {
+                cstream::convert_walked(&cli.files, out, &cfg, &mut diag)
+            } else {
+                cstream::convert_inputs(&inputs, io::stdin().lock(), out, &cfg, &mut diag)
+            }
         }
     };
     let not_sent = sent.and_then(|(url, sent)| {

@@ -85,6 +85,12 @@ fn stdout_id() -> Option<FileId> {
     }
 }
 
+/// Whether standard output is redirected to a regular file (which may be
+/// one of the inputs).
+pub fn stdout_is_a_file() -> bool {
+    stdout_id().is_some()
+}
+
 /// The first input that is the same file as `output`, as the name to show
 /// (the input's own name, `-` for standard input).
 pub fn input_written_over(output: Output<'_>, inputs: &[Input]) -> Option<String> {
