@@ -213,6 +213,19 @@ impl<T, I> Gate<T, I> {
     }
 }
 
+/// Closes the gate when dropped: while `consume` unwinds.
+struct Closing<'g, T, I> {
+    gate: &'g Gate<T, I>,
+    stop: &'g AtomicBool,
+}
+
+impl<T, I> Drop for Closing<'_, T, I> {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        self.gate.close();
+    }
+}
+
 /// Run `work(i, &inputs[i], sender)` for every input on `jobs` scoped
 /// threads (at least one, at most one per input), and `consume` on the
 /// calling thread with the receivers in input order; each channel holds at
@@ -340,7 +353,15 @@ where
             current: None,
             taking: &gate,
         };
+        // Should `consume` panic, the workers waiting for the window or
+        // for an input to be fed are let go, so that the scope can join
+        // them and pass the panic on instead of waiting forever.
+        let closing = Closing {
+            gate: &gate,
+            stop: &stop,
+        };
         let r = consume(&mut ordered);
+        std::mem::forget(closing);
         stop.store(true, Ordering::Relaxed);
         // No input is taken from now on (a worker waiting for the window
         // wakes and gives up); the receivers of those taken but not
@@ -494,6 +515,52 @@ mod tests {
         );
         assert_eq!(sum, (0..100).sum::<u32>());
         assert_eq!(taken.load(Ordering::SeqCst), 100);
+    }
+
+    /// A consumer that panics while workers wait (for the window, or for
+    /// an input not fed yet) passes its panic on: the workers are let go.
+    #[test]
+    fn a_consumer_that_panics_lets_the_workers_go() {
+        let inputs: Vec<u32> = (0..100).collect();
+        let r = std::panic::catch_unwind(|| {
+            in_order(
+                &inputs,
+                2,
+                2,
+                1,
+                |_, n, tx| {
+                    let _ = tx.send(*n);
+                },
+                |rx| {
+                    rx.next();
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                    panic!("consumer");
+                },
+                None,
+            )
+        });
+        assert!(r.is_err());
+        #[cfg(feature = "walk")]
+        {
+            let r = std::panic::catch_unwind(|| {
+                in_order_from(
+                    Source::Fed { ahead: 4 },
+                    2,
+                    2,
+                    1,
+                    |_, n: &u32, tx| {
+                        let _ = tx.send(*n);
+                    },
+                    |rx| {
+                        rx.feed(1);
+                        std::thread::sleep(std::time::Duration::from_millis(20));
+                        panic!("consumer");
+                    },
+                    None,
+                )
+            });
+            assert!(r.is_err());
+        }
     }
 
     #[test]
