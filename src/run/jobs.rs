@@ -787,7 +787,7 @@ pub(super) fn run<W: Write>(
     };
     // A stop (a closed pipe, --strict) drops the receivers: the workers
     // stop at their next chunk.
-    let r = super::pool::in_order_from(
+    let r = super::pool::in_order(
         source,
         cfg.jobs,
         ahead(cfg),

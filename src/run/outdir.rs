@@ -244,7 +244,7 @@ pub(super) fn run(
         convert_to(cfg, input, &targets[i], &tx);
     };
     pool::in_order(
-        inputs,
+        pool::Source::All(inputs),
         cfg.jobs,
         pool::window(cfg.jobs),
         MESSAGES_IN_FLIGHT,

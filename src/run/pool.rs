@@ -226,44 +226,19 @@ impl<T, I> Drop for Closing<'_, T, I> {
     }
 }
 
-/// Run `work(i, &inputs[i], sender)` for every input on `jobs` scoped
-/// threads (at least one, at most one per input), and `consume` on the
-/// calling thread with the receivers in input order; each channel holds at
-/// most `capacity` messages, and at most `ahead` inputs are taken ahead of
-/// the consumer ([`window`], [`window_for_rows`]). When `consume` returns, no worker starts
-/// another input, and what is left in the channels goes to `leftover`:
-/// `None` drops the receivers, so a busy worker's next send fails and it
-/// stops there; `Some(f)` hands `f` every message still sent until the busy
-/// workers finish (for messages that own something to clean up).
+/// Run `work(i, &inputs[i], sender)` for every input of `source` on
+/// `jobs` scoped threads (at least one; with [`Source::All`], at most one
+/// per input), and `consume` on the calling thread with the receivers in
+/// input order; each channel holds at most `capacity` messages, and at most
+/// `ahead` inputs are taken ahead of the consumer ([`window`],
+/// [`window_for_rows`]). With [`Source::Fed`], `consume` feeds the inputs
+/// ([`Ordered::feed`], [`Ordered::fed_all`]) while the workers already take
+/// them. When `consume` returns, no worker starts another input, and what
+/// is left in the channels goes to `leftover`: `None` drops the receivers,
+/// so a busy worker's next send fails and it stops there; `Some(f)` hands
+/// `f` every message still sent until the busy workers finish (for
+/// messages that own something to clean up).
 pub(super) fn in_order<I, T, R>(
-    inputs: &[I],
-    jobs: usize,
-    ahead: usize,
-    capacity: usize,
-    work: impl Fn(usize, &I, SyncSender<T>) + Sync,
-    consume: impl FnOnce(&mut Ordered<'_, T, I>) -> R,
-    leftover: Option<&mut dyn FnMut(T)>,
-) -> R
-where
-    I: Sync + Send + Clone,
-    T: Send,
-{
-    let jobs = jobs.clamp(1, inputs.len().max(1));
-    in_order_from(
-        Source::All(inputs),
-        jobs,
-        ahead,
-        capacity,
-        work,
-        consume,
-        leftover,
-    )
-}
-
-/// [`in_order`] with the inputs from `source`: with [`Source::Fed`],
-/// `consume` feeds them ([`Ordered::feed`], [`Ordered::fed_all`]) while
-/// the `jobs` workers already take them.
-pub(super) fn in_order_from<I, T, R>(
     source: Source<'_, I>,
     jobs: usize,
     ahead: usize,
@@ -282,6 +257,7 @@ where
         #[cfg(feature = "walk")]
         Source::Fed { ahead } => (None, ahead),
     };
+    let jobs = all.map_or(jobs, |inputs| jobs.min(inputs.len())).max(1);
     let (handoff, handed) = channel();
     let gate = Gate {
         taking: Mutex::new(Taking {
@@ -336,7 +312,7 @@ where
         Some((i, fed, tx))
     };
     std::thread::scope(|scope| {
-        for _ in 0..jobs.max(1) {
+        for _ in 0..jobs {
             scope.spawn(|| {
                 while !stop.load(Ordering::Relaxed) {
                     let Some((i, fed, tx)) = take() else { break };
@@ -386,14 +362,14 @@ where
 
 #[cfg(test)]
 mod tests {
-    use super::{NAP, NAPS, RecvError, Source, Waiter, in_order, in_order_from, sync_channel};
+    use super::{NAP, NAPS, RecvError, Source, Waiter, in_order, sync_channel};
 
     #[test]
     fn results_come_in_input_order_whatever_the_threads() {
         let inputs: Vec<u64> = (0..64).collect();
         for jobs in [1, 2, 5, 100] {
             let got = in_order(
-                &inputs,
+                Source::All(&inputs),
                 jobs,
                 super::window(jobs),
                 1,
@@ -434,7 +410,7 @@ mod tests {
             for n in [0u64, 1, 2, 64] {
                 let (seen_tx, seen_rx) = channel::<u64>();
                 let seen_tx = std::sync::Mutex::new(seen_tx);
-                let got = in_order_from(
+                let got = in_order(
                     Source::Fed { ahead: 8 },
                     jobs,
                     super::window(jobs),
@@ -480,7 +456,7 @@ mod tests {
         use std::time::Duration;
         let taken = AtomicUsize::new(0);
         let (ahead, feeding) = (4, 32);
-        let sum = in_order_from(
+        let sum = in_order(
             Source::Fed { ahead: feeding },
             2,
             ahead,
@@ -524,7 +500,7 @@ mod tests {
         let inputs: Vec<u32> = (0..100).collect();
         let r = std::panic::catch_unwind(|| {
             in_order(
-                &inputs,
+                Source::All(&inputs),
                 2,
                 2,
                 1,
@@ -543,7 +519,7 @@ mod tests {
         #[cfg(feature = "walk")]
         {
             let r = std::panic::catch_unwind(|| {
-                in_order_from(
+                in_order(
                     Source::Fed { ahead: 4 },
                     2,
                     2,
@@ -568,7 +544,7 @@ mod tests {
         let inputs: Vec<u32> = (0..1000).collect();
         let started = AtomicUsize::new(0);
         let first = in_order(
-            &inputs,
+            Source::All(&inputs),
             2,
             super::window(2),
             1,
@@ -589,7 +565,7 @@ mod tests {
         let inputs: Vec<u32> = (0..50).collect();
         let mut left = Vec::new();
         let first = in_order(
-            &inputs,
+            Source::All(&inputs),
             3,
             super::window(3),
             1,
@@ -620,7 +596,7 @@ mod tests {
                 let done = AtomicUsize::new(0);
                 let most = AtomicUsize::new(0);
                 let sum = in_order(
-                    &inputs,
+                    Source::All(&inputs),
                     jobs,
                     ahead,
                     4,
