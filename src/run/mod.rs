@@ -61,9 +61,7 @@ pub fn run_with_stdin<R: Read, W: Write>(
     diag: &mut Diag,
 ) -> io::Result<Report> {
     let cfg = &*cfg.pinned();
-    diag.quiet |= cfg.output.quiet;
-    diag.shared_terminal = cfg.output.text.shared_terminal.clone();
-    diag.redact = warnings_redactor(cfg);
+    warn_as(cfg, diag);
     if let Some(od) = &cfg.output_dir {
         return outdir::run(cfg, inputs, od, diag);
     }
@@ -152,9 +150,7 @@ pub fn run_walking<W: Write>(
         return run_with_stdin(&cfg, &found.inputs, io::empty(), out, diag);
     }
     let cfg = &*cfg.pinned();
-    diag.quiet |= cfg.output.quiet;
-    diag.shared_terminal = cfg.output.text.shared_terminal.clone();
-    diag.redact = warnings_redactor(cfg);
+    warn_as(cfg, diag);
     jobs::run(cfg, jobs::RunInputs::Walk(dirs), out, diag)
 }
 
@@ -180,6 +176,14 @@ pub fn convert_whole<R: Read, W: Write>(
     diag: &mut Diag,
 ) -> io::Result<Report> {
     convert_detaching(cfg, input, out, diag, HUGE_RECORD_BYTES, false)
+}
+
+/// Warnings as the run's configuration asks: `-q`, the terminal they share
+/// with the output, and the output's redaction.
+fn warn_as(cfg: &Config, diag: &mut Diag) {
+    diag.quiet |= cfg.output.quiet;
+    diag.shared_terminal = cfg.output.text.shared_terminal.clone();
+    diag.redact = warnings_redactor(cfg);
 }
 
 /// What redacts the warnings that quote the input: the output's redaction,

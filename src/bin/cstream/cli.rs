@@ -844,21 +844,21 @@ impl Cli {
         (cfg, expanded.inputs)
     }
 
-    /// Whether the directories named are walked while the files already
-    /// found are converted ([`cstream::convert_walked`]) rather than before
-    /// the run: when several jobs read them and nothing needs the whole
-    /// list first. The clobber checks need it (`-o`, `--summary`,
-    /// `--outputs`, or standard output redirected to a regular file, which
-    /// could be one of the files), as do the progress bar's total (standard
-    /// error a terminal, without `-q`), `--summary`'s file names and
-    /// `--output-dir`'s.
-    pub fn walks_beside(&self, env: &ColorEnv) -> bool {
+    /// Whether the directories named are handed to the library as they are
+    /// ([`cstream::convert_walked`], which walks them while the files already
+    /// found are converted when its configuration allows: several jobs, a
+    /// format read to rows) rather than walked here before the run: when
+    /// nothing the command line does needs the whole list first. The
+    /// clobber checks need it (`-o`, `--summary`, `--outputs`, or standard
+    /// output redirected to a regular file, which could be one of the
+    /// files), as do the progress bar's total (standard error a terminal,
+    /// without `-q`) and `--output-dir`'s names.
+    pub fn library_walks(&self, env: &ColorEnv) -> bool {
         self.output_dir.is_none()
             && self.output.is_none()
             && self.summary.is_none()
             && self.outputs.is_none()
             && (self.quiet || !env.stderr_tty)
-            && self.jobs.map_or_else(cores, usize::from) > 1
             && !self.files.is_empty()
             && self
                 .files
@@ -867,8 +867,8 @@ impl Cli {
             && !crate::clobber::stdout_is_a_file()
     }
 
-    /// The run's configuration when its directories are walked beside it
-    /// ([`Cli::walks_beside`]).
+    /// The run's configuration when the library walks its directories
+    /// ([`Cli::library_walks`]).
     pub fn prepare_walk(&self, tty: bool, env: &ColorEnv) -> Config {
         self.config(tty, env)
             .jobs(self.jobs.map_or_else(cores, usize::from))
@@ -928,8 +928,8 @@ pub fn main() -> ExitCode {
     let tty = cli.output.is_none() && io::stdout().is_terminal();
     // Before anything is opened: opening a FIFO blocks.
     crate::interrupt::install();
-    let beside = cli.walks_beside(&env);
-    let (mut cfg, inputs) = if beside {
+    let library_walks = cli.library_walks(&env);
+    let (mut cfg, inputs) = if library_walks {
         (cli.prepare_walk(tty, &env), Vec::new())
     } else {
         cli.prepare(tty, &env, &mut diag)
@@ -999,7 +999,7 @@ pub fn main() -> ExitCode {
         },
         None => {
             let out = BufWriter::with_capacity(WRITE_BUFFER_BYTES, tee(raw_stdout(io::stdout())));
-            if beside {
+            if library_walks {
                 cstream::convert_walked(&cli.files, out, &cfg, &mut diag)
             } else {
                 cstream::convert_inputs(&inputs, io::stdin().lock(), out, &cfg, &mut diag)
