@@ -72,7 +72,7 @@ use stream::{OpenBlock, StreamedMsg};
 use usage::MessageUsage;
 
 /// One Claude Code line: the union of the fields the parser reads.
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 #[cfg_attr(test, derive(Debug))]
 struct Line<'a> {
     #[serde(rename = "type", borrow, default)]
@@ -144,6 +144,39 @@ struct Line<'a> {
     summary: LaxStr<'a>,
     #[serde(borrow, default)]
     description: LaxStr<'a>,
+}
+
+/// The fields of [`Line`] that an `assistant` or `user` line of a saved
+/// transcript is read for, when the transcript reader hands it on
+/// ([`ClaudeParser::preset`]): that reader has taken its envelope, so the
+/// other thirty-odd names of [`Line`] need not be looked for in it (it
+/// chose only `assistant` and `user` lines; the rest of a line is the same
+/// keys either way).
+#[derive(Deserialize)]
+struct HeldLine<'a> {
+    #[serde(rename = "type", borrow, default)]
+    ty: LaxStr<'a>,
+    #[serde(borrow, default)]
+    session_id: LaxStr<'a>,
+    #[serde(borrow, default)]
+    message: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    parent_tool_use_id: LaxStr<'a>,
+    #[serde(borrow, default, alias = "toolUseResult")]
+    tool_use_result: Option<&'a RawValue>,
+}
+
+impl<'a> HeldLine<'a> {
+    fn line(self) -> Line<'a> {
+        Line {
+            ty: self.ty,
+            session_id: self.session_id,
+            message: self.message,
+            parent_tool_use_id: self.parent_tool_use_id,
+            tool_use_result: self.tool_use_result,
+            ..Line::default()
+        }
+    }
 }
 
 /// An Anthropic Messages API message (`assistant`/`user` lines), also read
@@ -661,7 +694,13 @@ impl Parser for ClaudeParser {
     fn parse<'a>(&mut self, rec: &'a str, out: Out<'_, 'a>) -> io::Result<Parsed> {
         let preset = std::mem::take(&mut self.preset);
         self.taped = (preset || self.tape.build(rec)).then_some(rec.as_ptr() as usize);
-        let fast = self.taped.and_then(|base| self.tape.read(base, rec));
+        let fast = self.taped.and_then(|base| {
+            if preset {
+                self.tape.read::<HeldLine>(base, rec).map(HeldLine::line)
+            } else {
+                self.tape.read(base, rec)
+            }
+        });
         let line: Line<'a> = match fast {
             Some(l) => l,
             None => match read_line(rec, out)? {
