@@ -80,7 +80,7 @@ impl Strings {
 
 // The block mask lives with the JSON writer, which escapes by it too
 // (crate::json::mask): `json` is below `input` in the module order.
-use crate::json::mask::next_special;
+use crate::json::mask::{BLOCK, specials_from};
 
 /// The closing quote of the string whose body starts `body` (the bytes
 /// after its opening quote): its index, and whether the body has a
@@ -116,54 +116,25 @@ pub fn checked_utf8_string_end(body: &[u8]) -> Option<(usize, bool)> {
 }
 
 /// Both string scanners: `UTF8` checks the body's non-ASCII bytes too.
-/// Until the first such byte the block mask stops at it as well; from
-/// there the scan goes on as the plain one, and the bytes from it to the
-/// closing quote are validated in one pass once the end is known (most
-/// strings are ASCII and never take that pass).
+/// Most strings are short (a key, a delta's few words) and end in the
+/// first 16 bytes, where the first of the block's specials is the closing
+/// quote: one compare. Any other string is walked 64 bytes at a time,
+/// its escapes found for a whole block at once (crate::json::blocks): a
+/// tool's output has one every few dozen bytes, and a walk stopping at
+/// each spent more on the stops than on the bytes.
 #[inline]
 fn string_end<const UTF8: bool>(body: &[u8]) -> Option<(usize, bool)> {
-    let mut i = 0;
-    let mut escaped = false;
-    let mut high: Option<usize> = None;
-    loop {
-        i = if UTF8 && high.is_none() {
-            next_special::<true>(body, i)
-        } else {
-            next_special::<false>(body, i)
-        };
-        match *body.get(i)? {
-            b'"' => {
-                if let Some(h) = high {
-                    simdutf8::basic::from_utf8(&body[h..i]).ok()?;
-                }
-                return Some((i, escaped));
-            }
-            c if UTF8 && c >= 0x80 => {
-                high = Some(i);
-                i += 1;
-            }
-            b'\\' => {
-                escaped = true;
-                i += match *body.get(i + 1)? {
-                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => 2,
-                    b'u' => {
-                        let hex = body.get(i + 2..i + 6)?;
-                        if !hex.iter().all(u8::is_ascii_hexdigit) {
-                            return None;
-                        }
-                        // All four are hex digits, so a second digit of
-                        // `8` or more is 8, 9 or a letter: D800 to DFFF.
-                        if hex[0] | 0x20 == b'd' && hex[1] >= b'8' {
-                            return None;
-                        }
-                        6
-                    }
-                    _ => return None,
-                };
-            }
-            _ => return None,
+    let m = specials_from::<UTF8>(body, 0);
+    if m != 0 {
+        let j = m.trailing_zeros() as usize;
+        if body[j] == b'"' {
+            return Some((j, false));
         }
+    } else if body.len() <= BLOCK {
+        // No closing quote.
+        return None;
     }
+    crate::json::blocks::string_end::<UTF8>(body, 0)
 }
 
 /// How deep [`value_end`] follows nested arrays and objects before it gives

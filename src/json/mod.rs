@@ -2,6 +2,7 @@
 //! straight into a writer, and borrowed, lenient field types for the typed
 //! line parsers.
 
+pub(crate) mod blocks;
 pub mod layout;
 pub(crate) mod mask;
 

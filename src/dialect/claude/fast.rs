@@ -25,7 +25,8 @@ use serde::Deserialize;
 use serde::de::value::BorrowedStrDeserializer;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use super::quotes::{Quotes, escape_len, wide};
+use super::quotes::Quotes;
+use crate::json::blocks::{escape_len, wide};
 use crate::json::mask::block;
 
 /// serde_json's name for a raw value: its `&RawValue` asks a deserializer

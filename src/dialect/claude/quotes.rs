@@ -28,53 +28,12 @@ pub(crate) struct Quotes {
     words: Vec<[u64; 2]>,
 }
 
-/// The bits of a 64-byte block: its quotes, its backslashes, and whether
-/// any byte of it is below 0x20.
-#[derive(Clone, Copy)]
-struct Block {
-    quotes: u64,
-    slashes: u64,
-    control: bool,
-}
-
-const EVEN: u64 = 0x5555_5555_5555_5555;
-
 /// The index kept from line to line at most: 1 MiB, for lines to 4 MiB.
 const KEPT_WORDS: usize = 1 << 16;
 
-/// Whether this CPU has AVX2, found out once per run: the choice of block
-/// compare (here and in the fast reader's string walk), made once, not per
-/// line or string.
-#[inline]
-pub(super) fn wide() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        static WIDE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-        *WIDE.get_or_init(|| std::arch::is_x86_feature_detected!("avx2"))
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    false
-}
-
-/// The bytes of a block that a backslash escapes, given its backslashes and
-/// `carry`, 1 when the last block ended in a run of backslashes that
-/// escapes this block's first byte (set for the next block on return).
-///
-/// A run of backslashes escapes every other byte from its second on, and
-/// the byte after it when it is odd. Adding the run to its own first bit
-/// when that bit is odd-placed carries out to the run's end, which turns
-/// "odd run from an odd place" into a parity flip against the even-place
-/// pattern; this is the way simdjson finds escaped bytes.
-#[inline(always)]
-fn escaped(slashes: u64, carry: &mut u64) -> u64 {
-    // A backslash escaped by the last block's run starts nothing.
-    let slashes = slashes & !*carry;
-    let follows = slashes << 1 | *carry;
-    let odd_starts = slashes & !EVEN & !follows;
-    let (sum, over) = odd_starts.overflowing_add(slashes);
-    *carry = u64::from(over);
-    (EVEN ^ (sum << 1)) & follows
-}
+#[cfg(target_arch = "x86_64")]
+use crate::json::blocks::wide;
+use crate::json::blocks::{Block, classify_sse, escaped, escapes_ok_bytes};
 
 impl Quotes {
     /// Index the line `s`: `false` when it holds a byte below 0x20 or an
@@ -110,19 +69,16 @@ impl Quotes {
     /// Record the block at `s[at..]`, after checking its escapes.
     #[inline(always)]
     fn push(&mut self, s: &[u8], at: usize, b: Block, carry: &mut u64) -> bool {
-        if b.control {
+        if b.control != 0 {
             return false;
         }
         let esc = escaped(b.slashes, carry);
-        let mut e = esc;
-        while e != 0 {
-            let p = at + e.trailing_zeros() as usize;
-            e &= e - 1;
-            // `p` is the escaped byte, its backslash the one before (past
-            // the end, for a line that ends in a backslash, is refused).
-            if escape_len(s, p - 1).is_none() {
-                return false;
-            }
+        // One escape at a time: a Claude line's blocks have few, and the
+        // block-at-once check of crate::json::blocks, handed in as a
+        // closure, was not inlined into this walk (2 % more instructions
+        // for `--to usage`).
+        if !escapes_ok_bytes(s, at, esc) {
+            return false;
         }
         self.words.push([b.quotes & !esc, b.slashes]);
         true
@@ -168,186 +124,24 @@ impl Quotes {
     }
 }
 
-/// The length of the escape at `s[j]` (a `\\`): 2, or 6 for `\\uXXXX`;
-/// `None` for what this reader leaves to serde_json (an escape JSON does
-/// not have, a surrogate, paired or not).
-#[inline(always)]
-pub(super) fn escape_len(s: &[u8], j: usize) -> Option<usize> {
-    match *s.get(j + 1)? {
-        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(2),
-        b'u' => {
-            let v = crate::json::hex4(s, j + 2)?;
-            (!(0xD800..=0xDFFF).contains(&v)).then_some(6)
-        }
-        _ => None,
-    }
-}
-
-/// The bits of the block at `s[i..i + 64]` a byte at a time (the tests'
-/// measure, and the way where there is no SSE2).
-#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
-fn classify_bytes(s: &[u8], i: usize) -> Block {
-    let mut b = Block {
-        quotes: 0,
-        slashes: 0,
-        control: false,
-    };
-    for (k, &c) in s[i..i + 64].iter().enumerate() {
-        b.quotes |= u64::from(c == b'"') << k;
-        b.slashes |= u64::from(c == b'\\') << k;
-        b.control |= c < 0x20;
-    }
-    b
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-use classify_bytes as classify_sse;
-
-/// The bits of the block at `s[i..i + 64]`, 16 bytes a compare (SSE2 is
-/// part of every x86_64).
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn classify_sse(s: &[u8], i: usize) -> Block {
-    use std::arch::x86_64::{
-        _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
-        _mm_set1_epi8, _mm_setzero_si128,
-    };
-    assert!(i + 64 <= s.len());
-    let (mut quotes, mut slashes) = (0, 0);
-    // SAFETY: SSE2 is always present on x86_64, and the loads read
-    // `s[i..i + 64]`, in bounds by the assert above.
-    unsafe {
-        let mut control = _mm_setzero_si128();
-        for k in 0..4 {
-            let x = _mm_loadu_si128(s.as_ptr().add(i + 16 * k).cast());
-            let q = _mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8(b'"' as i8)));
-            let b = _mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8)));
-            // x <= 0x1f (unsigned) exactly when min(x, 0x1f) == x.
-            let c = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x);
-            control = _mm_or_si128(control, c);
-            quotes |= u64::from(q as u16) << (16 * k);
-            slashes |= u64::from(b as u16) << (16 * k);
-        }
-        Block {
-            quotes,
-            slashes,
-            control: _mm_movemask_epi8(control) != 0,
-        }
-    }
-}
-
 /// The index with AVX2: 32 bytes a compare.
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
-    use std::arch::x86_64::{
-        __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8,
-        _mm256_or_si256, _mm256_set1_epi8,
-    };
-
-    use super::{Block, Quotes};
+    use super::Quotes;
+    use crate::json::blocks::avx2::classify;
 
     /// [`Quotes::index`] by 32-byte compares.
     #[target_feature(enable = "avx2")]
     pub(super) fn index(q: &mut Quotes, s: &[u8]) -> bool {
         q.index_by(s, |s, i| classify(s, i))
     }
-
-    /// [`classify`], for the tests.
-    #[cfg(test)]
-    #[target_feature(enable = "avx2")]
-    pub(super) fn classify_for_tests(s: &[u8], i: usize) -> Block {
-        classify(s, i)
-    }
-
-    /// The bits of the block at `s[i..i + 64]`.
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn classify(s: &[u8], i: usize) -> Block {
-        assert!(i + 64 <= s.len());
-        // SAFETY: the loads read `s[i..i + 64]`, in bounds by the assert
-        // above; AVX2 is enabled for this function, which is only reached
-        // where the CPU has it.
-        unsafe {
-            let lo: __m256i = _mm256_loadu_si256(s.as_ptr().add(i).cast());
-            let hi: __m256i = _mm256_loadu_si256(s.as_ptr().add(i + 32).cast());
-            let quote = _mm256_set1_epi8(b'"' as i8);
-            let slash = _mm256_set1_epi8(b'\\' as i8);
-            let low = _mm256_set1_epi8(0x1f);
-            let bits = |v: __m256i| u64::from(_mm256_movemask_epi8(v) as u32);
-            let control = _mm256_or_si256(
-                _mm256_cmpeq_epi8(_mm256_min_epu8(lo, low), lo),
-                _mm256_cmpeq_epi8(_mm256_min_epu8(hi, low), hi),
-            );
-            Block {
-                quotes: bits(_mm256_cmpeq_epi8(lo, quote))
-                    | bits(_mm256_cmpeq_epi8(hi, quote)) << 32,
-                slashes: bits(_mm256_cmpeq_epi8(lo, slash))
-                    | bits(_mm256_cmpeq_epi8(hi, slash)) << 32,
-                control: _mm256_movemask_epi8(control) != 0,
-            }
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{KEPT_WORDS, Quotes, classify_bytes, classify_sse, escape_len, escaped};
-
-    /// xorshift: the same texts on every run.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self, n: usize) -> usize {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            (self.0 % n as u64) as usize
-        }
-    }
-
-    /// Which bytes a backslash escapes, a byte at a time.
-    fn escaped_bytes(s: &[u8]) -> Vec<bool> {
-        let mut out = vec![false; s.len() + 1];
-        let mut i = 0;
-        while i < s.len() {
-            if s[i] == b'\\' {
-                out[i + 1] = true;
-                i += 2;
-            } else {
-                i += 1;
-            }
-        }
-        out
-    }
-
-    /// The carry arithmetic marks the bytes a byte-at-a-time walk marks,
-    /// for runs of backslashes of every length, across block edges.
-    #[test]
-    fn escaped_bytes_are_found_across_blocks() {
-        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
-        for _ in 0..5000 {
-            let len = 64 * (1 + rng.next(4));
-            let dense = 1 + rng.next(4);
-            let s: Vec<u8> = (0..len)
-                .map(|_| {
-                    if rng.next(dense + 1) != 0 {
-                        b'\\'
-                    } else {
-                        b'a'
-                    }
-                })
-                .collect();
-            let want = escaped_bytes(&s);
-            let mut carry = 0;
-            for (w, block) in s.chunks(64).enumerate() {
-                let slashes = classify_bytes(block, 0).slashes;
-                let got = escaped(slashes, &mut carry);
-                for k in 0..64 {
-                    assert_eq!(got >> k & 1 == 1, want[64 * w + k], "{k} of block {w}");
-                }
-            }
-            assert_eq!(carry == 1, want[len], "carry out");
-        }
-    }
+    use super::{KEPT_WORDS, Quotes};
+    use crate::json::blocks::tests::Rng;
+    use crate::json::blocks::{classify_sse, escape_len};
 
     /// Whether a byte-at-a-time walk refuses `s`: a byte below 0x20, or an
     /// escape the fast reader leaves to serde_json.
@@ -451,39 +245,5 @@ mod tests {
         q.trim();
         assert_eq!(q.words.capacity(), kept);
         assert!(kept > 0);
-    }
-
-    /// Each way of comparing a block gives the bits a byte walk gives.
-    #[test]
-    fn block_compares_agree_with_a_byte_walk() {
-        let mut rng = Rng(0x1234_5678_9abc_def1);
-        let mut s = vec![0u8; 256];
-        for _ in 0..2000 {
-            for c in s.iter_mut() {
-                *c = match rng.next(6) {
-                    0 => b'"',
-                    1 => b'\\',
-                    2 => rng.next(256) as u8,
-                    _ => b'x',
-                };
-            }
-            for i in 0..=192 {
-                let want = classify_bytes(&s, i);
-                let sse = classify_sse(&s, i);
-                assert_eq!(
-                    (sse.quotes, sse.slashes, sse.control),
-                    (want.quotes, want.slashes, want.control)
-                );
-                #[cfg(target_arch = "x86_64")]
-                if super::wide() {
-                    // SAFETY: the CPU has AVX2 (checked above).
-                    let wide = unsafe { super::avx2::classify_for_tests(&s, i) };
-                    assert_eq!(
-                        (wide.quotes, wide.slashes, wide.control),
-                        (want.quotes, want.slashes, want.control)
-                    );
-                }
-            }
-        }
     }
 }
