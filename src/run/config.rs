@@ -476,6 +476,21 @@ impl Config {
         self
     }
 
+    /// The inputs are those `found` lists ([`crate::walk::expand`]): each
+    /// named as its walk names it, and the files the walks left out
+    /// counted when a directory was walked. The command line and
+    /// [`run_walking`](crate::run_walking) both describe a walk this way.
+    #[cfg(feature = "walk")]
+    #[must_use]
+    pub fn walked(self, found: &crate::walk::Expanded) -> Config {
+        let cfg = self.input_names(&found.names);
+        if found.walked {
+            cfg.files_skipped(found.skipped)
+        } else {
+            cfg
+        }
+    }
+
     /// Call `on_file` on the calling thread after each input file of
     /// [`convert_inputs`](crate::convert_inputs) is written, with the bytes
     /// read from it (the command line's progress bar).

@@ -143,10 +143,7 @@ pub fn run_walking<W: Write>(
         && dirs.iter().all(|d| d.is_dir());
     if !beside {
         let found = crate::walk::expand(dirs, false, diag);
-        let mut cfg = cfg.clone().input_names(&found.names);
-        if found.walked {
-            cfg = cfg.files_skipped(found.skipped);
-        }
+        let cfg = cfg.clone().walked(&found);
         return run_with_stdin(&cfg, &found.inputs, io::empty(), out, diag);
     }
     let cfg = &*cfg.pinned();

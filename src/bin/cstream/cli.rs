@@ -826,13 +826,9 @@ impl Cli {
         if sniff_now {
             expanded.split_stores();
         }
-        let mut cfg = self.config(tty, env);
-        if expanded.walked {
-            cfg = cfg.files_skipped(expanded.skipped);
-        }
         // A file is named in the summary as it is under its directory
         // argument: a CI log names the file, not the runner's checkout.
-        cfg = cfg.input_names(&expanded.names);
+        let mut cfg = self.config(tty, env).walked(&expanded);
         if let Some(dir) = &self.output_dir {
             cfg = cfg.output_dir(dir, expanded.names);
         }
