@@ -479,7 +479,8 @@ impl Config {
     /// The inputs are those `found` lists ([`crate::walk::expand`]): each
     /// named as its walk names it, and the files the walks left out
     /// counted when a directory was walked. The command line and
-    /// [`run_walking`](crate::run_walking) both describe a walk this way.
+    /// [`convert_walked`](crate::convert_walked) (when it walks before it reads) both describe a
+    /// walk this way.
     #[cfg(feature = "walk")]
     #[must_use]
     pub fn walked(self, found: &crate::walk::Expanded) -> Config {
