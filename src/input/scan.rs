@@ -116,26 +116,41 @@ pub fn checked_utf8_string_end(body: &[u8]) -> Option<(usize, bool)> {
 }
 
 /// Both string scanners: `UTF8` checks the body's non-ASCII bytes too.
-/// Most strings are short (a key, a delta's few words) and end in the
-/// first 16 bytes, where the first of the block's specials is the closing
-/// quote: one compare. Any other string is walked 64 bytes at a time,
-/// its escapes found for a whole block at once (crate::json::blocks): a
-/// tool's output has one every few dozen bytes, and a walk stopping at
-/// each spent more on the stops than on the bytes.
+/// Most strings are short (a key, a delta's few words, a 36-byte session
+/// id on every line) and end within [`PLAIN_RUN`] bytes, where the first
+/// of the specials is the closing quote: a 16-byte compare or a few.
+/// Any other string is walked 64 bytes at a time from the block where its
+/// first other special is, its escapes found for a whole block at once
+/// (crate::json::blocks): a tool's output has one every few dozen bytes,
+/// and a walk stopping at each spent more on the stops than on the bytes.
 #[inline]
 fn string_end<const UTF8: bool>(body: &[u8]) -> Option<(usize, bool)> {
-    let m = specials_from::<UTF8>(body, 0);
-    if m != 0 {
-        let j = m.trailing_zeros() as usize;
-        if body[j] == b'"' {
-            return Some((j, false));
+    let mut i = 0;
+    while i < PLAIN_RUN {
+        let m = specials_from::<UTF8>(body, i);
+        if m != 0 {
+            let j = i + m.trailing_zeros() as usize;
+            if body[j] == b'"' {
+                return Some((j, false));
+            }
+            break;
         }
-    } else if body.len() <= BLOCK {
-        // No closing quote.
-        return None;
+        i += BLOCK;
+        if i >= body.len() {
+            // No closing quote.
+            return None;
+        }
     }
-    crate::json::blocks::string_end::<UTF8>(body, 0)
+    // The bytes before `i` are plain (no quote, backslash, control or
+    // high byte), so the walk may start there with nothing carried.
+    crate::json::blocks::string_end::<UTF8>(body, i)
 }
+
+/// How far [`string_end`] looks by 16-byte compares before it hands a
+/// string to the block walk: a session id (36 bytes, on every line of a
+/// live stream) took the walk's setup, twice the compares' cost, when
+/// this was 16.
+const PLAIN_RUN: usize = 4 * BLOCK;
 
 /// How deep [`value_end`] follows nested arrays and objects before it gives
 /// up (serde_json's own limit is 128).
@@ -492,6 +507,9 @@ mod tests {
             for pre in [
                 "",
                 "0123456789abcdefg",
+                // Plain runs into the third and fourth 16-byte compare.
+                "0123456789abcdef0123456789abcdefg",
+                "0123456789abcdef0123456789abcdef0123456789abcdefgh",
                 r"\u00e9 é",
                 "é",
                 "🙏 0123456789abcdef",
