@@ -26,8 +26,7 @@ use serde::de::value::BorrowedStrDeserializer;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use super::quotes::Quotes;
-use crate::json::blocks::{escape_len, wide};
-use crate::json::mask::block;
+use crate::input::scan::checked_string_end;
 
 /// serde_json's name for a raw value: its `&RawValue` asks a deserializer
 /// for a newtype struct of this name, then reads the raw text as a borrowed
@@ -79,190 +78,16 @@ fn has_control(b: &[u8]) -> bool {
         .any(|c| c.iter().fold(0u8, |a, &x| a | u8::from(x < 0x20)) != 0)
 }
 
-/// The bits of the 32 bytes of `s` at `i` (`i + 32 <= s.len()`) that end a
-/// run of plain string bytes: `"`, `\\` and the bytes below 0x20, which no
-/// string may hold raw (bit `k` is byte `i + k`).
-#[inline]
-fn specials32(s: &[u8], i: usize) -> u32 {
-    block::<false>(s, i) | block::<false>(s, i + 16) << 16
-}
-
-/// [`specials32`] a byte at a time: the unit tests' measure of it.
-#[cfg(test)]
-fn specials32_bytes(s: &[u8], i: usize) -> u32 {
-    s[i..i + 32].iter().rev().fold(0, |m, &c| {
-        m << 1 | u32::from(c < 0x20 || c == b'"' || c == b'\\')
-    })
-}
-
 /// The end (just past its closing quote) of the string whose body starts at
 /// `s[i]`, and whether it held an escape; `None` for a string this reader
-/// leaves to serde_json: a raw byte below 0x20, an escape [`escape_len`]
-/// refuses, or no closing quote.
-///
-/// A tool's output has an escape (`\\n`, `\\"`) every few dozen bytes, so
-/// the walk takes a block at a time and goes through all the specials of
-/// the block from one mask, instead of searching afresh after each escape.
-/// The first 32 bytes are walked here, inline (keys and most values end in
-/// them); a string that goes on past them is walked 64 bytes at a time
-/// with AVX2 where the CPU has it ([`wide`], asked once per run, so a short
-/// string pays nothing for the choice), else on by 32-byte SSE2 blocks.
+/// leaves to serde_json: a raw byte below 0x20, an escape serde_json
+/// refuses or a surrogate one, or no closing quote. The input module's
+/// scanner, which the other readers use: a tool's output, kilobytes with
+/// an escape every few dozen bytes, is walked a block at a time.
 #[inline]
 fn string_end(s: &[u8], i: usize) -> Option<(usize, bool)> {
-    string_end_with(s, i, wide())
-}
-
-/// [`string_end`], told whether to use the AVX2 walk past the first block
-/// (`wide` is only ever `true` when the CPU has AVX2).
-#[inline]
-fn string_end_with(s: &[u8], i: usize, wide: bool) -> Option<(usize, bool)> {
-    let mut w = StrWalk { i, escaped: false };
-    // The first block only.
-    let first = s.len().min(i + 32);
-    if let Some(end) = w.blocks::<32>(s, first, specials32_at)? {
-        return Some((end, w.escaped));
-    }
-    #[cfg(target_arch = "x86_64")]
-    if wide && w.i + 64 <= s.len() {
-        // SAFETY: `wide` is true only when `wide()` found AVX2 on this CPU
-        // (the tests pass `true` only after checking it too).
-        return unsafe { avx2::string_end(s, w) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = wide;
-    if let Some(end) = w.blocks::<32>(s, s.len(), specials32_at)? {
-        return Some((end, w.escaped));
-    }
-    w.tail(s)
-}
-
-/// [`specials32`] as a 64-bit mask, for [`StrWalk::blocks`].
-#[inline(always)]
-fn specials32_at(s: &[u8], i: usize) -> u64 {
-    u64::from(specials32(s, i))
-}
-
-/// A string being walked: where, and whether an escape was met.
-#[derive(Clone, Copy)]
-struct StrWalk {
-    i: usize,
-    escaped: bool,
-}
-
-impl StrWalk {
-    /// Walk `N`-byte blocks (`N` ≤ 64; `mask` gives a block's specials, bit
-    /// `k` for byte `i + k`) while one fits before `limit`: `Some(Some(end))`
-    /// past the closing quote, `Some(None)` when no whole block is left
-    /// (`self.i` is where to go on from), `None` for what is refused.
-    #[inline(always)]
-    fn blocks<const N: usize>(
-        &mut self,
-        s: &[u8],
-        limit: usize,
-        mask: impl Fn(&[u8], usize) -> u64,
-    ) -> Option<Option<usize>> {
-        let mut i = self.i;
-        'block: while i + N <= limit {
-            let mut m = mask(s, i);
-            while m != 0 {
-                let j = i + m.trailing_zeros() as usize;
-                match s[j] {
-                    b'"' => {
-                        self.i = i;
-                        return Some(Some(j + 1));
-                    }
-                    b'\\' => {
-                        self.escaped = true;
-                        let next = j + escape_len(s, j)?;
-                        if next >= i + N {
-                            i = next;
-                            continue 'block;
-                        }
-                        // Drop the bits up to the escape's end.
-                        m &= u64::MAX << (next - i);
-                    }
-                    _ => return None,
-                }
-            }
-            i += N;
-        }
-        self.i = i;
-        Some(None)
-    }
-
-    /// The last bytes of the text, one at a time.
-    #[inline(always)]
-    fn tail(mut self, s: &[u8]) -> Option<(usize, bool)> {
-        while self.i < s.len() {
-            match s[self.i] {
-                b'"' => return Some((self.i + 1, self.escaped)),
-                b'\\' => {
-                    self.escaped = true;
-                    self.i += escape_len(s, self.i)?;
-                }
-                c if c < 0x20 => return None,
-                _ => self.i += 1,
-            }
-        }
-        None
-    }
-}
-
-/// The string walk past a string's first block, 64 bytes at a time with
-/// AVX2 (two 32-byte compares a block, where SSE2 needs four): tool
-/// results run to kilobytes. AVX-512BW would take 64 bytes in one, but its
-/// intrinsics are newer than this crate's minimum Rust (1.88).
-#[cfg(target_arch = "x86_64")]
-mod avx2 {
-    use std::arch::x86_64::{
-        __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8,
-        _mm256_or_si256, _mm256_set1_epi8,
-    };
-
-    use super::StrWalk;
-
-    /// The specials of the 32 bytes at `s[i..]` (`i + 32 <= s.len()`, which
-    /// the assert checks): bit `k` for byte `i + k`.
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn specials(s: &[u8], i: usize) -> u32 {
-        assert!(i + 32 <= s.len());
-        // SAFETY: the unaligned load reads `s[i..i + 32]`, in bounds by the
-        // assert above; AVX2 is enabled for this function, and its callers
-        // are only reached where the CPU has it.
-        unsafe {
-            let x: __m256i = _mm256_loadu_si256(s.as_ptr().add(i).cast());
-            // x <= 0x1f (unsigned) exactly when min(x, 0x1f) == x.
-            let m = _mm256_or_si256(
-                _mm256_or_si256(
-                    _mm256_cmpeq_epi8(x, _mm256_set1_epi8(b'"' as i8)),
-                    _mm256_cmpeq_epi8(x, _mm256_set1_epi8(b'\\' as i8)),
-                ),
-                _mm256_cmpeq_epi8(_mm256_min_epu8(x, _mm256_set1_epi8(0x1f)), x),
-            );
-            _mm256_movemask_epi8(m) as u32
-        }
-    }
-
-    /// The specials of the 64 bytes at `s[i..]` (`i + 64 <= s.len()`).
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    pub(super) fn specials64(s: &[u8], i: usize) -> u64 {
-        u64::from(specials(s, i)) | u64::from(specials(s, i + 32)) << 32
-    }
-
-    /// [`super::string_end`] from `w` on, by 64-byte blocks, then one of
-    /// 32, then a byte at a time.
-    #[target_feature(enable = "avx2")]
-    pub(super) fn string_end(s: &[u8], mut w: StrWalk) -> Option<(usize, bool)> {
-        if let Some(end) = w.blocks::<64>(s, s.len(), |s, i| specials64(s, i))? {
-            return Some((end, w.escaped));
-        }
-        if let Some(end) = w.blocks::<32>(s, s.len(), |s, i| u64::from(specials(s, i)))? {
-            return Some((end, w.escaped));
-        }
-        w.tail(s)
-    }
+    let (end, escaped) = checked_string_end(s.get(i..)?)?;
+    Some((i + end + 1, escaped))
 }
 
 /// A scan position in a JSON text that starts with the value being walked.
@@ -1013,104 +838,7 @@ mod tests {
     use serde::Deserialize;
     use serde_json::value::RawValue;
 
-    use super::{
-        Tape, from_raw, from_str, specials32, specials32_bytes, string_end, string_end_with,
-    };
-
-    /// The block walk over a string ends where the input module's checked
-    /// scan ends (which reads the same escapes and refuses the same bytes),
-    /// wherever the specials fall in or across the 32-byte blocks and the
-    /// AVX2 walk's 64-byte ones (both walks, where the CPU has AVX2): texts
-    /// of pieces (escapes of both lengths, bad and surrogate escapes, raw
-    /// control bytes, quotes, multi-byte UTF-8, plain runs) of every length
-    /// up to a few blocks, each read from every start.
-    #[test]
-    fn the_block_walk_ends_strings_where_the_checked_scan_does() {
-        const PIECES: &[&str] = &[
-            "a",
-            "plain text ",
-            "\\n",
-            "\\\"",
-            "\\\\",
-            "\\/",
-            "\\u00e9",
-            "\\uD83D",
-            "\\udc00",
-            "\\u12",
-            "\\x",
-            "\"",
-            "\n",
-            "\u{1f}",
-            "\u{7f}",
-            "é",
-            "\u{1F600}",
-            "0123456789abcdefghijklmnopqrstuvwxyz",
-        ];
-        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
-        let (mut past_a_block, mut past_a_wide_block, mut refused) = (0, 0, 0);
-        let avx2 = super::wide();
-        for _ in 0..3000 {
-            let mut t = String::new();
-            let n = rng.next(16);
-            for _ in 0..n {
-                // Quotes and bad bytes rarer than the rest, so that most
-                // texts run on past a block or two.
-                let p = PIECES[rng.next(PIECES.len())];
-                if matches!(
-                    p,
-                    "\"" | "\n" | "\u{1f}" | "\\x" | "\\u12" | "\\uD83D" | "\\udc00"
-                ) && rng.next(12) != 0
-                {
-                    continue;
-                }
-                t.push_str(p);
-            }
-            // Most texts end their string, some after the last block.
-            if rng.next(8) != 0 {
-                t.push_str("\",\"x\"");
-            }
-            let b = t.as_bytes();
-            for i in 0..=b.len() {
-                let want = crate::input::scan::checked_string_end(&b[i..])
-                    .map(|(k, esc)| (i + k + 1, esc));
-                assert_eq!(string_end(b, i), want, "{t:?} from {i}");
-                // Each walk, whichever the CPU would be given.
-                assert_eq!(string_end_with(b, i, false), want, "{t:?} from {i}, SSE2");
-                if avx2 {
-                    assert_eq!(string_end_with(b, i, true), want, "{t:?} from {i}, AVX2");
-                }
-                match want {
-                    Some((end, _)) if end > i + 32 + 64 => {
-                        past_a_block += 1;
-                        past_a_wide_block += 1;
-                    }
-                    Some((end, _)) if end > i + 32 => past_a_block += 1,
-                    None if i + 32 < b.len() => refused += 1,
-                    _ => {}
-                }
-                if i + 32 <= b.len() {
-                    assert_eq!(specials32(b, i), specials32_bytes(b, i), "{t:?} at {i}");
-                }
-                #[cfg(target_arch = "x86_64")]
-                if avx2 && i + 64 <= b.len() {
-                    let bytes = u64::from(specials32_bytes(b, i))
-                        | u64::from(specials32_bytes(b, i + 32)) << 32;
-                    // SAFETY: the CPU has AVX2 (checked above).
-                    assert_eq!(
-                        unsafe { super::avx2::specials64(b, i) },
-                        bytes,
-                        "{t:?} at {i}"
-                    );
-                }
-            }
-        }
-        // Both ends of the walk met past the first block, and past a
-        // 64-byte block after it, many times.
-        assert!(
-            past_a_block > 10_000 && past_a_wide_block > 1_000 && refused > 5_000,
-            "{past_a_block} {past_a_wide_block} {refused}"
-        );
-    }
+    use super::{Tape, from_raw, from_str};
 
     /// A line's message, kept raw.
     #[derive(Deserialize)]
