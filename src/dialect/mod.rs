@@ -21,6 +21,7 @@ pub(crate) mod foreign;
 pub mod gemini;
 pub mod opencode;
 pub mod pi;
+pub(crate) mod tape;
 
 use std::io;
 use std::path::{Path, PathBuf};

@@ -4,7 +4,7 @@
 //! "One pass for the quotes" and "Long strings a block at a time").
 //!
 //! Two users: the Claude reader's quote index of a whole line
-//! (`dialect::claude::quotes`) and the input scanner's walk of a long string
+//! (`dialect::tape::quotes`) and the input scanner's walk of a long string
 //! (crate::input::scan). A tool's output has an escape (`\n`, `\"`) every
 //! few dozen bytes; a walk that stops at each one and looks at what it
 //! escapes spends most of its time in the stops (a branch per escape the

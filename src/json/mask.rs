@@ -16,8 +16,8 @@ pub(crate) const BLOCK: usize = 16;
 /// b.len()`), as a mask: bit `k` is byte `i + k`; with `HIGH` the bytes of
 /// 0x80 and up too (the scanner that validates UTF-8 as it goes,
 /// crate::input::scan, stops at the first byte that is not ASCII). The
-/// string walks of the input scanner and of the Claude reader
-/// (`dialect::claude::fast`) and the JSON string writer share it. With SSE2
+/// input scanner's string walk (every reader's) and the JSON string writer
+/// share it. With SSE2
 /// (part of every x86_64) the three tests are OR-ed into one compare per
 /// block, and `HIGH` is one more OR: SSE2's byte mask is each byte's top
 /// bit, so a byte's own top bit joins the compare results.

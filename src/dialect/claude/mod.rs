@@ -51,6 +51,7 @@ use super::common::{
     strip_persisted, without_output,
 };
 use super::{Channel, Has, Item, Out, Parser, Probe, keep_unknown, read_line};
+use crate::dialect::tape;
 use crate::event::calls::CallTable;
 use crate::event::{
     Event, Json, Kind, Reads, SessionResult, SessionStart, Str, SummaryPhase, Text, ToolEnd,
@@ -60,10 +61,8 @@ use crate::input::Parsed;
 use crate::json::{LaxBool, LaxF64, LaxInt, LaxStr, Members, S, raw_as_str};
 use crate::time::iso_ms;
 
-mod fast;
 pub mod offload;
 pub mod project;
-mod quotes;
 mod stream;
 pub mod subagent;
 mod usage;
@@ -74,7 +73,7 @@ use usage::MessageUsage;
 /// One Claude Code line: the union of the fields the parser reads.
 #[derive(Deserialize, Default)]
 #[cfg_attr(test, derive(Debug))]
-struct Line<'a> {
+pub(crate) struct Line<'a> {
     #[serde(rename = "type", borrow, default)]
     ty: LaxStr<'a>,
     #[serde(borrow, default)]
@@ -200,7 +199,7 @@ pub(crate) struct Message<'a> {
 /// One content block (every block type's fields).
 #[derive(Deserialize)]
 #[cfg_attr(test, derive(Debug))]
-struct Block<'a> {
+pub(crate) struct Block<'a> {
     #[serde(rename = "type", borrow, default)]
     ty: LaxStr<'a>,
     #[serde(borrow, default)]
@@ -424,11 +423,11 @@ pub struct ClaudeParser {
     pending_init: Option<Event<'static>>,
     /// Only the figures are read ([`Reads::Figures`]): the texts, tool
     /// arguments and results of whole messages are skipped. Every read,
-    /// lean or not, takes the line from its walk ([`fast::Tape`]).
+    /// lean or not, takes the line from its walk ([`tape::Tape`]).
     lean: bool,
     /// The current line's walk, when the one-pass reader accepted it
-    /// ([`fast::Tape`]); the address of the text it is of.
-    tape: fast::Tape,
+    /// ([`tape::Tape`]); the address of the text it is of.
+    tape: tape::Tape,
     taped: Option<usize>,
     /// The saved-transcript reader walked the next line already, and read
     /// its timestamp.
@@ -905,7 +904,7 @@ impl Parser for ClaudeParser {
 
 impl ClaudeParser {
     /// `T` from `raw`, a part of the current line: from its walk when the
-    /// one-pass reader accepts it ([`fast`]), else with serde_json, whose
+    /// one-pass reader accepts it ([`tape`]), else with serde_json, whose
     /// answer (and error) it is either way. serde_json would pass over the
     /// part's strings once more for each level of it read on its own (the
     /// line, its message, the message's blocks): on the real Claude tree
@@ -920,7 +919,7 @@ impl ClaudeParser {
         // Not on the tape: a part that is no container (a message's
         // content as one string), one nested deeper than the tape records,
         // or a line the walk refused. One walk of the part alone, then.
-        if let Some(t) = fast::from_raw(raw.get()) {
+        if let Some(t) = tape::from_raw(raw.get()) {
             return Ok(t);
         }
         serde_json::from_str(raw.get())
@@ -945,7 +944,7 @@ impl ClaudeParser {
     }
 
     /// The next line was walked already (`tape`, of a copy of it).
-    pub(super) fn preset(&mut self, tape: &mut fast::Tape, ts: Option<i64>) {
+    pub(super) fn preset(&mut self, tape: &mut tape::Tape, ts: Option<i64>) {
         std::mem::swap(&mut self.tape, tape);
         self.preset = true;
         self.preset_ts = ts;

@@ -102,7 +102,7 @@ pub(in crate::dialect) fn sniff(p: &Probe<'_>) -> bool {
 /// reader decides on.
 #[derive(Deserialize)]
 #[cfg_attr(test, derive(Debug))]
-pub(super) struct Line<'a> {
+pub(crate) struct Line<'a> {
     #[serde(rename = "type", borrow, default)]
     ty: LaxStr<'a>,
     #[serde(borrow, default)]
@@ -188,7 +188,7 @@ struct Held {
     /// queued prompt's text.
     summary: Option<String>,
     /// The walk of `rec`, when the one-pass reader took it.
-    tape: Option<super::fast::Tape>,
+    tape: Option<crate::dialect::tape::Tape>,
 }
 
 /// One assistant line's usage snapshot, keyed by its message.
@@ -298,7 +298,7 @@ pub struct ClaudeProjectParser {
     walked: bool,
     /// Walks the held records no longer need, for the next lines' walks
     /// (a walk handed on is moved, not copied, and its buffers reused).
-    spare_tapes: Vec<super::fast::Tape>,
+    spare_tapes: Vec<crate::dialect::tape::Tape>,
     held_bytes: usize,
     held_uuids: Keys,
     held_parent: Option<u64>,
@@ -330,7 +330,7 @@ pub struct ClaudeProjectParser {
     /// for by a second read of the file ([`Item::Title`]).
     title_given: Option<Option<String>>,
     /// The current line's walk.
-    tape: super::fast::Tape,
+    tape: crate::dialect::tape::Tape,
     /// The buffers of this thread's last reader were taken up.
     pooled: bool,
 }
@@ -342,7 +342,7 @@ pub struct ClaudeProjectParser {
 #[derive(Default)]
 struct Pool {
     text: String,
-    tapes: Vec<super::fast::Tape>,
+    tapes: Vec<crate::dialect::tape::Tape>,
 }
 
 thread_local! {
@@ -361,7 +361,7 @@ impl Drop for ClaudeProjectParser {
         let mut text = std::mem::take(&mut self.held_text);
         let mut tapes = std::mem::take(&mut self.spare_tapes);
         tapes.push(std::mem::take(&mut self.tape));
-        tapes.retain(super::fast::Tape::small);
+        tapes.retain(crate::dialect::tape::Tape::small);
         tapes.truncate(SPARE_TAPES);
         text.clear();
         let _ = POOL.try_with(|p| {

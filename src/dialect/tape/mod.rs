@@ -1,16 +1,18 @@
-//! A one-pass reader of Claude Code lines, for every read (first built for
-//! the figures-only one, [`Reads::Figures`]): the same `Deserialize` types
-//! as serde_json gives, from one scan of the line.
+//! A one-pass reader of a line's JSON, for the readers whose lines are
+//! long and mostly strings kept raw (Claude Code's lines, Codex's
+//! payloads): the same `Deserialize` types as serde_json gives, from one
+//! scan of the text. First built for Claude's figures-only read
+//! ([`Reads::Figures`]), then used for every Claude read and for Codex.
 //!
 //! serde_json passes over a string a byte (or a word) at a time, and a
 //! field kept raw (`&RawValue`) is passed over once to find its end and
-//! again when it is read. Here the structure is walked with
-//! `memchr2(b'"', b'\\')` over strings (many bytes at a time), each member's
-//! value is cut out as a slice, and only the fields a type asks for are
-//! handed on: a raw field is that slice as it is, any other one goes to
-//! serde_json on its few bytes.
+//! again when it is read. Here the structure is walked with the input
+//! module's string scanner (a block at a time) or a line's quote index
+//! ([`quotes`]), each member's value is cut out as a slice, and only the
+//! fields a type asks for are handed on: a raw field is that slice as it
+//! is, any other one goes to serde_json on its few bytes.
 //!
-//! The answer is serde_json's or none: any line this reader does not fully
+//! The answer is serde_json's or none: any text this reader does not fully
 //! accept (a byte below 0x20 anywhere, an escape other than the simple
 //! ones or `\uXXXX` outside the surrogates, a key with an escape, bad
 //! nesting or literals, numbers outside JSON's grammar, nesting deeper than
@@ -25,8 +27,10 @@ use serde::Deserialize;
 use serde::de::value::BorrowedStrDeserializer;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use super::quotes::Quotes;
+mod quotes;
+
 use crate::input::scan::checked_string_end;
+use quotes::Quotes;
 
 /// serde_json's name for a raw value: its `&RawValue` asks a deserializer
 /// for a newtype struct of this name, then reads the raw text as a borrowed
