@@ -362,6 +362,18 @@ struct RecWriter(Rc<Recording>);
 
 impl Write for RecWriter {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let full = {
+            let b = self.0.bytes.borrow();
+            !b.is_empty() && b.len() + buf.len() > b.capacity()
+        };
+        if full {
+            // What is written so far goes on the tape as it is, and the
+            // write starts a buffer of its own: growing this one would copy
+            // all of it (a long tool output, written a piece at a time,
+            // grew a chunk's buffer several times, each time copied whole,
+            // and past the pool's size it was dropped for a fresh one).
+            self.0.take_bytes();
+        }
         self.0.bytes.borrow_mut().extend_from_slice(buf);
         Ok(buf.len())
     }
@@ -1010,6 +1022,47 @@ mod tests {
         record_file(&wc, &Input::Path(path), tx, &Arc::new(Pool::default()));
         std::fs::remove_dir_all(&dir).unwrap();
         rx.try_iter().collect()
+    }
+
+    /// A write the recording's buffer has no room for starts a buffer of
+    /// its own: the output before it goes on the tape as it was, never
+    /// copied into a grown buffer (a long tool output is written a piece at
+    /// a time, and each growth copied the whole chunk so far).
+    #[test]
+    fn a_write_past_the_buffer_starts_another() {
+        let pool = Arc::new(Pool::default());
+        let (tx, _rx) = std::sync::mpsc::sync_channel(1);
+        let rec = Rc::new(Recording {
+            calls: RefCell::default(),
+            bytes: RefCell::new(pool.take()),
+            pool: Arc::clone(&pool),
+            blocks: Cell::new(0),
+            tx,
+            anonymous: Rc::default(),
+            sessions: Cell::new(0),
+        });
+        let cap = rec.bytes.borrow().capacity();
+        let mut w = RecWriter(Rc::clone(&rec));
+        let mut want = vec![b'a'; CHUNK_OUTPUT_BYTES];
+        w.write_all(&want).unwrap();
+        for i in 0..64u8 {
+            let piece = [b'0' + i % 10; 1024];
+            w.write_all(&piece).unwrap();
+            want.extend_from_slice(&piece);
+        }
+        rec.take_bytes();
+        let calls = rec.calls.borrow();
+        let bufs: Vec<&Vec<u8>> = calls
+            .iter()
+            .map(|t| match t {
+                Tape::Bytes(b) => b,
+                _ => panic!("only bytes were written"),
+            })
+            .collect();
+        assert!(bufs.iter().all(|b| b.capacity() == cap), "a buffer grew");
+        let bufs: Vec<&[u8]> = bufs.iter().map(|b| b.as_slice()).collect();
+        assert_eq!(bufs.concat(), want);
+        assert!(bufs.len() >= 2, "{} buffers", bufs.len());
     }
 
     /// A worker reducing to rows sends a long file's rows, and its end, in
