@@ -361,25 +361,39 @@ impl Pool {
 struct RecWriter(Rc<Recording>);
 
 impl Write for RecWriter {
+    #[inline]
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let full = {
-            let b = self.0.bytes.borrow();
-            !b.is_empty() && b.len() + buf.len() > b.capacity()
-        };
-        if full {
-            // What is written so far goes on the tape as it is, and the
-            // write starts a buffer of its own: growing this one would copy
-            // all of it (a long tool output, written a piece at a time,
-            // grew a chunk's buffer several times, each time copied whole,
-            // and past the pool's size it was dropped for a fresh one).
-            self.0.take_bytes();
+        let mut b = self.0.bytes.borrow_mut();
+        if buf.len() <= b.capacity() - b.len() || b.is_empty() {
+            b.extend_from_slice(buf);
+        } else {
+            drop(b);
+            self.spill(buf);
         }
-        self.0.bytes.borrow_mut().extend_from_slice(buf);
         Ok(buf.len())
+    }
+
+    #[inline]
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.write(buf).map(drop)
     }
 
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
+    }
+}
+
+impl RecWriter {
+    /// A write the buffer has no room for: what is written so far goes on
+    /// the tape as it is, and the write starts a buffer of its own. Growing
+    /// the buffer would copy all of it (a long tool output, written a piece
+    /// at a time, grew a chunk's buffer several times, each time copied
+    /// whole, and past the pool's size it was dropped for a fresh one).
+    #[cold]
+    #[inline(never)]
+    fn spill(&self, buf: &[u8]) {
+        self.0.take_bytes();
+        self.0.bytes.borrow_mut().extend_from_slice(buf);
     }
 }
 
